@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "gpick",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "GstCore", targets: ["GstCore"]),
+        .library(name: "GpickKit", targets: ["GpickKit"]),
+        .executable(name: "gpick", targets: ["gpick"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+    ],
+    targets: [
+        // Layer 0: the C API, with static inline helpers for the macros Swift cannot import.
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libglib2.0-dev"])]
+        ),
+        // Layer 1: a small safe Swift core over GStreamer.
+        .target(name: "GstCore", dependencies: ["CGStreamer"]),
+        // Layer 2: the capture toolkit.
+        .target(name: "GpickKit", dependencies: ["GstCore", .product(name: "Yams", package: "Yams")]),
+        // Layer 3: the CLI.
+        .executableTarget(name: "gpick", dependencies: [
+            "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
+        .testTarget(name: "GstCoreTests", dependencies: ["GstCore"]),
+        .testTarget(name: "GpickKitTests", dependencies: ["GpickKit"]),
+        .testTarget(name: "CLITests", dependencies: ["GpickKit"]),
+    ]
+)

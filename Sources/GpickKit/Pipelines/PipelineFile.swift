@@ -1,0 +1,198 @@
+import Foundation
+import Yams
+
+/// A declarative pipeline: a GStreamer description with named elements, typed parameters bound to
+/// element properties, and the taps (appsink/appsrc) the toolkit attaches to.
+public struct PipelineFile: Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// A video source part; the session appends its format stage after it.
+        case source
+        /// An audio source part.
+        case audioSource = "audio-source"
+        /// An output branch fed from the session's tees (entry elements `video` / `audio`).
+        case branch
+        /// A standalone pipeline fed by an appsrc tap and read by an appsink tap (still encoders).
+        case encoder
+        /// The session's shared middle part (format caps, tees, retained-frame tap).
+        case session
+        /// A complete pipeline for `gpick run`.
+        case pipeline
+    }
+
+    public struct Located<T: Sendable>: Sendable {
+        public var value: T
+        public var line: Int
+    }
+
+    public var path: String
+    public var name: String
+    public var kind: Kind
+    public var summary: String
+    public var parameters: [Parameter]
+    /// The main description (video path for branches).
+    public var pipeline: Located<String>
+    /// For branches: the audio path, appended when the session has audio.
+    public var audio: Located<String>?
+    /// Parameter name → (element, property), in file order.
+    public var bindings: [Binding]
+    /// Tap name → element name (must be appsink or appsrc).
+    public var taps: [Located<Tap>]
+
+    public struct Binding: Sendable {
+        public var parameter: String
+        public var element: String
+        public var property: String
+        public var line: Int
+    }
+
+    public struct Tap: Sendable {
+        public var name: String
+        public var element: String
+        public var role: Role
+        public enum Role: String, Sendable { case appsink, appsrc }
+    }
+
+    public func parameter(_ name: String) -> Parameter? { parameters.first { $0.name == name } }
+    public func tap(_ name: String) -> Tap? { taps.first { $0.value.name == name }?.value }
+
+    /// `file:line: message` for an error at a line of this file.
+    public func error(_ line: Int, _ message: String) -> GpickError {
+        GpickError(.pipeline, "\(path):\(line): \(message)")
+    }
+}
+
+/// A typed parameter of a pipeline file.
+public struct Parameter: Sendable {
+    public enum ParamType: Sendable, Equatable {
+        case int(min: Int64, max: Int64)
+        case number(min: Double, max: Double)
+        case fraction
+        case enumeration([String])
+        case bool
+        case string
+        case duration
+        case source
+        case outputPath
+        case inputPath
+
+        public var name: String {
+            switch self {
+            case .int: "int"
+            case .number: "number"
+            case .fraction: "fraction"
+            case .enumeration: "enum"
+            case .bool: "bool"
+            case .string: "string"
+            case .duration: "duration"
+            case .source: "source"
+            case .outputPath: "output-path"
+            case .inputPath: "input-path"
+            }
+        }
+    }
+
+    public var name: String
+    public var type: ParamType
+    public var defaultValue: Value?
+    public var required: Bool
+    public var help: String
+    public var line: Int
+
+    /// A checked parameter value.
+    public enum Value: Sendable, Equatable, CustomStringConvertible {
+        case int(Int64), number(Double), fraction(Int32, Int32), string(String), bool(Bool), duration(Double)
+        public var description: String {
+            switch self {
+            case .int(let i): String(i)
+            case .number(let d): String(d)
+            case .fraction(let n, let d): "\(n)/\(d)"
+            case .string(let s): s
+            case .bool(let b): String(b)
+            case .duration(let s): Duration.format(seconds: s)
+            }
+        }
+    }
+
+    /// Parses and range-checks a value given as text (from YAML, `--set` or a script).
+    public func parse(_ text: String) throws(GpickError) -> Value {
+        func bad(_ why: String) -> GpickError { GpickError(.input, "parameter \(name): \"\(text)\" \(why)") }
+        switch type {
+        case .int(let lo, let hi):
+            guard let v = Int64(text.trimmingCharacters(in: .whitespaces)) else { throw bad("is not an integer") }
+            guard v >= lo && v <= hi else { throw bad("is out of range \(lo)…\(hi)") }
+            return .int(v)
+        case .number(let lo, let hi):
+            guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v.isFinite else { throw bad("is not a number") }
+            guard v >= lo && v <= hi else { throw bad("is out of range \(lo)…\(hi)") }
+            return .number(v)
+        case .fraction:
+            let parts = text.split(separator: "/")
+            guard let n = Int32(parts.first ?? ""), parts.count <= 2 else { throw bad("is not a fraction like 30/1") }
+            let d = parts.count == 2 ? Int32(parts[1]) : 1
+            guard let d, d > 0, n > 0 else { throw bad("is not a positive fraction like 30/1") }
+            return .fraction(n, d)
+        case .enumeration(let choices):
+            guard choices.contains(text) else {
+                let hint = Suggest.closest(to: text, in: choices).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw bad("is not one of \(choices.joined(separator: ", "))\(hint)")
+            }
+            return .string(text)
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "1", "on": return .bool(true)
+            case "false", "no", "0", "off": return .bool(false)
+            default: throw bad("is not true or false")
+            }
+        case .duration:
+            guard let s = Duration.parse(text) else { throw bad("is not a duration like 1.5s, 500ms or 2m") }
+            return .duration(s)
+        case .string, .source, .outputPath, .inputPath:
+            return .string(text)
+        }
+    }
+}
+
+/// Durations in pipeline files and scripts: "1.5s", "500ms", "2m", "1h", or plain seconds.
+public enum Duration {
+    public static func parse(_ text: String) -> Double? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000001), ("s", 1), ("m", 60), ("h", 3600)]
+        for (suffix, scale) in units where t.hasSuffix(suffix) {
+            guard let v = Double(t.dropLast(suffix.count)), v.isFinite, v >= 0 else { return nil }
+            return v * scale
+        }
+        guard let v = Double(t), v.isFinite, v >= 0 else { return nil }
+        return v
+    }
+
+    public static func format(seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
+    }
+}
+
+/// "Did you mean" by edit distance.
+public enum Suggest {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
+        var best: (String, Int)?
+        for c in candidates {
+            let d = distance(word.lowercased(), c.lowercased())
+            if d <= max(2, word.count / 3), best == nil || d < best!.1 { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}

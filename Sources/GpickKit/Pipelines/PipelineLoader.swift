@@ -1,0 +1,184 @@
+import Foundation
+import Yams
+
+/// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
+/// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
+public enum PipelineLoader {
+    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "audio", "bindings", "taps"]
+    static let parameterKeys = ["type", "default", "min", "max", "choices", "required", "help"]
+
+    public static func load(path: String) throws(GpickError) -> PipelineFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw GpickError(.input, "\(path): cannot read pipeline file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw GpickError(.pipeline, "\(path):1: not UTF-8 text")
+        }
+        return try parse(text, path: path)
+    }
+
+    public static func parse(_ text: String, path: String) throws(GpickError) -> PipelineFile {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else { throw GpickError(.pipeline, "\(path):1: empty pipeline file") }
+            root = node
+        } catch let e as GpickError {
+            throw e
+        } catch let e as YamlError {
+            throw GpickError(.pipeline, "\(path):\(yamlLine(e)): YAML syntax error: \(yamlProblem(e))")
+        } catch {
+            throw GpickError(.pipeline, "\(path):1: YAML syntax error: \(error)")
+        }
+        func fail(_ node: Node?, _ message: String) -> GpickError {
+            GpickError(.pipeline, "\(path):\(line(node)): \(message)")
+        }
+        guard let map = root.mapping else { throw fail(root, "expected a mapping with name, kind, pipeline…") }
+        for (k, _) in map {
+            let key = k.string ?? ""
+            if !topKeys.contains(key) {
+                let hint = Suggest.closest(to: key, in: topKeys).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw fail(k, "unknown key \"\(key)\"\(hint)")
+            }
+        }
+        func string(_ key: String, required: Bool) throws(GpickError) -> PipelineFile.Located<String>? {
+            guard let n = map[key] else {
+                if required { throw fail(root, "missing required key \"\(key)\"") }
+                return nil
+            }
+            guard let s = n.scalar?.string, n.scalar != nil else { throw fail(n, "\"\(key)\" must be text") }
+            return .init(value: s.trimmingCharacters(in: .whitespacesAndNewlines), line: line(n))
+        }
+        let name = try string("name", required: true)!
+        let kindText = try string("kind", required: true)!
+        guard let kind = PipelineFile.Kind(rawValue: kindText.value) else {
+            throw fail(map["kind"], "kind \"\(kindText.value)\" is not one of \(PipelineFile.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let pipeline = try string("pipeline", required: true)!
+        // A block scalar's text starts on the line after its key.
+        let pipelineLine = map["pipeline"].map { n in n.scalar?.style == .literal || n.scalar?.style == .folded ? line(n) + 1 : line(n) } ?? 1
+        let audio = try string("audio", required: false)
+        let audioLine = map["audio"].map { n in n.scalar?.style == .literal || n.scalar?.style == .folded ? line(n) + 1 : line(n) }
+        let summary = try string("description", required: false)?.value ?? ""
+
+        var parameters: [Parameter] = []
+        if let pnode = map["parameters"] {
+            guard let pmap = pnode.mapping else { throw fail(pnode, "\"parameters\" must be a mapping of name → {type, default, help}") }
+            for (k, v) in pmap {
+                parameters.append(try parameter(k, v, path: path))
+            }
+        }
+        var bindings: [PipelineFile.Binding] = []
+        if let bnode = map["bindings"] {
+            guard let bmap = bnode.mapping else { throw fail(bnode, "\"bindings\" must be a mapping of parameter → element.property") }
+            for (k, v) in bmap {
+                let pname = k.string ?? ""
+                guard parameters.contains(where: { $0.name == pname }) else {
+                    throw fail(k, "binding for unknown parameter \"\(pname)\"")
+                }
+                let targets: [Node] = v.sequence.map { Array($0) } ?? [v]
+                for t in targets {
+                    guard let s = t.string, let dot = s.firstIndex(of: "."), dot != s.startIndex, s.index(after: dot) != s.endIndex else {
+                        throw fail(t, "binding \"\(t.string ?? "?")\" must be ELEMENT.PROPERTY")
+                    }
+                    bindings.append(.init(parameter: pname, element: String(s[..<dot]), property: String(s[s.index(after: dot)...]), line: line(t)))
+                }
+            }
+        }
+        var taps: [PipelineFile.Located<PipelineFile.Tap>] = []
+        if let tnode = map["taps"] {
+            guard let tmap = tnode.mapping else { throw fail(tnode, "\"taps\" must be a mapping of tap → {element, role}") }
+            for (k, v) in tmap {
+                guard let tm = v.mapping, let el = tm["element"]?.string, let roleText = tm["role"]?.string else {
+                    throw fail(v, "tap \"\(k.string ?? "")\" needs element and role (appsink or appsrc)")
+                }
+                for (tk, _) in tm where !["element", "role"].contains(tk.string ?? "") {
+                    throw fail(tk, "unknown key \"\(tk.string ?? "")\" in tap (element, role)")
+                }
+                guard let role = PipelineFile.Tap.Role(rawValue: roleText) else {
+                    throw fail(tm["role"], "tap role \"\(roleText)\" must be appsink or appsrc")
+                }
+                taps.append(.init(value: .init(name: k.string ?? "", element: el, role: role), line: line(k)))
+            }
+        }
+        for p in parameters where p.required && p.defaultValue != nil {
+            throw GpickError(.pipeline, "\(path):\(p.line): parameter \(p.name) is required and has a default; choose one")
+        }
+        return PipelineFile(path: path, name: name.value, kind: kind, summary: summary, parameters: parameters,
+                            pipeline: .init(value: pipeline.value, line: pipelineLine),
+                            audio: audio.map { .init(value: $0.value, line: audioLine ?? $0.line) },
+                            bindings: bindings, taps: taps)
+    }
+
+    private static func parameter(_ k: Node, _ v: Node, path: String) throws(GpickError) -> Parameter {
+        func fail(_ node: Node?, _ message: String) -> GpickError { GpickError(.pipeline, "\(path):\(line(node)): \(message)") }
+        let name = k.string ?? ""
+        guard name.range(of: #"^[a-z][a-z0-9-]*$"#, options: .regularExpression) != nil else {
+            throw fail(k, "parameter name \"\(name)\" must be lower-case letters, digits and dashes")
+        }
+        guard let m = v.mapping else { throw fail(v, "parameter \(name) must be a mapping with type, default, help") }
+        for (key, _) in m where !parameterKeys.contains(key.string ?? "") {
+            let hint = Suggest.closest(to: key.string ?? "", in: parameterKeys).map { " (did you mean \"\($0)\"?)" } ?? ""
+            throw fail(key, "unknown key \"\(key.string ?? "")\" in parameter \(name)\(hint)")
+        }
+        guard let typeText = m["type"]?.string else { throw fail(v, "parameter \(name) has no type") }
+        func number(_ key: String) throws(GpickError) -> Double? {
+            guard let n = m[key] else { return nil }
+            guard let d = n.float ?? n.int.map(Double.init) else { throw fail(n, "\(key) of \(name) must be a number") }
+            return d
+        }
+        let type: Parameter.ParamType
+        switch typeText {
+        case "int":
+            let lo = try number("min").map { Int64($0) } ?? Int64(Int32.min)
+            let hi = try number("max").map { Int64($0) } ?? Int64(Int32.max)
+            guard lo <= hi else { throw fail(m["min"], "min of \(name) is above its max") }
+            type = .int(min: lo, max: hi)
+        case "number":
+            let lo = try number("min") ?? -Double.greatestFiniteMagnitude
+            let hi = try number("max") ?? Double.greatestFiniteMagnitude
+            guard lo <= hi else { throw fail(m["min"], "min of \(name) is above its max") }
+            type = .number(min: lo, max: hi)
+        case "fraction": type = .fraction
+        case "enum":
+            guard let seq = m["choices"]?.sequence, !seq.isEmpty else { throw fail(v, "enum parameter \(name) needs choices") }
+            type = .enumeration(seq.compactMap { $0.string })
+        case "bool": type = .bool
+        case "string": type = .string
+        case "duration": type = .duration
+        case "source": type = .source
+        case "output-path": type = .outputPath
+        case "input-path": type = .inputPath
+        default:
+            let all = ["int", "number", "fraction", "enum", "bool", "string", "duration", "source", "output-path", "input-path"]
+            let hint = Suggest.closest(to: typeText, in: all).map { " (did you mean \"\($0)\"?)" } ?? ""
+            throw fail(m["type"], "parameter \(name) has unknown type \"\(typeText)\"\(hint)")
+        }
+        var p = Parameter(name: name, type: type, defaultValue: nil, required: m["required"]?.bool ?? false,
+                          help: m["help"]?.string ?? "", line: line(k))
+        if let d = m["default"] {
+            guard let text = d.string else { throw fail(d, "default of \(name) must be a scalar") }
+            do { p.defaultValue = try p.parse(text) } catch { throw fail(d, "default of \(name): \(error.message)") }
+        }
+        return p
+    }
+
+    static func line(_ node: Node?) -> Int { node?.mark?.line ?? 1 }
+
+    static func yamlLine(_ e: YamlError) -> Int {
+        switch e {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
+            return mark.line
+        default:
+            return 1
+        }
+    }
+
+    static func yamlProblem(_ e: YamlError) -> String {
+        switch e {
+        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _):
+            return problem
+        default:
+            return "\(e)"
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import GstCore
+
+/// A user-facing failure: one line that names what is wrong, and the exit code for it.
+public struct GpickError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Codable {
+        case usage, input, device, output, plugin, pipeline, runtime, interrupted
+    }
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    public var exitCode: Int32 {
+        switch kind {
+        case .usage: 64
+        case .input, .pipeline: 65
+        case .device: 69
+        case .plugin: 69
+        case .output: 73
+        case .runtime: 70
+        case .interrupted: 130
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CGStreamer
+
+/// An appsink, delivering samples through a callback on the streaming thread.
+public final class AppSink: Element, @unchecked Sendable {
+    /// Wraps an element that must be an appsink.
+    public init(_ element: Element) throws(GStreamerError) {
+        guard cgst_is_app_sink(element.pointer) != 0 else {
+            throw GStreamerError(domain: .core, code: 0, message: "element \"\(element.name)\" is not an appsink", source: element.name)
+        }
+        super.init(element.pointer, transfer: .none)
+    }
+
+    /// Sets the sink's callbacks: `onSample` gets each new sample (own reference), `onEOS` the end.
+    /// Both run on the streaming thread: they must return quickly and never change states.
+    public func setCallbacks(onSample: @escaping @Sendable (Sample) -> Void,
+                             onEOS: (@Sendable () -> Void)? = nil) {
+        var callbacks = GstAppSinkCallbacks()
+        callbacks.new_sample = appSinkNewSample
+        callbacks.eos = appSinkEOS
+        let box = Unmanaged.passRetained(AppSinkBox(onSample: onSample, onEOS: onEOS)).toOpaque()
+        gst_app_sink_set_callbacks(cgst_app_sink(pointer), &callbacks, box, releaseAppSinkBox)
+    }
+}
+
+final class AppSinkBox: Sendable {
+    let onSample: @Sendable (Sample) -> Void
+    let onEOS: (@Sendable () -> Void)?
+    init(onSample: @escaping @Sendable (Sample) -> Void, onEOS: (@Sendable () -> Void)?) {
+        self.onSample = onSample
+        self.onEOS = onEOS
+    }
+}
+
+private let appSinkNewSample: @convention(c) (UnsafeMutablePointer<GstAppSink>?, gpointer?) -> GstFlowReturn = { sink, data in
+    guard let sink, let data else { return GST_FLOW_ERROR }
+    let box = Unmanaged<AppSinkBox>.fromOpaque(data).takeUnretainedValue()
+    // pull_sample returns a full reference: adopted by Sample.
+    guard let s = gst_app_sink_pull_sample(sink) else { return GST_FLOW_EOS }
+    box.onSample(Sample(adopting: s))
+    return GST_FLOW_OK
+}
+
+private let appSinkEOS: @convention(c) (UnsafeMutablePointer<GstAppSink>?, gpointer?) -> Void = { _, data in
+    guard let data else { return }
+    Unmanaged<AppSinkBox>.fromOpaque(data).takeUnretainedValue().onEOS?()
+}
+
+private let releaseAppSinkBox: GDestroyNotify = { data in
+    guard let data else { return }
+    Unmanaged<AppSinkBox>.fromOpaque(data).release()
+}

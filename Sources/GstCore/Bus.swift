@@ -1,0 +1,91 @@
+import CGStreamer
+import Foundation
+
+/// A pipeline's bus as an AsyncStream, fed by a sync handler on the posting thread, so nobody ever
+/// blocks (on `gst_bus_timed_pop` or otherwise) inside Swift's cooperative pool.
+///
+/// `@unchecked Sendable` invariant: the bus pointer is owned (one full ref) and immutable; the
+/// stream state is guarded by `lock`.
+public final class Bus: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<GstBus>
+    private let lock = NSLock()
+    private var continuation: AsyncStream<BusMessage>.Continuation?
+    private var pending: [BusMessage] = []
+    private var stopped = false
+
+    init(_ pointer: UnsafeMutablePointer<GstBus>, transfer: Transfer) {
+        self.pointer = pointer
+        if transfer != .full { gst_object_ref(UnsafeMutableRawPointer(pointer)) }
+        // The handler box holds the bus weakly: the bus outliving or not its pipeline stays safe.
+        let box = Unmanaged.passRetained(BusHandlerBox(self)).toOpaque()
+        gst_bus_set_sync_handler(pointer, busSyncTrampoline, box, releaseBusHandlerBox)
+    }
+
+    deinit {
+        gst_bus_set_sync_handler(pointer, nil, nil, nil)
+        gst_object_unref(UnsafeMutableRawPointer(pointer))
+    }
+
+    /// The one stream of messages of this bus. Messages posted before anybody listens are kept
+    /// and delivered first. One reader per bus: a second call finishes the first stream.
+    public func messages() -> AsyncStream<BusMessage> {
+        let (stream, cont) = AsyncStream<BusMessage>.makeStream(bufferingPolicy: .unbounded)
+        lock.lock()
+        continuation?.finish()
+        continuation = cont
+        let backlog = pending
+        pending.removeAll()
+        let isStopped = stopped
+        lock.unlock()
+        for m in backlog { cont.yield(m) }
+        if isStopped { cont.finish() }
+        return stream
+    }
+
+    /// Ends the stream (called when the pipeline goes away).
+    func stop() {
+        lock.lock()
+        stopped = true
+        let c = continuation
+        continuation = nil
+        lock.unlock()
+        c?.finish()
+    }
+
+    /// Posts an application message (e.g. to wake the reader with a custom event).
+    public func postApplication(_ name: String) {
+        let s = gst_structure_new_empty(name)
+        let m = gst_message_new_application(nil, s)
+        gst_bus_post(pointer, m)
+    }
+
+    fileprivate func deliver(_ message: BusMessage) {
+        lock.lock()
+        if let c = continuation {
+            lock.unlock()
+            c.yield(message)
+        } else {
+            if !stopped { pending.append(message) }
+            lock.unlock()
+        }
+    }
+}
+
+private final class BusHandlerBox: Sendable {
+    // Weak so the bus's own handler does not keep the bus alive.
+    nonisolated(unsafe) weak var bus: Bus?
+    init(_ bus: Bus) { self.bus = bus }
+}
+
+private let busSyncTrampoline: GstBusSyncHandler = { _, message, data in
+    guard let message, let data else { return GST_BUS_DROP }
+    let box = Unmanaged<BusHandlerBox>.fromOpaque(data).takeUnretainedValue()
+    if let m = BusMessage(message) { box.bus?.deliver(m) }
+    // DROP: the bus unrefs the message; everything we need was copied out above.
+    return GST_BUS_DROP
+}
+
+private let releaseBusHandlerBox: GDestroyNotify = { data in
+    guard let data else { return }
+    Unmanaged<BusHandlerBox>.fromOpaque(data).release()
+}

@@ -1,0 +1,114 @@
+import CGStreamer
+import Foundation
+
+/// What GstDiscoverer reads from a media file.
+public struct MediaInfo: Sendable, Codable {
+    public struct Stream: Sendable, Codable {
+        public var kind: String          // "video", "audio", "image", "subtitle", "other"
+        public var codec: String         // human description, e.g. "H.264 (High Profile)"
+        public var caps: String
+        public var width: Int?
+        public var height: Int?
+        public var framerate: Double?
+        public var channels: Int?
+        public var sampleRate: Int?
+        public var isImage: Bool?
+    }
+    public var uri: String
+    /// Duration in nanoseconds (0 for stills).
+    public var duration: UInt64
+    public var seekable: Bool
+    public var container: String?
+    public var streams: [Stream]
+    public var durationSeconds: Double { Double(duration) / 1e9 }
+}
+
+public enum Discoverer {
+    /// Discovers a file. Runs GstDiscoverer's synchronous API on a dedicated thread (never the
+    /// cooperative pool) with a time limit so truncated or hostile files cannot hang us.
+    public static func discover(path: String, timeout: Double = 10) async throws -> MediaInfo {
+        try await offPool { try discoverBlocking(path: path, timeout: timeout) }
+    }
+
+    public static func discoverBlocking(path: String, timeout: Double = 10) throws(GStreamerError) -> MediaInfo {
+        try Gst.initialize()
+        let uri = URL(fileURLWithPath: path).absoluteString
+        let disc = try withGError(source: "discoverer", failure: "cannot create discoverer") { err in
+            gst_discoverer_new(GstClockTime(timeout * 1e9), err)
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(disc)) }
+        let info = try withGError(source: path, failure: "cannot read \(path)") { err in
+            gst_discoverer_discover_uri(disc, uri, err)
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+        let result = gst_discoverer_info_get_result(info)
+        guard result == GST_DISCOVERER_OK else {
+            let what: String
+            switch result {
+            case GST_DISCOVERER_URI_INVALID: what = "invalid path"
+            case GST_DISCOVERER_TIMEOUT: what = "timed out reading the file"
+            case GST_DISCOVERER_MISSING_PLUGINS: what = "a plugin needed to read it is missing"
+            case GST_DISCOVERER_BUSY: what = "busy"
+            default: what = "not a media file GStreamer can read"
+            }
+            throw GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue), message: what, source: path)
+        }
+        var streams: [MediaInfo.Stream] = []
+        let list = gst_discoverer_info_get_stream_list(info)
+        defer { gst_discoverer_stream_info_list_free(list) }
+        var container: String?
+        if let top = gst_discoverer_info_get_stream_info(info) {
+            defer { g_object_unref(UnsafeMutableRawPointer(top)) }
+            if G_TYPE_CHECK_INSTANCE_TYPE_helper(top, gst_discoverer_container_info_get_type()),
+               let caps = gst_discoverer_stream_info_get_caps(top) {
+                container = takeString(gst_pb_utils_get_codec_description(caps))
+                gst_caps_unref(caps)
+            }
+        }
+        var node = list
+        while let n = node {
+            let s = OpaquePointer(n.pointee.data)!
+            streams.append(stream(s))
+            node = n.pointee.next
+        }
+        return MediaInfo(uri: uri, duration: UInt64(gst_discoverer_info_get_duration(info)),
+                         seekable: gst_discoverer_info_get_seekable(info) != 0, container: container, streams: streams)
+    }
+
+    private static func stream(_ s: OpaquePointer) -> MediaInfo.Stream {
+        var out = MediaInfo.Stream(kind: "other", codec: "unknown", caps: "")
+        if let caps = gst_discoverer_stream_info_get_caps(s) {
+            out.caps = takeString(gst_caps_to_string(caps)) ?? ""
+            out.codec = takeString(gst_pb_utils_get_codec_description(caps)) ?? out.caps
+            gst_caps_unref(caps)
+        }
+        if G_TYPE_CHECK_INSTANCE_TYPE_helper(s, gst_discoverer_video_info_get_type()) {
+            let v = s
+            out.kind = gst_discoverer_video_info_is_image(v) != 0 ? "image" : "video"
+            out.isImage = gst_discoverer_video_info_is_image(v) != 0
+            out.width = Int(gst_discoverer_video_info_get_width(v))
+            out.height = Int(gst_discoverer_video_info_get_height(v))
+            let d = gst_discoverer_video_info_get_framerate_denom(v)
+            if d > 0 { out.framerate = Double(gst_discoverer_video_info_get_framerate_num(v)) / Double(d) }
+        } else if G_TYPE_CHECK_INSTANCE_TYPE_helper(s, gst_discoverer_audio_info_get_type()) {
+            let a = s
+            out.kind = "audio"
+            out.channels = Int(gst_discoverer_audio_info_get_channels(a))
+            out.sampleRate = Int(gst_discoverer_audio_info_get_sample_rate(a))
+        } else if G_TYPE_CHECK_INSTANCE_TYPE_helper(s, gst_discoverer_subtitle_info_get_type()) {
+            out.kind = "subtitle"
+        }
+        return out
+    }
+}
+
+private func G_TYPE_CHECK_INSTANCE_TYPE_helper(_ p: OpaquePointer?, _ type: GType) -> Bool {
+    g_type_check_instance_is_a(UnsafeMutableRawPointer(p)?.assumingMemoryBound(to: GTypeInstance.self), type) != 0
+}
+
+/// Runs blocking work on a GCD thread and resumes the caller, keeping the cooperative pool free.
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { cont in
+        DispatchQueue.global().async { cont.resume(with: Result { try work() }) }
+    }
+}

@@ -1,0 +1,146 @@
+import CGStreamer
+
+/// A reference-counted GstElement.
+///
+/// `@unchecked Sendable` invariant: the wrapper owns exactly one GStreamer reference for its whole
+/// life and never mutates the pointer; GstObject refcounting, property access and state changes are
+/// thread-safe in GStreamer.
+public class Element: @unchecked Sendable {
+    public let pointer: UnsafeMutablePointer<GstElement>
+
+    public init(_ pointer: UnsafeMutablePointer<GstElement>, transfer: Transfer) {
+        self.pointer = pointer
+        switch transfer {
+        case .floating, .none:
+            // ref_sink sinks a floating ref, or adds a ref when there is none to sink.
+            gst_object_ref_sink(UnsafeMutableRawPointer(pointer))
+        case .full:
+            break
+        }
+    }
+
+    deinit {
+        gst_object_unref(UnsafeMutableRawPointer(pointer))
+    }
+
+    /// Creates an element from a factory (`gst_element_factory_make`, floating → sunk).
+    public static func make(_ factory: String, name: String? = nil) throws(GStreamerError) -> Element {
+        guard let e = gst_element_factory_make(factory, name) else {
+            throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_MISSING_PLUGIN.rawValue),
+                                 message: "no element \"\(factory)\"", source: factory)
+        }
+        return Element(e, transfer: .floating)
+    }
+
+    public var name: String { cgst_object_name(pointer).map { String(cString: $0) } ?? "" }
+    public var factoryName: String? { cgst_element_factory_name(pointer).map { String(cString: $0) } }
+
+    var object: UnsafeMutablePointer<GObject> { cgst_gobject(pointer) }
+
+    // MARK: state
+
+    @discardableResult
+    public func setState(_ state: ElementState) throws(GStreamerError) -> StateChange {
+        let r = gst_element_set_state(pointer, state.c)
+        switch r {
+        case GST_STATE_CHANGE_FAILURE:
+            throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_STATE_CHANGE.rawValue),
+                                 message: "could not change state to \(state)", source: name)
+        case GST_STATE_CHANGE_ASYNC: return .async
+        case GST_STATE_CHANGE_NO_PREROLL: return .noPreroll
+        default: return .success
+        }
+    }
+
+    /// Brings a child's state to its parent's (after adding it to a running bin).
+    public func syncStateWithParent() throws(GStreamerError) {
+        if gst_element_sync_state_with_parent(pointer) == 0 {
+            throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_STATE_CHANGE.rawValue),
+                                 message: "could not sync state with parent", source: name)
+        }
+    }
+
+    public var currentState: ElementState {
+        var cur = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
+        _ = gst_element_get_state(pointer, &cur, &pending, 0)
+        return ElementState(cur)
+    }
+
+    // MARK: pads and links
+
+    /// A static pad (transfer full).
+    public func staticPad(_ name: String) -> Pad? {
+        gst_element_get_static_pad(pointer, name).map { Pad($0, transfer: .full) }
+    }
+
+    /// A request pad from a pad template like "src_%u" (transfer full; release with `releaseRequestPad`).
+    public func requestPad(_ template: String) -> Pad? {
+        gst_element_request_pad_simple(pointer, template).map { Pad($0, transfer: .full) }
+    }
+
+    public func releaseRequestPad(_ pad: Pad) {
+        gst_element_release_request_pad(pointer, pad.pointer)
+    }
+
+    public func link(to other: Element) throws(GStreamerError) {
+        if gst_element_link(pointer, other.pointer) == 0 {
+            throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_NEGOTIATION.rawValue),
+                                 message: "cannot link \(name) to \(other.name)", source: name)
+        }
+    }
+
+    @discardableResult
+    public func sendEvent(_ event: Event) -> Bool {
+        gst_element_send_event(pointer, event.take()) != 0
+    }
+
+    /// Posts an ERROR message from this element, as `GST_ELEMENT_ERROR` would.
+    public func postError(resourceCode code: GstResourceError, message: String, debug: String) {
+        cgst_post_error(pointer, cgst_resource_error_quark(), Int32(code.rawValue), message, debug)
+    }
+
+    /// The element's clock's running time (now − base time), or nil before PLAYING.
+    public var runningTime: UInt64? {
+        guard let clock = gst_element_get_clock(pointer) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
+        let now = UInt64(gst_clock_get_time(clock))
+        let base = UInt64(gst_element_get_base_time(pointer))
+        return now >= base ? now - base : 0
+    }
+}
+
+public enum ElementState: Sendable, CustomStringConvertible {
+    case voidPending, null, ready, paused, playing
+
+    init(_ s: GstState) {
+        switch s {
+        case GST_STATE_NULL: self = .null
+        case GST_STATE_READY: self = .ready
+        case GST_STATE_PAUSED: self = .paused
+        case GST_STATE_PLAYING: self = .playing
+        default: self = .voidPending
+        }
+    }
+
+    var c: GstState {
+        switch self {
+        case .voidPending: GST_STATE_VOID_PENDING
+        case .null: GST_STATE_NULL
+        case .ready: GST_STATE_READY
+        case .paused: GST_STATE_PAUSED
+        case .playing: GST_STATE_PLAYING
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .voidPending: "VOID_PENDING"
+        case .null: "NULL"
+        case .ready: "READY"
+        case .paused: "PAUSED"
+        case .playing: "PLAYING"
+        }
+    }
+}
+
+public enum StateChange: Sendable { case success, async, noPreroll }

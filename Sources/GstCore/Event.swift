@@ -1,0 +1,48 @@
+import CGStreamer
+
+/// An event we own until it is sent (sending transfers it to GStreamer).
+///
+/// `@unchecked Sendable` invariant: the event is created, then handed to GStreamer exactly once via
+/// `take()`; an unsent event is unreffed in deinit. It is never shared while owned.
+public final class Event: @unchecked Sendable {
+    private var pointer: UnsafeMutablePointer<GstEvent>?
+
+    init(_ pointer: UnsafeMutablePointer<GstEvent>) { self.pointer = pointer }
+    deinit { if let pointer { cgst_event_unref(pointer) } }
+
+    public static func endOfStream() -> Event { Event(gst_event_new_eos()) }
+
+    func take() -> UnsafeMutablePointer<GstEvent> {
+        guard let p = pointer else { preconditionFailure("event sent twice") }
+        pointer = nil
+        return p
+    }
+}
+
+public enum EventType: Sendable, Equatable {
+    case endOfStream, segment, caps, streamStart, flushStart, flushStop, other(UInt32)
+    init(_ t: GstEventType) {
+        switch t {
+        case GST_EVENT_EOS: self = .endOfStream
+        case GST_EVENT_SEGMENT: self = .segment
+        case GST_EVENT_CAPS: self = .caps
+        case GST_EVENT_STREAM_START: self = .streamStart
+        case GST_EVENT_FLUSH_START: self = .flushStart
+        case GST_EVENT_FLUSH_STOP: self = .flushStop
+        default: self = .other(t.rawValue)
+        }
+    }
+}
+
+/// A copy of a GstSegment, for converting buffer timestamps to running time.
+/// `@unchecked Sendable`: GstSegment is a plain value struct copied here, with no pointers we own.
+public struct Segment: @unchecked Sendable {
+    let segment: GstSegment
+    init(_ s: GstSegment) { segment = s }
+    /// Running time of a stream time position in this segment, or nil when it falls outside.
+    public func runningTime(of position: UInt64) -> UInt64? {
+        var seg = segment
+        let t = gst_segment_to_running_time(&seg, GST_FORMAT_TIME, guint64(position))
+        return UInt64(t) == Gst.clockTimeNone ? nil : UInt64(t)
+    }
+}

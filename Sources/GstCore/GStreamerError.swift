@@ -1,0 +1,91 @@
+import CGStreamer
+
+/// One error type for everything that comes out of GStreamer: a GError's domain, code, message and
+/// debug text, plus which element or step it came from.
+public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Domain: String, Sendable {
+        case core, library, resource, stream, parse, other
+    }
+    public var domain: Domain
+    /// The GError code within `domain` (e.g. `GST_RESOURCE_ERROR_NOT_FOUND`).
+    public var code: Int32
+    public var message: String
+    public var debug: String?
+    /// The element (or step, like "parse") the error came from.
+    public var source: String?
+
+    public init(domain: Domain, code: Int32, message: String, debug: String? = nil, source: String? = nil) {
+        self.domain = domain
+        self.code = code
+        self.message = message
+        self.debug = debug
+        self.source = source
+    }
+
+    /// Takes a GError (full transfer): copies its fields and frees it.
+    init(adopting error: UnsafeMutablePointer<GError>, debug: String? = nil, source: String? = nil) {
+        let quark = error.pointee.domain
+        let domain: Domain
+        switch quark {
+        case cgst_core_error_quark(): domain = .core
+        case cgst_library_error_quark(): domain = .library
+        case cgst_resource_error_quark(): domain = .resource
+        case cgst_stream_error_quark(): domain = .stream
+        case cgst_parse_error_quark(): domain = .parse
+        default: domain = .other
+        }
+        self.init(domain: domain, code: error.pointee.code,
+                  message: error.pointee.message.map { String(cString: $0) } ?? "unknown error",
+                  debug: debug, source: source)
+        g_error_free(error)
+    }
+
+    public var description: String {
+        var s = source.map { "\($0): " } ?? ""
+        s += message
+        if let debug, !debug.isEmpty { s += " (\(debug))" }
+        return s
+    }
+
+    // Convenience predicates over the GError code, so callers need not import the C enums.
+    public var isResourceNotFound: Bool { domain == .resource && code == Int32(GST_RESOURCE_ERROR_NOT_FOUND.rawValue) }
+    public var isResourceBusy: Bool { domain == .resource && code == Int32(GST_RESOURCE_ERROR_BUSY.rawValue) }
+    public var isResourceOpenReadWrite: Bool {
+        domain == .resource && (code == Int32(GST_RESOURCE_ERROR_OPEN_READ_WRITE.rawValue)
+                                || code == Int32(GST_RESOURCE_ERROR_OPEN_READ.rawValue))
+    }
+    public var isResourceOpenWrite: Bool { domain == .resource && code == Int32(GST_RESOURCE_ERROR_OPEN_WRITE.rawValue) }
+    public var isNoSpaceLeft: Bool { domain == .resource && code == Int32(GST_RESOURCE_ERROR_NO_SPACE_LEFT.rawValue) }
+    public var isResourceRead: Bool { domain == .resource && code == Int32(GST_RESOURCE_ERROR_READ.rawValue) }
+    public var isResourceWrite: Bool { domain == .resource && code == Int32(GST_RESOURCE_ERROR_WRITE.rawValue) }
+    public var isMissingPlugin: Bool { domain == .core && code == Int32(GST_CORE_ERROR_MISSING_PLUGIN.rawValue) }
+    public var isNotNegotiated: Bool {
+        (domain == .stream && code == Int32(GST_STREAM_ERROR_FORMAT.rawValue))
+            || (debug?.contains("not-negotiated") ?? false)
+    }
+    public var isParseNoSuchElement: Bool { domain == .parse && code == Int32(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue) }
+    public var isParseNoSuchProperty: Bool { domain == .parse && code == Int32(GST_PARSE_ERROR_NO_SUCH_PROPERTY.rawValue) }
+}
+
+/// The funnel every fallible C call goes through: passes a GError out-slot, turns a set GError
+/// (or a failed result) into a typed `GStreamerError`.
+@inline(__always)
+func withGError<T>(source: String?, failure: @autoclosure () -> String,
+                   _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T?) throws(GStreamerError) -> T {
+    var error: UnsafeMutablePointer<GError>? = nil
+    let result = body(&error)
+    if let error {
+        throw GStreamerError(adopting: error, source: source)
+    }
+    guard let result else {
+        throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_FAILED.rawValue), message: failure(), source: source)
+    }
+    return result
+}
+
+/// Copies and frees a newly allocated C string (transfer full).
+func takeString(_ p: UnsafeMutablePointer<gchar>?) -> String? {
+    guard let p else { return nil }
+    defer { g_free(p) }
+    return String(cString: p)
+}

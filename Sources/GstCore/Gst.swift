@@ -1,0 +1,47 @@
+import CGStreamer
+import Foundation
+
+/// Process-wide GStreamer setup and registry queries.
+public enum Gst {
+    private static let initResult: Result<Void, GStreamerError> = {
+        var error: UnsafeMutablePointer<GError>? = nil
+        if gst_init_check(nil, nil, &error) == 0 {
+            if let error { return .failure(GStreamerError(adopting: error, source: "gst_init")) }
+            return .failure(GStreamerError(domain: .core, code: 0, message: "GStreamer failed to initialise", source: "gst_init"))
+        }
+        return .success(())
+    }()
+
+    /// Initialises GStreamer once; later calls return the first result.
+    public static func initialize() throws(GStreamerError) {
+        try initResult.get()
+    }
+
+    public static var version: String {
+        takeString(gst_version_string()) ?? "unknown"
+    }
+
+    /// Whether an element factory of this name is installed.
+    public static func hasElement(_ factory: String) -> Bool {
+        guard let f = gst_element_factory_find(factory) else { return false }
+        gst_object_unref(UnsafeMutableRawPointer(f))
+        return true
+    }
+
+    /// Names of all installed element factories (for "did you mean" suggestions).
+    public static func elementFactoryNames() -> [String] {
+        let list = gst_element_factory_list_get_elements(cgst_factory_type_any(), GST_RANK_NONE)
+        defer { gst_plugin_feature_list_free(list) }
+        var names: [String] = []
+        var node = list
+        while let n = node {
+            if let name = cgst_object_name(n.pointee.data) { names.append(String(cString: name)) }
+            node = n.pointee.next
+        }
+        return names
+    }
+
+    /// The running time in nanoseconds for `ns` seconds, for readability at call sites.
+    public static func seconds(_ s: Double) -> UInt64 { UInt64(s * 1_000_000_000) }
+    public static let clockTimeNone: UInt64 = UInt64(cgst_clock_time_none())
+}

@@ -1,0 +1,35 @@
+import CGStreamer
+
+/// A sample (buffer + caps + segment) we hold a full reference to.
+///
+/// `@unchecked Sendable` invariant: holds one reference; the sample and its buffer are only read
+/// (samples pulled from an appsink are not written by anyone else).
+public final class Sample: @unchecked Sendable {
+    public let pointer: OpaquePointer
+
+    init(adopting pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { cgst_sample_unref(pointer) }
+
+    /// The buffer, borrowed for as long as this sample lives.
+    public var buffer: BufferView? { gst_sample_get_buffer(pointer).map { BufferView(pointer: $0) } }
+    public var caps: Caps? { gst_sample_get_caps(pointer).map { Caps(retaining: $0) } }
+    public var videoInfo: VideoInfo? { caps.flatMap(VideoInfo.init) }
+
+    /// Running time of the buffer (PTS through the sample's segment).
+    public var runningTime: UInt64? {
+        guard let pts = buffer?.pts, let seg = gst_sample_get_segment(pointer) else { return nil }
+        let t = UInt64(gst_segment_to_running_time(seg, GST_FORMAT_TIME, guint64(pts)))
+        return t == Gst.clockTimeNone ? nil : t
+    }
+
+    /// Copies the bytes out (encoded data such as a JPEG).
+    public var data: [UInt8] {
+        buffer?.withBytes { Array($0.bindMemory(to: UInt8.self)) } ?? []
+    }
+
+    /// Maps the frame read-only.
+    public func withVideoFrame<R>(_ body: (inout VideoFrame) throws -> R) rethrows -> R? {
+        guard let info = videoInfo, let buffer else { return nil }
+        return try buffer.withVideoFrame(caps: info, writable: false, body)
+    }
+}
