@@ -10,6 +10,14 @@ public struct BufferView {
     public var isKeyframe: Bool { cgst_buffer_is_delta(pointer) == 0 }
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
 
+    /// Trims the (writable) buffer to `size` bytes from `offset`, e.g. to cut audio at a sample.
+    public func resize(offset: Int, size: Int) {
+        gst_buffer_resize(pointer, gssize(offset), gssize(size))
+    }
+
+    public func setPTS(_ t: UInt64) { cgst_buffer_set_pts(pointer, GstClockTime(t)) }
+    public func setDuration(_ t: UInt64) { cgst_buffer_set_duration(pointer, GstClockTime(t)) }
+
     /// Maps the memory for reading.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         var map = GstMapInfo()

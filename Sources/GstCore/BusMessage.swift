@@ -28,8 +28,9 @@ public enum BusMessage: Sendable {
             let isError = cgst_message_type(m) == GST_MESSAGE_ERROR
             if isError { gst_message_parse_error(m, &err, &dbg) } else { gst_message_parse_warning(m, &err, &dbg) }
             let debug = takeString(dbg)
-            let e = err.map { GStreamerError(adopting: $0, debug: debug, source: src) }
+            var e = err.map { GStreamerError(adopting: $0, debug: debug, source: src) }
                 ?? GStreamerError(domain: .other, code: 0, message: "unknown error", debug: debug, source: src)
+            if let obj = cgst_message_src(m) { e.sourcePath = takeString(gst_object_get_path_string(obj)) }
             self = isError ? .error(e) : .warning(e)
         case GST_MESSAGE_STATE_CHANGED:
             guard let obj = cgst_message_src(m), cgst_is_pipeline(obj) != 0 else { return nil }

@@ -33,6 +33,9 @@ public class Element: @unchecked Sendable {
     }
 
     public var name: String { cgst_object_name(pointer).map { String(cString: $0) } ?? "" }
+
+    /// Renames the element; only valid before it is added to a bin.
+    public func setName(_ name: String) { _ = gst_object_set_name(cgst_object(pointer), name) }
     public var factoryName: String? { cgst_element_factory_name(pointer).map { String(cString: $0) } }
 
     var object: UnsafeMutablePointer<GObject> { cgst_gobject(pointer) }
@@ -95,8 +98,8 @@ public class Element: @unchecked Sendable {
     }
 
     /// Posts an ERROR message from this element, as `GST_ELEMENT_ERROR` would.
-    public func postError(resourceCode code: GstResourceError, message: String, debug: String) {
-        cgst_post_error(pointer, cgst_resource_error_quark(), Int32(code.rawValue), message, debug)
+    public func postError(_ code: ResourceErrorCode, message: String, debug: String) {
+        cgst_post_error(pointer, cgst_resource_error_quark(), Int32(code.c.rawValue), message, debug)
     }
 
     /// The element's clock's running time (now − base time), or nil before PLAYING.
@@ -144,3 +147,16 @@ public enum ElementState: Sendable, CustomStringConvertible {
 }
 
 public enum StateChange: Sendable { case success, async, noPreroll }
+
+/// The resource error codes an application may post itself.
+public enum ResourceErrorCode: Sendable {
+    case read, notFound, busy, noSpaceLeft
+    var c: GstResourceError {
+        switch self {
+        case .read: GST_RESOURCE_ERROR_READ
+        case .notFound: GST_RESOURCE_ERROR_NOT_FOUND
+        case .busy: GST_RESOURCE_ERROR_BUSY
+        case .noSpaceLeft: GST_RESOURCE_ERROR_NO_SPACE_LEFT
+        }
+    }
+}

@@ -13,6 +13,8 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
     public var debug: String?
     /// The element (or step, like "parse") the error came from.
     public var source: String?
+    /// The element's full path in its pipeline, e.g. "/pipeline0/recording-1/sink".
+    public var sourcePath: String?
 
     public init(domain: Domain, code: Int32, message: String, debug: String? = nil, source: String? = nil) {
         self.domain = domain

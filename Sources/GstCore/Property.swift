@@ -84,7 +84,8 @@ extension Element {
     /// Sets caps on a capsfilter-like property from their string form.
     public func set(_ property: String, caps: Caps) throws(GStreamerError) {
         _ = try spec(property)
-        g_object_set_property(object, property, caps.withGValue { $0 })
+        let obj = object
+        caps.withGValue { g_object_set_property(obj, property, $0) }
     }
 
     public func get(_ property: String) throws(GStreamerError) -> PropertyValue {
@@ -180,5 +181,15 @@ extension PropertyInfo {
         self.init(name: String(cString: spec.pointee.name), typeName: String(cString: g_type_name(type)),
                   writable: cgst_param_writable(spec) != 0, readable: cgst_param_readable(spec) != 0,
                   choices: choices)
+    }
+}
+
+extension Element {
+    /// Names of this element's properties.
+    public func propertyNames() throws(GStreamerError) -> [String] {
+        var n: guint = 0
+        guard let specs = cgst_list_properties(UnsafeMutableRawPointer(pointer), &n) else { return [] }
+        defer { g_free(specs) }
+        return (0..<Int(n)).compactMap { specs[$0].map { String(cString: $0.pointee.name) } }
     }
 }

@@ -1,0 +1,112 @@
+import Foundation
+import GstCore
+
+/// One decoded frame: its presentation time and the stamp it carries, if any.
+public struct DecodedFrame: Sendable, Codable {
+    public var pts: Double?
+    public var stamp: FrameStamp?
+    /// Mean luma and chroma of the whole frame (for colour checks).
+    public var width: Int
+    public var height: Int
+}
+
+/// What `gpick inspect` reports.
+public struct InspectReport: Sendable, Codable {
+    public var path: String
+    public var kind: String            // "photo", "video", "audio"
+    public var bytes: Int64
+    public var container: String?
+    public var codec: String?
+    public var width: Int?
+    public var height: Int?
+    public var fps: Double?
+    public var duration: Double
+    public var frames: Int?
+    public var streams: [MediaInfo.Stream]
+    public var stamps: [String?]?
+}
+
+public enum MediaInspector {
+    /// Reads a file's facts; with `decode`, decodes every frame to count them (and read stamps).
+    public static func inspect(path: String, decode: Bool, library: PipelineLibrary) async throws(GpickError) -> InspectReport {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw GpickError(.input, "no such file: \(path)") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GpickError(.input, "\(path) is not a regular file") }
+        guard st.st_size > 0 else { throw GpickError(.input, "\(path) is empty (0 bytes)") }
+        guard access(path, R_OK) == 0 else { throw GpickError(.input, "cannot read \(path): permission denied") }
+        let info: MediaInfo
+        do {
+            info = try await Discoverer.discover(path: path, timeout: 10)
+        } catch let e as GStreamerError {
+            throw GpickError(.input, "\(path): \(e.message)")
+        } catch {
+            throw GpickError(.input, "\(path): \(error)")
+        }
+        let video = info.streams.first { $0.kind == "video" || $0.kind == "image" }
+        let isPhoto = video?.isImage == true
+        var report = InspectReport(path: path, kind: isPhoto ? "photo" : (video != nil ? "video" : "audio"),
+                                   bytes: Int64(st.st_size), container: info.container, codec: video?.codec,
+                                   width: video?.width, height: video?.height, fps: video?.framerate,
+                                   duration: info.durationSeconds, frames: isPhoto ? 1 : nil, streams: info.streams)
+        if decode, video != nil {
+            let frames = try await decodeFrames(path: path, library: library)
+            report.frames = frames.count
+            report.stamps = frames.map { $0.stamp?.description }
+        }
+        return report
+    }
+
+    /// Decodes every video frame of a file (or the still) and reads its stamp.
+    public static func decodeFrames(path: String, library: PipelineLibrary, timeout: Double = 120) async throws(GpickError) -> [DecodedFrame] {
+        let file = try library.load("decode-frames")
+        let bin = try PipelineBuilder.build(file, outputs: ["path": .string(path)], asPipeline: true)
+        guard let pipeline = bin as? Pipeline, let tap = file.tap("frames") else {
+            throw GpickError(.pipeline, "\(file.path): needs a frames appsink tap")
+        }
+        let collected = Collected()
+        do {
+            let sink = try AppSink(try pipeline.requireElement(named: tap.element))
+            sink.setCallbacks(onSample: { sample in
+                let frame = sample.withVideoFrame { f -> DecodedFrame in
+                    DecodedFrame(pts: sample.buffer?.pts.map { Double($0) / 1e9 }, stamp: FrameStamp.read(from: f),
+                                 width: f.width, height: f.height)
+                }
+                if let frame { collected.append(frame) }
+            })
+        } catch {
+            throw GpickError(.pipeline, "\(file.path): \(error.message)")
+        }
+        let messages = pipeline.bus.messages()
+        do { try pipeline.setState(.playing) } catch {}
+        let outcome: GpickError? = await {
+            do {
+                return try await withTimeout(timeout) { () async -> GpickError? in
+                    for await m in messages {
+                        switch m {
+                        case .endOfStream: return nil
+                        case .error(let e): return GpickError(.input, "\(path): \(e.message)")
+                        default: continue
+                        }
+                    }
+                    return GpickError(.runtime, "\(path): decoding ended without a result")
+                }
+            } catch {
+                return GpickError(.runtime, "\(path): decoding took longer than \(Int(timeout)) s")
+            }
+        }()
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { _ = try? pipeline.setState(.null); c.resume() }
+        }
+        if let outcome { throw outcome }
+        return collected.frames
+    }
+
+    /// Frames collected on the streaming thread.
+    final class Collected: @unchecked Sendable {
+        // Invariant: `items` only touched under `lock`.
+        private let lock = NSLock()
+        private var items: [DecodedFrame] = []
+        func append(_ f: DecodedFrame) { lock.withLock { items.append(f) } }
+        var frames: [DecodedFrame] { lock.withLock { items } }
+    }
+}

@@ -1,0 +1,394 @@
+import Foundation
+import GstCore
+
+/// Movie containers gpick records, each backed by a pipeline file `record-<container>`.
+public enum Container: String, Sendable, CaseIterable {
+    case mp4, mkv, webm
+
+    public init(path: OutputPath) throws(GpickError) {
+        guard let c = Container(rawValue: path.pathExtension) else {
+            throw GpickError(.usage, "unknown movie extension \".\(path.pathExtension)\" in \(path.name) (use .mp4, .mkv or .webm)")
+        }
+        self = c
+    }
+
+    public var pipelineName: String { "record-\(rawValue)" }
+}
+
+public struct RecordingSettings: Sendable {
+    public var container: Container
+    /// Stop after exactly this many seconds of frames; nil records until `requestStop()`.
+    public var duration: Double?
+    /// Target video bitrate in kbit/s (constant quality when nil).
+    public var bitrate: Int?
+    /// Extra pipeline-file parameters (`--set name=value`).
+    public var values: [String: String] = [:]
+    public init(container: Container, duration: Double? = nil, bitrate: Int? = nil) {
+        self.container = container
+        self.duration = duration
+        self.bitrate = bitrate
+    }
+}
+
+public struct RecordingResult: Sendable, Codable {
+    public var path: String
+    public var frames: Int
+    public var duration: Double
+    public var bytes: Int64
+    /// Set when the source failed and the recording was finalised with what it had.
+    public var sourceError: String?
+}
+
+/// A recording branch on a running session: tee → queue → encoder → muxer → our own fd.
+///
+/// The file is created as a temp file in the target directory and renamed over the final name
+/// when the first bytes arrive, so a failed start leaves nothing behind and a symlink at the name
+/// is replaced, not followed. Frames are counted at the tee so `duration` is exact to the frame;
+/// stopping sends EOS into the branch only, and waits for it to reach the sink (index written).
+///
+/// `@unchecked Sendable` invariant: mutable state lives in `state`, guarded by its lock; element
+/// state changes run on the session's control queue, never on streaming threads.
+public final class MovieRecording: @unchecked Sendable {
+    public let output: OutputPath
+    let branchName: String
+    private unowned let session: CaptureSession
+    private let file: TempFile
+    private let bin: Bin
+    private let frameDuration: UInt64
+    private var videoTeePad: Pad?
+    private var audioTeePad: Pad?
+    private var videoEntry: Pad?
+    private var audioEntry: Pad?
+    private let state = State()
+
+    private final class State: @unchecked Sendable {
+        // Invariant: every field is read and written under `lock`.
+        let lock = NSLock()
+        var frames = 0
+        var t0: UInt64?
+        var lastPTS: UInt64?
+        var stopAt: UInt64?
+        var endTime: UInt64?
+        var maxFrames: Int?
+        var triggered = false
+        var finalized = false
+        var error: GpickError?
+        var sourceError: GpickError?
+        var result: Result<RecordingResult, GpickError>?
+        var waiters: [CheckedContinuation<RecordingResult, Error>] = []
+    }
+
+    /// Starts recording on a running session.
+    public static func start(in session: CaptureSession, to output: OutputPath,
+                             settings: RecordingSettings) async throws(GpickError) -> MovieRecording {
+        if let d = settings.duration, !(d > 0) || !d.isFinite {
+            throw GpickError(.usage, "duration \(d) must be a positive number of seconds")
+        }
+        guard let pipeline = session.pipeline, let videoTee = session.videoTee else {
+            throw GpickError(.runtime, "the session is not running")
+        }
+        let pfile = try session.configuration.library.load(settings.container.pipelineName)
+        var values: [String: Parameter.Value] = [:]
+        func set(_ name: String, _ text: String) throws(GpickError) {
+            guard let p = pfile.parameter(name) else {
+                let hint = Suggest.closest(to: name, in: pfile.parameters.map(\.name)).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw GpickError(.usage, "\(pfile.name) has no parameter \"\(name)\"\(hint)")
+            }
+            values[name] = try p.parse(text)
+        }
+        if let b = settings.bitrate {
+            if pfile.parameter("bitrate-bps") != nil {
+                try set("bitrate-bps", String(b * 1000))
+            } else {
+                try set("bitrate", String(b))
+                if pfile.parameter("rate-control") != nil { try set("rate-control", "cbr") }
+            }
+        }
+        if let d = settings.duration, pfile.parameter("reserve") != nil {
+            // Header space sized to the request (+10 %, at least 5 s) instead of the 1 h default.
+            try set("reserve", "\(d + max(5, d / 10))s")
+        }
+        if pfile.parameter("key-interval") != nil, settings.values["key-interval"] == nil {
+            try set("key-interval", String(session.format.fps * 2))
+        }
+        for (k, v) in settings.values.sorted(by: { $0.key < $1.key }) { try set(k, v) }
+
+        let file = try TempFile(for: output)
+        let bin: Bin
+        do {
+            bin = try PipelineBuilder.build(pfile, audio: session.hasAudio, values: values,
+                                            outputs: ["output": .int(Int64(file.fd))], asPipeline: false)
+        } catch {
+            file.discard()
+            throw error
+        }
+        let name = session.allocateBranchName("recording")
+        bin.setName(name)
+        let rec = MovieRecording(session: session, output: output, file: file, bin: bin, branchName: name)
+        if let d = settings.duration { rec.state.maxFrames = max(1, Int((d * Double(session.format.fps)).rounded())) }
+        else if let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
+            // Stop cleanly before the reserved index space would overflow.
+            rec.state.maxFrames = Int((s - 2) * Double(session.format.fps))
+        }
+        do {
+            try rec.attach(pipeline: pipeline, videoTee: videoTee, audioTee: session.audioTee)
+        } catch {
+            rec.detachNow()
+            file.discard()
+            throw error
+        }
+        return rec
+    }
+
+    private init(session: CaptureSession, output: OutputPath, file: TempFile, bin: Bin, branchName: String) {
+        self.session = session
+        self.output = output
+        self.file = file
+        self.bin = bin
+        self.branchName = branchName
+        self.frameDuration = session.format.frameDuration
+    }
+
+    private func attach(pipeline: Pipeline, videoTee: Element, audioTee: Element?) throws(GpickError) {
+        do {
+            guard let vq = bin.element(named: "video")?.staticPad("sink") else {
+                throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"video\"")
+            }
+            videoEntry = try bin.addGhostPad(named: "video", target: vq)
+            if let audioTee {
+                guard let aq = bin.element(named: "audio")?.staticPad("sink") else {
+                    throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"audio\"")
+                }
+                audioEntry = try bin.addGhostPad(named: "audio", target: aq)
+                _ = audioTee
+            }
+            guard let sinkPad = bin.element(named: "sink")?.staticPad("sink") else {
+                throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"sink\"")
+            }
+            // First bytes: the file becomes visible under its real name.
+            let file = self.file
+            sinkPad.addProbe(.buffer) { _ in
+                try? file.publish()
+                return .remove
+            }
+            sinkPad.addProbe(.eventDownstream) { [weak self] info in
+                guard info.eventType == .endOfStream, let self else { return .ok }
+                self.session.control.async { self.finalize() }
+                return .ok
+            }
+            session.register(self)
+            try pipeline.add(bin)
+            try bin.syncStateWithParent()
+            guard let vpad = videoTee.requestPad("src_%u") else { throw GpickError(.runtime, "cannot branch the video tee") }
+            videoTeePad = vpad
+            vpad.addProbe(.buffer) { [weak self] info in self?.videoProbe(info) ?? .ok }
+            if let audioTee {
+                guard let apad = audioTee.requestPad("src_%u") else { throw GpickError(.runtime, "cannot branch the audio tee") }
+                audioTeePad = apad
+                apad.addProbe(.buffer) { [weak self] info in self?.audioProbe(info) ?? .ok }
+                try apad.link(to: audioEntry!)
+            }
+            try vpad.link(to: videoEntry!)
+        } catch let e as GpickError {
+            session.unregister(self)
+            throw e
+        } catch {
+            session.unregister(self)
+            throw GpickError(.pipeline, "\(branchName): \(error)")
+        }
+    }
+
+    // MARK: streaming-thread probes (no blocking, no state changes)
+
+    private func videoProbe(_ info: ProbeInfo) -> ProbeReturn {
+        guard let pts = info.buffer?.pts else { return .ok }
+        let s = state
+        s.lock.lock()
+        if s.triggered { s.lock.unlock(); return .drop }
+        if s.t0 == nil {
+            s.t0 = pts
+            // The file starts at 0 whenever the branch was added; audio shares the offset.
+            videoTeePad?.setOffset(-Int64(pts))
+            audioTeePad?.setOffset(-Int64(pts))
+        }
+        if let max = s.maxFrames, s.frames >= max {
+            s.endTime = pts
+            s.lock.unlock()
+            trigger()
+            return .drop
+        }
+        if let stopAt = s.stopAt, pts >= stopAt {
+            s.endTime = pts
+            s.lock.unlock()
+            trigger()
+            return .drop
+        }
+        s.frames += 1
+        s.lastPTS = pts
+        s.lock.unlock()
+        return .ok
+    }
+
+    /// Audio follows the video's span exactly: buffers outside [t0, end) are dropped and the ones
+    /// straddling either edge are cut at the sample (S16LE stereo, fixed by the session caps).
+    private func audioProbe(_ info: ProbeInfo) -> ProbeReturn {
+        guard let buf = info.buffer, let pts = buf.pts else { return .ok }
+        let s = state
+        s.lock.lock()
+        let t0 = s.t0, end = s.endTime, triggered = s.triggered
+        s.lock.unlock()
+        guard let t0 else { return .drop }
+        let dur = buf.duration ?? 0
+        if pts + dur <= t0 { return .drop }
+        if let end, pts >= end { return .drop }
+        if triggered && end == nil { return .drop }
+        let startCut = pts < t0 ? t0 - pts : 0
+        let endCut = end.map { pts + dur > $0 ? pts + dur - $0 : 0 } ?? 0
+        guard (startCut > 0 || endCut > 0), dur > 0, let w = info.writableBuffer() else { return .ok }
+        let bytesPerFrame = 4, frames = w.size / bytesPerFrame
+        let skip = Int((Double(startCut) / Double(dur) * Double(frames)).rounded())
+        let keep = max(0, frames - skip - Int((Double(endCut) / Double(dur) * Double(frames)).rounded()))
+        if keep == 0 { return .drop }
+        w.resize(offset: skip * bytesPerFrame, size: keep * bytesPerFrame)
+        w.setPTS(pts + startCut)
+        w.setDuration(dur - startCut - endCut)
+        return .ok
+    }
+
+    // MARK: stopping
+
+    /// Stops at the current moment: every frame before it is kept. Returns at once; await
+    /// `finished()` for the file.
+    public func requestStop() {
+        let now = session.pipeline?.runningTime
+        let s = state
+        s.lock.lock()
+        guard !s.triggered else { s.lock.unlock(); return }
+        s.stopAt = now ?? 0
+        s.lock.unlock()
+        // A live source delivers the next frame within one interval; if none comes (source gone),
+        // stop from here.
+        let grace = Double(frameDuration) / 1e9 * 3 + 0.05
+        session.control.asyncAfter(deadline: .now() + grace) { [weak self] in self?.trigger() }
+    }
+
+    /// The source failed: finalise what was captured.
+    func sourceFailed(_ error: GpickError) {
+        state.lock.withLock { state.sourceError = error }
+        trigger()
+    }
+
+    /// An element of this branch failed (disk full, encoder refused): tear down and discard.
+    func fail(_ error: GpickError) {
+        let first = state.lock.withLock { () -> Bool in
+            guard state.error == nil, !state.finalized else { return false }
+            state.error = error
+            state.triggered = true
+            return true
+        }
+        guard first else { return }
+        for pad in [videoTeePad, audioTeePad].compactMap({ $0 }) {
+            pad.addProbe(.idle) { info in
+                if let peer = Pad(info.pad, transfer: .none).peer { Pad(info.pad, transfer: .none).unlink(peer) }
+                return .remove
+            }
+        }
+        session.control.async { self.finalize() }
+    }
+
+    /// Ends the branch: unlink from the tees at an idle moment and send EOS into it.
+    private func trigger() {
+        let s = state
+        s.lock.lock()
+        guard !s.triggered else { s.lock.unlock(); return }
+        s.triggered = true
+        if s.endTime == nil { s.endTime = (s.lastPTS ?? 0) + frameDuration }
+        s.lock.unlock()
+        for (pad, entry) in [(videoTeePad, videoEntry), (audioTeePad, audioEntry)] {
+            guard let pad, let entry else { continue }
+            pad.addProbe(.idle) { _ in
+                pad.unlink(entry)
+                entry.sendEvent(.endOfStream())
+                return .remove
+            }
+        }
+        // If EOS never reaches the sink (a stuck element), give up after a while.
+        session.control.asyncAfter(deadline: .now() + 15) { [weak self] in
+            guard let self, !self.state.lock.withLock({ self.state.finalized }) else { return }
+            self.fail(GpickError(.runtime, "\(self.output.path): the recording did not finish writing within 15 s"))
+        }
+    }
+
+    /// Runs on the control queue once EOS reached the sink (or the branch failed).
+    private func finalize() {
+        let s = state
+        s.lock.lock()
+        guard !s.finalized else { s.lock.unlock(); return }
+        s.finalized = true
+        let frames = s.frames
+        let error = s.error
+        let sourceError = s.sourceError
+        s.lock.unlock()
+
+        detachNow()
+        let result: Result<RecordingResult, GpickError>
+        if let error {
+            file.discard()
+            result = .failure(error)
+        } else if frames == 0 {
+            file.discard()
+            result = .failure(sourceError ?? GpickError(.runtime, "\(output.path): no frame was recorded"))
+        } else {
+            do {
+                let bytes = file.size
+                try file.finish()
+                result = .success(RecordingResult(path: output.path, frames: frames,
+                                                  duration: Double(frames) * Double(frameDuration) / 1e9,
+                                                  bytes: bytes, sourceError: sourceError?.message))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        session.unregister(self)
+        let waiters = s.lock.withLock { () -> [CheckedContinuation<RecordingResult, Error>] in
+            s.result = result
+            defer { s.waiters.removeAll() }
+            return s.waiters
+        }
+        for w in waiters { w.resume(with: result.mapError { $0 as Error }) }
+    }
+
+    /// Removes the branch from the pipeline (control queue or start-up only).
+    private func detachNow() {
+        _ = try? bin.setState(.null)
+        if let p = session.pipeline { p.remove(bin) }
+        if let pad = videoTeePad { session.videoTee?.releaseRequestPad(pad) }
+        if let pad = audioTeePad { session.audioTee?.releaseRequestPad(pad) }
+        videoTeePad = nil
+        audioTeePad = nil
+    }
+
+    /// Waits for the file to be complete.
+    public func finished() async throws(GpickError) -> RecordingResult {
+        do {
+            return try await withCheckedThrowingContinuation { (c: CheckedContinuation<RecordingResult, Error>) in
+                let s = state
+                s.lock.lock()
+                if let r = s.result { s.lock.unlock(); c.resume(with: r.mapError { $0 as Error }); return }
+                s.waiters.append(c)
+                s.lock.unlock()
+            }
+        } catch let e as GpickError {
+            throw e
+        } catch {
+            throw GpickError(.runtime, "\(error)")
+        }
+    }
+
+    /// Frames recorded so far and bytes on disk.
+    public var progress: (frames: Int, bytes: Int64) {
+        (state.lock.withLock { state.frames }, file.size)
+    }
+
+    public var targetFrames: Int? { state.lock.withLock { state.maxFrames } }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import GstCore
+
+/// What a pipeline file may do beyond the capture toolkit's own outputs.
+public struct PipelinePolicy: Sendable {
+    /// Allow elements that send data off the machine (udpsink, rtmpsink, …).
+    public var allowNetwork = false
+    /// Allow file-writing elements whose location is written in the description, not a parameter.
+    public var allowPaths = false
+    public init(allowNetwork: Bool = false, allowPaths: Bool = false) {
+        self.allowNetwork = allowNetwork
+        self.allowPaths = allowPaths
+    }
+}
+
+/// Turns a pipeline file into GStreamer elements: parses with fatal errors, checks bindings, taps
+/// and the sink policy, then sets parameter values as typed properties on named elements. Values
+/// never enter the description text.
+public enum PipelineBuilder {
+    /// Factories that write files, and the property naming where.
+    static let fileSinks: [String: String] = [
+        "filesink": "location", "multifilesink": "location", "splitmuxsink": "location",
+        "fdsink": "fd", "hlssink": "location", "hlssink2": "location", "dashsink": "mpd-filename",
+        "giosink": "location",
+    ]
+    static let networkPrefixes = ["udpsink", "multiudpsink", "dynudpsink", "tcpserversink", "tcpclientsink",
+                                  "shmsink", "curl", "rtmp", "srt", "souphttpclientsink", "rtspclientsink",
+                                  "webrtc", "ristsink", "sctp", "ipcpipelinesink"]
+
+    /// The full description text, with the audio path appended when asked.
+    static func description(_ file: PipelineFile, audio: Bool) -> String {
+        if audio, let a = file.audio { return file.pipeline.value + "\n" + a.value }
+        return file.pipeline.value
+    }
+
+    /// One file's share of a composed pipeline, with the values for its parameters.
+    public struct Part {
+        public var file: PipelineFile
+        public var values: [String: Parameter.Value]
+        public var outputs: [String: PropertyValue]
+        public init(_ file: PipelineFile, values: [String: Parameter.Value] = [:], outputs: [String: PropertyValue] = [:]) {
+            self.file = file
+            self.values = values
+            self.outputs = outputs
+        }
+    }
+
+    /// Builds the file's elements as a bin (branches, sources) or a pipeline (encoders, run).
+    public static func build(_ file: PipelineFile, audio: Bool = false, values: [String: Parameter.Value] = [:],
+                             outputs: [String: PropertyValue] = [:], policy: PipelinePolicy = .init(),
+                             asPipeline: Bool, checkOnly: Bool = false) throws(GpickError) -> Bin {
+        try compose(description(file, audio: audio), parts: [Part(file, values: values, outputs: outputs)],
+                    policy: policy, asPipeline: asPipeline, checkOnly: checkOnly)
+    }
+
+    /// Parses `text` (the parts' descriptions joined by the caller) and applies every part's
+    /// bindings, taps and policy checks.
+    public static func compose(_ text: String, parts: [Part], policy: PipelinePolicy = .init(),
+                               asPipeline: Bool, checkOnly: Bool = false) throws(GpickError) -> Bin {
+        do { try Gst.initialize() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
+        for part in parts {
+            for key in part.values.keys where part.file.parameter(key) == nil {
+                let hint = Suggest.closest(to: key, in: part.file.parameters.map(\.name)).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw GpickError(.input, "\(part.file.name) has no parameter \"\(key)\"\(hint)")
+            }
+        }
+        let bin: Bin
+        do {
+            bin = asPipeline ? try Pipeline.parse(text) : try Bin.parseBin(text)
+        } catch {
+            throw parseError(error, files: parts.map(\.file))
+        }
+        for part in parts {
+            try checkTaps(part.file, in: bin)
+            try checkPolicy(part.file, in: bin, policy: policy)
+            try apply(part, to: bin, checkOnly: checkOnly)
+        }
+        return bin
+    }
+
+    static func apply(_ part: Part, to bin: Bin, checkOnly: Bool) throws(GpickError) {
+        let file = part.file
+        for b in file.bindings {
+            guard let element = bin.element(named: b.element) else {
+                throw file.error(b.line, "binding \(b.parameter) → \(b.element).\(b.property): no element named \"\(b.element)\" in the pipeline")
+            }
+            guard element.hasProperty(b.property) else {
+                let props = (try? propertyNames(element)) ?? []
+                let hint = Suggest.closest(to: b.property, in: props).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw file.error(b.line, "element \"\(b.element)\" (\(element.factoryName ?? "?")) has no property \"\(b.property)\"\(hint)")
+            }
+            guard let param = file.parameter(b.parameter) else { continue }
+            let value: PropertyValue
+            if param.type == .outputPath || (param.type == .inputPath && part.outputs[param.name] != nil) {
+                guard let v = part.outputs[param.name] else {
+                    if param.required && !checkOnly { throw GpickError(.input, "\(file.name): missing required parameter \(param.name) (\(param.help))") }
+                    continue
+                }
+                value = v
+            } else if let v = part.values[param.name] ?? param.defaultValue {
+                value = try propertyValue(v, for: element, property: b.property)
+            } else if param.required && !checkOnly {
+                throw GpickError(.input, "\(file.name): missing required parameter \(param.name) (\(param.help))")
+            } else {
+                continue
+            }
+            do {
+                try element.set(b.property, value)
+            } catch {
+                throw GpickError(.input, "\(file.name): parameter \(param.name): \(error.message)")
+            }
+        }
+    }
+
+    /// Checks a file completely (used by `gpick pipelines check` and before running anything):
+    /// builds it with its audio path, without requiring output or required values.
+    public static func validate(_ file: PipelineFile, policy: PipelinePolicy = .init()) throws(GpickError) {
+        _ = try build(file, audio: file.audio != nil, policy: policy,
+                      asPipeline: file.kind == .encoder || file.kind == .pipeline, checkOnly: true)
+    }
+
+    static func propertyNames(_ element: Element) throws -> [String] {
+        ["name"] + (try element.propertyNames())
+    }
+
+    /// Converts a checked parameter value to the property's type. Durations become nanoseconds for
+    /// 64-bit time properties and seconds otherwise.
+    static func propertyValue(_ v: Parameter.Value, for element: Element, property: String) throws(GpickError) -> PropertyValue {
+        switch v {
+        case .int(let i): return .int(i)
+        case .number(let d): return .double(d)
+        case .fraction(let n, let d): return .fraction(n, d)
+        case .string(let s): return .string(s)
+        case .bool(let b): return .bool(b)
+        case .duration(let s):
+            let type = (try? element.propertyInfo(property).typeName) ?? ""
+            switch type {
+            case "guint64", "gint64": return .int(Int64(s * 1e9))
+            case "gdouble", "gfloat": return .double(s)
+            default: return .int(Int64(s.rounded()))
+            }
+        }
+    }
+
+    static func checkTaps(_ file: PipelineFile, in bin: Bin) throws(GpickError) {
+        for tap in file.taps {
+            guard let e = bin.element(named: tap.value.element) else {
+                throw file.error(tap.line, "tap \(tap.value.name): no element named \"\(tap.value.element)\"")
+            }
+            let factory = e.factoryName ?? "?"
+            let ok = tap.value.role == .appsink ? (try? AppSink(e)) != nil : (try? AppSrc(e)) != nil
+            guard ok else {
+                throw file.error(tap.line, "tap \(tap.value.name): element \"\(tap.value.element)\" is a \(factory), not an \(tap.value.role.rawValue)")
+            }
+        }
+    }
+
+    static func checkPolicy(_ file: PipelineFile, in bin: Bin, policy: PipelinePolicy) throws(GpickError) {
+        let boundOutputs = Set(file.bindings.filter { file.parameter($0.parameter)?.type == .outputPath }
+            .map { "\($0.element).\($0.property)" })
+        for e in bin.children {
+            let factory = e.factoryName ?? ""
+            let line = lineOf(e.name, in: file) ?? lineOf(factory, in: file) ?? file.pipeline.line
+            if !policy.allowNetwork, networkPrefixes.contains(where: { factory.hasPrefix($0) }) {
+                throw file.error(line, "element \(factory) sends data off the machine; refused (pass --allow-network to allow it)")
+            }
+            if let prop = fileSinks[factory], !policy.allowPaths, !boundOutputs.contains("\(e.name).\(prop)") {
+                throw file.error(line, "element \(factory) writes to a path not given by an output-path parameter; refused (bind \(e.name).\(prop) to an output-path parameter, or pass --allow-paths)")
+            }
+        }
+    }
+
+    /// The line of the file where `word` first appears in the description.
+    static func lineOf(_ word: String, in file: PipelineFile) -> Int? {
+        guard !word.isEmpty else { return nil }
+        for (base, text) in [(file.pipeline.line, file.pipeline.value), (file.audio?.line ?? 0, file.audio?.value ?? "")] {
+            for (i, l) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where l.range(of: "\\b\(NSRegularExpression.escapedPattern(for: word))\\b", options: .regularExpression) != nil {
+                return base + i
+            }
+        }
+        return nil
+    }
+
+    static func parseError(_ error: GStreamerError, files: [PipelineFile]) -> GpickError {
+        let file = files.first { f in
+            let words = error.message.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            return words.contains { lineOf($0, in: f) != nil }
+        } ?? files[0]
+        let quoted = error.message.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        if error.isParseNoSuchElement, let name = quoted.first {
+            let hint = Suggest.closest(to: name, in: Gst.elementFactoryNames()).map { " (did you mean \"\($0)\"?)" } ?? ""
+            return file.error(lineOf(name, in: file) ?? file.pipeline.line, "unknown element \"\(name)\"\(hint)")
+        }
+        if error.isParseNoSuchProperty, let prop = quoted.first {
+            let element = quoted.count > 1 ? quoted[1] : "?"
+            return file.error(lineOf(prop, in: file) ?? file.pipeline.line, "element \"\(element)\" has no property \"\(prop)\"")
+        }
+        let word = quoted.first ?? ""
+        return file.error(lineOf(word, in: file) ?? file.pipeline.line, "invalid pipeline: \(error.message)")
+    }
+}
+
+extension GStreamerError {
+    /// Lifts a core error to a user error without interpretation (callers interpret where they know more).
+    var asUserError: GpickError { GpickError(.runtime, description) }
+}

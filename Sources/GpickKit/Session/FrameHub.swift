@@ -1,0 +1,115 @@
+import Foundation
+import GstCore
+
+/// The retained-frame buffer and frame subscriptions, fed by the session's appsink on its
+/// streaming thread. Holds one frame (the newest); subscribers get the next N frames as they come.
+///
+/// `@unchecked Sendable` invariant: all mutable state is guarded by `lock`; the appsink callback
+/// only stores and yields, never blocks.
+final class FrameHub: @unchecked Sendable {
+    private let lock = NSLock()
+    private var latest: Sample?
+    private var delivered = 0
+    private var skip: Int
+    private var failure: GpickError?
+    private var subscribers: [Int: Subscriber] = [:]
+    private var nextID = 0
+    private var firstFrameWaiters: [Int: CheckedContinuation<Void, Error>] = [:]
+
+    private struct Subscriber {
+        var every: Int
+        var remaining: Int
+        var seen = 0
+        let continuation: AsyncThrowingStream<Sample, Error>.Continuation
+    }
+
+    /// `skip`: frames dropped at start (a real camera's warm-up: exposure and white balance settle).
+    init(skip: Int) { self.skip = skip }
+
+    var latestFrame: Sample? { lock.withLock { latest } }
+    var frameCount: Int { lock.withLock { delivered } }
+
+    func deliver(_ sample: Sample) {
+        lock.lock()
+        if skip > 0 { skip -= 1; lock.unlock(); return }
+        latest = sample
+        delivered += 1
+        let waiters = firstFrameWaiters
+        firstFrameWaiters.removeAll()
+        var done: [Int] = []
+        for (id, var s) in subscribers {
+            if s.seen % s.every == 0 {
+                s.continuation.yield(sample)
+                s.remaining -= 1
+            }
+            s.seen += 1
+            if s.remaining == 0 { done.append(id) } else { subscribers[id] = s }
+        }
+        let finished = done.compactMap { subscribers.removeValue(forKey: $0) }
+        lock.unlock()
+        for s in finished { s.continuation.finish() }
+        for w in waiters.values { w.resume() }
+    }
+
+    /// `count` frames (every `every`-th), in order, starting with the current (retained) frame
+    /// when `fromCurrent` — zero shutter lag — or with the next one.
+    func frames(count: Int, every: Int = 1, fromCurrent: Bool = true) -> AsyncThrowingStream<Sample, Error> {
+        let (stream, cont) = AsyncThrowingStream<Sample, Error>.makeStream()
+        lock.lock()
+        if let failure {
+            lock.unlock()
+            cont.finish(throwing: failure)
+            return stream
+        }
+        let id = nextID
+        nextID += 1
+        var sub = Subscriber(every: max(1, every), remaining: count, continuation: cont)
+        if fromCurrent, let current = latest {
+            cont.yield(current)
+            sub.remaining -= 1
+            sub.seen = 1
+        }
+        if sub.remaining > 0 { subscribers[id] = sub }
+        lock.unlock()
+        if sub.remaining == 0 { cont.finish() }
+        cont.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Waits until a first frame exists (or the session fails).
+    func waitForFirstFrame() async throws {
+        let id = lock.withLock { defer { nextID += 1 }; return nextID }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+                lock.lock()
+                if let failure { lock.unlock(); c.resume(throwing: failure); return }
+                if latest != nil || Task.isCancelled {
+                    lock.unlock()
+                    if Task.isCancelled { c.resume(throwing: CancellationError()) } else { c.resume() }
+                    return
+                }
+                firstFrameWaiters[id] = c
+                lock.unlock()
+            }
+        } onCancel: {
+            let c = lock.withLock { firstFrameWaiters.removeValue(forKey: id) }
+            c?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Fails every waiter and subscriber; later requests fail at once.
+    func fail(_ error: GpickError) {
+        lock.lock()
+        if failure == nil { failure = error }
+        let subs = subscribers.values
+        subscribers.removeAll()
+        let waiters = firstFrameWaiters
+        firstFrameWaiters.removeAll()
+        lock.unlock()
+        for s in subs { s.continuation.finish(throwing: error) }
+        for w in waiters.values { w.resume(throwing: error) }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where frames come from: `auto | test[:PATTERN][?OPTIONS] | v4l2:/dev/videoN | file:PATH`.
+public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
+    public struct TestOptions: Sendable, Equatable {
+        public var pattern = "smpte"
+        /// Frame-stamp source id (0…15).
+        public var id = 1
+        /// Post a source error after this many frames (simulates an unplugged camera).
+        public var failAfter: Int?
+        public init() {}
+    }
+    case auto
+    case test(TestOptions)
+    case v4l2(device: String)
+    case file(path: String)
+
+    public var description: String {
+        switch self {
+        case .auto: return "auto"
+        case .test(let o):
+            var opts: [String] = []
+            if o.id != 1 { opts.append("id=\(o.id)") }
+            if let f = o.failAfter { opts.append("fail-after=\(f)") }
+            return "test:\(o.pattern)" + (opts.isEmpty ? "" : "?" + opts.joined(separator: "&"))
+        case .v4l2(let d): return "v4l2:\(d)"
+        case .file(let p): return "file:\(p)"
+        }
+    }
+
+    public var isTest: Bool { if case .test = self { return true } else { return false } }
+    public var isCamera: Bool { if case .v4l2 = self { return true } else { return false } }
+
+    /// Parses the `--source` text; the pattern is checked against `patterns` when given.
+    public static func parse(_ text: String, patterns: [String]? = nil) throws(GpickError) -> SourceSpec {
+        if text == "auto" { return .auto }
+        if text == "test" || text.hasPrefix("test:") || text.hasPrefix("test?") {
+            var o = TestOptions()
+            var rest = Substring(text.dropFirst(4))
+            if rest.hasPrefix(":") { rest = rest.dropFirst() }
+            let (patternPart, query) = rest.firstIndex(of: "?").map { (rest[..<$0], rest[rest.index(after: $0)...]) } ?? (rest, "")
+            if !patternPart.isEmpty { o.pattern = String(patternPart) }
+            if let patterns, !patterns.contains(o.pattern) {
+                let hint = Suggest.closest(to: o.pattern, in: patterns).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw GpickError(.usage, "unknown test pattern \"\(o.pattern)\" in --source \(text)\(hint)")
+            }
+            for pair in query.split(separator: "&") where !pair.isEmpty {
+                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2 else { throw GpickError(.usage, "test source option \"\(pair)\" must be NAME=VALUE") }
+                switch kv[0] {
+                case "id":
+                    guard let v = Int(kv[1]), (0...15).contains(v) else {
+                        throw GpickError(.usage, "test source id \"\(kv[1])\" must be 0…15")
+                    }
+                    o.id = v
+                case "fail-after":
+                    guard let v = Int(kv[1]), v >= 0 else {
+                        throw GpickError(.usage, "test source fail-after \"\(kv[1])\" must be a frame count ≥ 0")
+                    }
+                    o.failAfter = v
+                default:
+                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after"]).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    throw GpickError(.usage, "unknown test source option \"\(kv[0])\"\(hint)")
+                }
+            }
+            return .test(o)
+        }
+        if text.hasPrefix("v4l2:") {
+            let dev = String(text.dropFirst(5))
+            guard dev.hasPrefix("/dev/") else { throw GpickError(.usage, "v4l2 source \"\(dev)\" must be a device path like /dev/video0") }
+            return .v4l2(device: dev)
+        }
+        if text.hasPrefix("file:") {
+            let p = String(text.dropFirst(5))
+            guard !p.isEmpty else { throw GpickError(.usage, "file source needs a path: file:PATH") }
+            return .file(path: p)
+        }
+        let scheme = text.split(separator: ":").first.map(String.init) ?? text
+        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in --source \(text) (use auto, test[:PATTERN][?id=N&fail-after=N], v4l2:/dev/videoN or file:PATH)")
+    }
+
+    /// Checks a camera or file before any pipeline starts, naming it in the message.
+    public func checkAccessible() throws(GpickError) {
+        switch self {
+        case .v4l2(let dev):
+            var st = stat()
+            guard stat(dev, &st) == 0 else { throw GpickError(.device, "no such camera: \(dev)") }
+            guard (st.st_mode & S_IFMT) == S_IFCHR else { throw GpickError(.device, "\(dev) is not a camera device") }
+            guard access(dev, R_OK | W_OK) == 0 else {
+                throw GpickError(.device, "permission denied opening \(dev): add your user to the video group (sudo usermod -aG video $USER) and log in again")
+            }
+        case .file(let p):
+            guard FileManager.default.isReadableFile(atPath: p) else {
+                throw GpickError(.input, FileManager.default.fileExists(atPath: p) ? "cannot read \(p): permission denied" : "no such file: \(p)")
+            }
+        case .auto, .test:
+            break
+        }
+    }
+}
+
+/// Which microphone, if any.
+public enum AudioSpec: String, Sendable, CaseIterable {
+    case none, test, auto
+}

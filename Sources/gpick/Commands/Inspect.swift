@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import GpickKit
+
+struct Inspect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Describe a photo or movie: kind, size, codec, duration, frame count, streams, frame stamps.")
+
+    @Argument(help: "The file to inspect.")
+    var file: String
+
+    @Flag(name: .long, help: "Decode every frame and print its frame stamp.")
+    var stamps = false
+
+    @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var out: OutputOptions
+
+    func run() async throws {
+        let events = Events(json: out.json, command: "inspect")
+        try await reporting(events) {
+            let report = try await MediaInspector.inspect(path: file, decode: true, library: pipelines.library)
+            if out.json {
+                let data = try JSONEncoder.sorted.encode(report)
+                var obj = (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+                if !stamps { obj.removeValue(forKey: "stamps") }
+                events.emit("report", obj)
+                return
+            }
+            print("file: \(report.path)")
+            print("kind: \(report.kind)")
+            print("size: \(report.bytes) bytes")
+            if let c = report.container { print("container: \(c)") }
+            if let c = report.codec { print("codec: \(c)") }
+            if let w = report.width, let h = report.height { print("dimensions: \(w)x\(h)") }
+            if let f = report.fps, f > 0 { print(String(format: "fps: %.3f", f)) }
+            if report.kind != "photo" { print(String(format: "duration: %.3f s", report.duration)) }
+            if let n = report.frames { print("frames: \(n)") }
+            for (i, s) in report.streams.enumerated() {
+                var line = "stream \(i): \(s.kind) \(s.codec)"
+                if let w = s.width, let h = s.height { line += " \(w)x\(h)" }
+                if let c = s.channels, let r = s.sampleRate { line += " \(c) ch \(r) Hz" }
+                print(line)
+            }
+            if stamps, let st = report.stamps {
+                for (i, s) in st.enumerated() { print("frame \(i): \(s ?? "none")") }
+            }
+        }
+    }
+}
+
+extension JSONEncoder {
+    static var sorted: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }
+}

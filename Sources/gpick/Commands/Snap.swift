@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import GpickKit
+
+struct Snap: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Take a still (or a burst of consecutive stills) from the running stream.",
+        discussion: "Each still is written atomically (temp file, then rename) and its path printed on its own line.")
+
+    @Option(name: [.short, .customLong("output")], help: "Image file to write (.jpg or .png). With --count, numbered names are derived from it.")
+    var output: String
+
+    @Option(name: .long, help: "jpeg or png (default: from the file extension).")
+    var format: String?
+
+    @Option(name: .long, help: "JPEG quality 1…100.")
+    var quality: Int?
+
+    @Option(name: .long, help: "Number of stills (consecutive frames).")
+    var count = 1
+
+    @Option(name: .long, help: "With --count: take every K-th frame.")
+    var every = 1
+
+    @OptionGroup var capture: SourceOptions
+    @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        if let format, StillFormat(rawValue: format) == nil {
+            throw ValidationError("unknown --format \"\(format)\" (use jpeg or png)")
+        }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality \(quality) must be 1…100") }
+        guard (1...100_000).contains(count) else { throw ValidationError("--count \(count) must be 1…100000") }
+        guard (1...10_000).contains(every) else { throw ValidationError("--every \(every) must be 1…10000") }
+    }
+
+    func run() async throws {
+        let events = Events(json: out.json, command: "snap")
+        try await reporting(events) {
+            let target = try OutputPath(output)
+            let stillFormat: StillFormat
+            if let format {
+                stillFormat = StillFormat(rawValue: format)!
+                if let fromName = try? StillFormat(path: target), fromName != stillFormat {
+                    throw GpickError(.usage, "--format \(format) does not match the extension of \(target.name)")
+                }
+            } else {
+                stillFormat = try StillFormat(path: target)
+            }
+            let library = pipelines.library
+            var config = try capture.configuration(library: library)
+            config.audio = .none
+            let session = CaptureSession(config)
+            session.onEvent { events.sessionEvent($0) }
+            let encoder = try StillEncoder(format: stillFormat, quality: quality, library: library)
+            defer { encoder.close() }
+            try await session.start()
+            events.started(["source": "\(session.source)", "width": config.format.width, "height": config.format.height])
+            var written = 0
+            do {
+                for try await frame in session.nextFrames(count, every: every) {
+                    let bytes = try await encoder.encode(frame)
+                    let path = count == 1 ? target : target.numbered(written + 1, of: count)
+                    try AtomicWrite.write(bytes, to: path)
+                    written += 1
+                    events.fileWritten(path.path, bytes: Int64(bytes.count))
+                }
+            } catch let e as GpickError {
+                await session.stop()
+                throw e
+            }
+            await session.stop()
+            if written < count {
+                throw session.failureReason ?? GpickError(.runtime, "only \(written) of \(count) stills were taken")
+            }
+            events.finished(["files": written])
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import GpickKit
+
+@main
+struct Gpick: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gpick",
+        abstract: "Camera capture for Linux: stills, bursts, recordings and more, from a camera or the test source.",
+        version: "0.1.0",
+        subcommands: [Snap.self, Record.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self]
+    )
+
+    /// Errors print as one line on stderr (no usage dump), with a non-zero exit.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var async = command as? AsyncParsableCommand {
+                try await async.run()
+            } else {
+                try command.run()
+            }
+        } catch let e as GpickError {
+            Console.error(e.message)
+            Glibc.exit(e.exitCode)
+        } catch let code as ExitCode {
+            Glibc.exit(code.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)  // --help, --version
+            }
+            let message = Gpick.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            Console.error(message.replacingOccurrences(of: "Error: ", with: ""))
+            Glibc.exit(code == .validationFailure ? 64 : code.rawValue)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GpickKit
+
+/// Prints a command's events: JSON objects one per line with `--json`, short human lines otherwise.
+final class Events: Sendable {
+    let json: Bool
+    let command: String
+    private let start = DispatchTime.now()
+
+    init(json: Bool, command: String) {
+        self.json = json
+        self.command = command
+    }
+
+    /// Seconds since the command started (monotonic).
+    var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+
+    func emit(_ event: String, _ fields: [String: Any] = [:]) {
+        guard json else { return }
+        var obj = fields
+        obj["event"] = event
+        obj["command"] = command
+        obj["t"] = (elapsed * 1e6).rounded() / 1e6
+        if let data = try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes]),
+           let s = String(data: data, encoding: .utf8) {
+            print(s)
+        }
+    }
+
+    func started(_ fields: [String: Any] = [:]) { emit("started", fields) }
+    func finished(_ fields: [String: Any] = [:]) { emit("finished", fields) }
+
+    func fileWritten(_ path: String, bytes: Int64, extra: [String: Any] = [:]) {
+        if json {
+            emit("file-written", extra.merging(["path": path, "bytes": bytes]) { a, _ in a })
+        } else {
+            print(path)
+        }
+    }
+
+    func notice(_ message: String) {
+        if json { emit("notice", ["message": message]) } else { Console.notice(message) }
+    }
+
+    func warning(_ message: String) {
+        if json { emit("warning", ["message": message]) } else { Console.notice("warning: \(message)") }
+    }
+
+    /// Reports a failure: JSON event on stdout, and the one line on stderr.
+    func error(_ e: GpickError) {
+        emit("error", ["message": e.message, "kind": e.kind.rawValue])
+    }
+
+    func sessionEvent(_ e: SessionEvent) {
+        switch e {
+        case .notice(let m): notice(m)
+        case .warning(let m): warning(m)
+        case .sourceFailed(let err): emit("source-failed", ["message": err.message])
+        }
+    }
+}
+
+/// Runs a command body, turning failures into an error event plus the one stderr line.
+func reporting(_ events: Events, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let e as GpickError {
+        events.error(e)
+        throw e
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import GpickKit
+
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print one JSON object per event on stdout.")
+    var json = false
+}
+
+struct PipelineOptions: ParsableArguments {
+    @Option(name: .long, help: "Directory of pipeline files (overrides $GPICK_PIPELINES and the installed ones).")
+    var pipelines: String?
+
+    var library: PipelineLibrary { PipelineLibrary(override: pipelines) }
+}
+
+struct SourceOptions: ParsableArguments {
+    @Option(name: .long, help: "auto | test[:PATTERN][?id=N&fail-after=N] | v4l2:/dev/videoN | file:PATH")
+    var source = "auto"
+
+    @Option(name: .long, help: "Frame width in pixels (even, 16…8192).")
+    var width = 1280
+
+    @Option(name: .long, help: "Frame height in pixels (even, 16…8192).")
+    var height = 720
+
+    @Option(name: .long, help: "Frames per second (1…240).")
+    var fps = 30
+
+    @Option(name: .long, help: "Sound: none, test (a tone) or auto (the default microphone).")
+    var audio = "none"
+
+    mutating func validate() throws {
+        do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.message) }
+        do { try SessionFormat(width: width, height: height, fps: fps).validate() } catch { throw ValidationError(error.message) }
+        guard AudioSpec(rawValue: audio) != nil else {
+            throw ValidationError("unknown --audio \"\(audio)\" (use none, test or auto)")
+        }
+    }
+
+    func configuration(library: PipelineLibrary, audioDefault: AudioSpec = .none) throws(GpickError) -> SessionConfiguration {
+        var c = SessionConfiguration()
+        c.source = try SourceSpec.parse(source, patterns: testPatterns(library))
+        c.audio = AudioSpec(rawValue: audio) ?? audioDefault
+        c.format = SessionFormat(width: width, height: height, fps: fps)
+        c.library = library
+        return c
+    }
+
+    /// The test patterns the installed source-test file offers.
+    private func testPatterns(_ library: PipelineLibrary) -> [String]? {
+        guard let f = try? library.load("source-test"), case .enumeration(let c)? = f.parameter("pattern")?.type else { return nil }
+        return c
+    }
+}
