@@ -12,6 +12,7 @@ public final class Bus: @unchecked Sendable {
     private var continuation: AsyncStream<BusMessage>.Continuation?
     private var pending: [BusMessage] = []
     private var stopped = false
+    private var observer: (@Sendable (BusMessage) -> Void)?
 
     init(_ pointer: UnsafeMutablePointer<GstBus>, transfer: Transfer) {
         self.pointer = pointer
@@ -52,6 +53,12 @@ public final class Bus: @unchecked Sendable {
         c?.finish()
     }
 
+    /// Sees every message synchronously on the posting thread, before the stream does. It must
+    /// only record facts (under a lock) and return: no blocking, no state changes.
+    public func observeSync(_ handler: @escaping @Sendable (BusMessage) -> Void) {
+        lock.withLock { observer = handler }
+    }
+
     /// Posts an application message (e.g. to wake the reader with a custom event).
     public func postApplication(_ name: String) {
         let s = gst_structure_new_empty(name)
@@ -60,6 +67,7 @@ public final class Bus: @unchecked Sendable {
     }
 
     fileprivate func deliver(_ message: BusMessage) {
+        lock.withLock { observer }?(message)
         lock.lock()
         if let c = continuation {
             lock.unlock()

@@ -72,6 +72,7 @@ public final class MovieRecording: @unchecked Sendable {
         var maxFrames: Int?
         var triggered = false
         var finalized = false
+        var tornDown = false
         var error: GpickError?
         var sourceError: GpickError?
         var result: Result<RecordingResult, GpickError>?
@@ -278,12 +279,20 @@ public final class MovieRecording: @unchecked Sendable {
         trigger()
     }
 
+    /// Records a branch error (bus sync observer, posting thread): lock only, no teardown.
+    func markError(_ error: GpickError) {
+        state.lock.withLock {
+            if state.error == nil && !state.finalized { state.error = error }
+        }
+    }
+
     /// An element of this branch failed (disk full, encoder refused): tear down and discard.
     func fail(_ error: GpickError) {
         let first = state.lock.withLock { () -> Bool in
-            guard state.error == nil, !state.finalized else { return false }
-            state.error = error
+            guard !state.tornDown, !state.finalized else { return false }
+            if state.error == nil { state.error = error }
             state.triggered = true
+            state.tornDown = true
             return true
         }
         guard first else { return }

@@ -189,6 +189,9 @@ public enum PipelineBuilder {
         } ?? files[0]
         let quoted = error.message.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
         if error.isParseNoSuchElement, let name = quoted.first {
+            if let package = ElementPackages.package(for: name) {
+                return GpickError(.plugin, "missing GStreamer element \"\(name)\" (needed by \(file.path):\(lineOf(name, in: file) ?? file.pipeline.line)); install it with: apt-get install \(package)")
+            }
             let hint = Suggest.closest(to: name, in: Gst.elementFactoryNames()).map { " (did you mean \"\($0)\"?)" } ?? ""
             return file.error(lineOf(name, in: file) ?? file.pipeline.line, "unknown element \"\(name)\"\(hint)")
         }

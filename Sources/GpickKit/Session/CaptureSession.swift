@@ -215,6 +215,12 @@ public final class CaptureSession: @unchecked Sendable {
     // MARK: bus
 
     private func startBusReader(_ pipeline: Pipeline) {
+        // A branch's error is pinned to it before anything else runs, so an EOS racing behind the
+        // error cannot finalise the branch as a success.
+        pipeline.bus.observeSync { [weak self] m in
+            guard case .error(let e) = m, let self, let owner = self.owner(of: e) else { return }
+            owner.markError(ErrorInterpreter.describe(e, source: self.configuration.source, output: owner.output.path))
+        }
         let messages = pipeline.bus.messages()
         busTask = Task.detached { [weak self] in
             for await m in messages {
@@ -241,15 +247,18 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Sends an error to the recording it came from, or fails the session.
     private func route(_ e: GStreamerError) {
-        if let path = e.sourcePath {
-            let owner = lock.withLock { recordings.values.first { path.contains("/\($0.branchName)/") } }
-            if let owner {
-                owner.fail(ErrorInterpreter.describe(e, source: configuration.source, output: owner.output.path))
-                return
-            }
+        if let owner = owner(of: e) {
+            owner.fail(ErrorInterpreter.describe(e, source: configuration.source, output: owner.output.path))
+            return
         }
         let error = ErrorInterpreter.describe(e, source: configuration.source)
         fail(error)
+    }
+
+    /// The recording an error came from. Paths read "/GstPipeline:pipeline0/GstBin:recording-1/GstFdSink:sink".
+    private func owner(of e: GStreamerError) -> MovieRecording? {
+        guard let path = e.sourcePath else { return nil }
+        return lock.withLock { recordings.values.first { path.contains(":\($0.branchName)/") } }
     }
 
     /// A source or session failure: recordings are finalised with what they have.

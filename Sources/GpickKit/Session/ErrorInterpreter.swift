@@ -4,7 +4,7 @@ import GstCore
 enum ErrorInterpreter {
     static func describe(_ e: GStreamerError, source: SourceSpec, output: String? = nil) -> GpickError {
         let path = e.sourcePath ?? ""
-        let fromSource = path.contains("/src") || e.source == "src" || e.source == "asrc"
+        let fromSource = path.hasSuffix(":src") || path.hasSuffix(":asrc") || e.source == "src" || e.source == "asrc"
         let device: String = { if case .v4l2(let d) = source { return d } else { return "\(source)" } }()
         if e.isMissingPlugin {
             return GpickError(.plugin, "missing GStreamer plugin: \(e.message) (run `gpick doctor` to see which package provides it)")

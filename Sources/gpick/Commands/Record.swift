@@ -15,10 +15,10 @@ struct Record: AsyncParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Movie file to write: .mp4, .mkv or .webm.")
     var output: String
 
-    @Option(name: .long, help: "Length in seconds (exact to the frame).")
+    @Option(name: .long, parsing: .unconditional, help: "Length in seconds (exact to the frame).")
     var duration: Double
 
-    @Option(name: .long, help: "Video bitrate in kbit/s (default: constant quality).")
+    @Option(name: .long, parsing: .unconditional, help: "Video bitrate in kbit/s (default: constant quality).")
     var bitrate: Int?
 
     @Option(name: .customLong("set"), parsing: .singleValue, help: "Set a pipeline-file parameter: NAME=VALUE (repeatable).")

@@ -13,13 +13,13 @@ struct Snap: AsyncParsableCommand {
     @Option(name: .long, help: "jpeg or png (default: from the file extension).")
     var format: String?
 
-    @Option(name: .long, help: "JPEG quality 1…100.")
+    @Option(name: .long, parsing: .unconditional, help: "JPEG quality 1…100.")
     var quality: Int?
 
-    @Option(name: .long, help: "Number of stills (consecutive frames).")
+    @Option(name: .long, parsing: .unconditional, help: "Number of stills (consecutive frames).")
     var count = 1
 
-    @Option(name: .long, help: "With --count: take every K-th frame.")
+    @Option(name: .long, parsing: .unconditional, help: "With --count: take every K-th frame.")
     var every = 1
 
     @OptionGroup var capture: SourceOptions

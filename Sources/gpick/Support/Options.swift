@@ -18,13 +18,13 @@ struct SourceOptions: ParsableArguments {
     @Option(name: .long, help: "auto | test[:PATTERN][?id=N&fail-after=N] | v4l2:/dev/videoN | file:PATH")
     var source = "auto"
 
-    @Option(name: .long, help: "Frame width in pixels (even, 16…8192).")
+    @Option(name: .long, parsing: .unconditional, help: "Frame width in pixels (even, 16…8192).")
     var width = 1280
 
-    @Option(name: .long, help: "Frame height in pixels (even, 16…8192).")
+    @Option(name: .long, parsing: .unconditional, help: "Frame height in pixels (even, 16…8192).")
     var height = 720
 
-    @Option(name: .long, help: "Frames per second (1…240).")
+    @Option(name: .long, parsing: .unconditional, help: "Frames per second (1…240).")
     var fps = 30
 
     @Option(name: .long, help: "Sound: none, test (a tone) or auto (the default microphone).")

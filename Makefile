@@ -1,0 +1,52 @@
+# gpick — build, test, demo, bench, install. Every install step lives here (a new machine has nothing).
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+SWIFT ?= swift
+BIN := .build/release/gpick
+OUT ?= out/demo
+
+# Debian 12 packages: GStreamer development files and plugins, plus the tools the tests decode with.
+APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
+	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
+	libimage-exiftool-perl ffmpeg procps psmisc util-linux
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup build debug test demo bench install clean
+
+# Idempotent: installs only what dpkg does not already have.
+setup:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "setup: all Debian packages present"; fi
+
+build: setup
+	$(SWIFT) build -c release --product gpick
+
+debug: setup
+	$(SWIFT) build --build-tests
+
+# Swift Testing runs the suites' tests concurrently; most of them wait on a live 30 fps clock.
+test: debug
+	$(SWIFT) test --skip-build
+
+demo: build
+	@mkdir -p $(OUT)
+	$(BIN) snap --source test --width 1280 --height 720 -o $(OUT)/still.jpg
+	$(BIN) record --source test --audio test --width 1280 --height 720 --duration 3 -o $(OUT)/clip.mp4
+	$(BIN) inspect $(OUT)/clip.mp4
+	@echo "demo: still and 3 s clip written to $(OUT)/still.jpg and $(OUT)/clip.mp4"
+
+bench: build
+	bench/run.sh
+
+install: build
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpick
+	install -d $(DESTDIR)$(PREFIX)/share/gpick/pipelines
+	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
+
+clean:
+	rm -rf .build out
