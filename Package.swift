@@ -29,8 +29,10 @@ let package = Package(
             "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
-        .testTarget(name: "GstCoreTests", dependencies: ["GstCore"]),
-        .testTarget(name: "GpickKitTests", dependencies: ["GpickKit"]),
-        .testTarget(name: "CLITests", dependencies: ["GpickKit"]),
+        // Shared test helpers: run the binary, decode outputs, read fds and memory.
+        .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
+        .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
+        .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickTestSupport"]),
     ]
 )

@@ -77,8 +77,6 @@ static inline void cgst_post_error(GstElement *element, GQuark domain, gint code
                              g_strdup(text), g_strdup(debug), __FILE__, GST_FUNCTION, __LINE__);
 }
 
-static inline GstElementFactoryListType cgst_factory_type_any(void) { return GST_ELEMENT_FACTORY_TYPE_ANY; }
-
 // MARK: time
 static inline GstClockTime cgst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
 static inline guint64 cgst_second(void) { return GST_SECOND; }

@@ -46,6 +46,7 @@ public class Bin: Element, @unchecked Sendable {
     /// Parses a partial description into a bin (elements only, no ghost pads). Fatal errors:
     /// an unknown element or property fails instead of returning a half-built bin.
     public static func parseBin(_ description: String) throws(GStreamerError) -> Bin {
+        try Gst.initialize()
         let ctx = gst_parse_context_new()
         defer { gst_parse_context_free(ctx) }
         let e = try withGError(source: "parse", failure: "could not parse \"\(description)\"") { err in
@@ -88,6 +89,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
     /// Parses a whole pipeline with `GST_PARSE_FLAG_FATAL_ERRORS`, so an unknown element or
     /// property is an error and never a half-built pipeline.
     public static func parse(_ description: String) throws(GStreamerError) -> Pipeline {
+        try Gst.initialize()
         let ctx = gst_parse_context_new()
         defer { gst_parse_context_free(ctx) }
         let e: UnsafeMutablePointer<GstElement>

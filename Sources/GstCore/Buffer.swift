@@ -55,11 +55,22 @@ public struct VideoFrame {
         public let data: UnsafeMutableRawPointer
         public let stride: Int
         public let height: Int
+        public init(data: UnsafeMutableRawPointer, stride: Int, height: Int) {
+            self.data = data
+            self.stride = stride
+            self.height = height
+        }
     }
     public let width: Int
     public let height: Int
     public let format: String
     public let planes: [Plane]
+    public init(width: Int, height: Int, format: String, planes: [Plane]) {
+        self.width = width
+        self.height = height
+        self.format = format
+        self.planes = planes
+    }
 }
 
 /// Parsed raw video caps (GstVideoInfo).

@@ -86,10 +86,13 @@ private final class BusHandlerBox: Sendable {
 }
 
 private let busSyncTrampoline: GstBusSyncHandler = { _, message, data in
-    guard let message, let data else { return GST_BUS_DROP }
-    let box = Unmanaged<BusHandlerBox>.fromOpaque(data).takeUnretainedValue()
-    if let m = BusMessage(message) { box.bus?.deliver(m) }
-    // DROP: the bus unrefs the message; everything we need was copied out above.
+    guard let message else { return GST_BUS_DROP }
+    if let data, let m = BusMessage(message) {
+        Unmanaged<BusHandlerBox>.fromOpaque(data).takeUnretainedValue().bus?.deliver(m)
+    }
+    // A sync handler that returns DROP owns the message and must unref it (gst_bus_set_sync_handler
+    // docs); a message holds a ref on its source, so forgetting this pins the whole pipeline.
+    cgst_message_unref(message)
     return GST_BUS_DROP
 }
 

@@ -25,6 +25,7 @@ public class Element: @unchecked Sendable {
 
     /// Creates an element from a factory (`gst_element_factory_make`, floating → sunk).
     public static func make(_ factory: String, name: String? = nil) throws(GStreamerError) -> Element {
+        try Gst.initialize()
         guard let e = gst_element_factory_make(factory, name) else {
             throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_MISSING_PLUGIN.rawValue),
                                  message: "no element \"\(factory)\"", source: factory)

@@ -30,7 +30,8 @@ public enum Gst {
 
     /// Names of all installed element factories (for "did you mean" suggestions).
     public static func elementFactoryNames() -> [String] {
-        let list = gst_element_factory_list_get_elements(cgst_factory_type_any(), GST_RANK_NONE)
+        // The registry's own list: factory_list_get_elements(TYPE_ANY) also filters on media type.
+        let list = gst_registry_get_feature_list(gst_registry_get(), gst_element_factory_get_type())
         defer { gst_plugin_feature_list_free(list) }
         var names: [String] = []
         var node = list

@@ -13,6 +13,11 @@ public enum Container: String, Sendable, CaseIterable {
     }
 
     public var pipelineName: String { "record-\(rawValue)" }
+
+    /// avenc_aac prepends one 1024-sample frame of priming that mp4mux keeps (no edit list);
+    /// ending the audio one codec frame early keeps the track's end within a video frame of the
+    /// video's.
+    var audioPriming: UInt64 { self == .webm ? 0 : 1024 * 1_000_000_000 / 48_000 }
 }
 
 public struct RecordingSettings: Sendable {
@@ -55,6 +60,7 @@ public final class MovieRecording: @unchecked Sendable {
     private let file: TempFile
     private let bin: Bin
     private let frameDuration: UInt64
+    private var audioPriming: UInt64 = 0
     private var videoTeePad: Pad?
     private var audioTeePad: Pad?
     private var videoEntry: Pad?
@@ -88,6 +94,7 @@ public final class MovieRecording: @unchecked Sendable {
         guard let pipeline = session.pipeline, let videoTee = session.videoTee else {
             throw GpickError(.runtime, "the session is not running")
         }
+        if let failure = session.failureReason { throw failure }
         let pfile = try session.configuration.library.load(settings.container.pipelineName)
         var values: [String: Parameter.Value] = [:]
         func set(_ name: String, _ text: String) throws(GpickError) {
@@ -126,6 +133,11 @@ public final class MovieRecording: @unchecked Sendable {
         let name = session.allocateBranchName("recording")
         bin.setName(name)
         let rec = MovieRecording(session: session, output: output, file: file, bin: bin, branchName: name)
+        rec.audioPriming = settings.container.audioPriming
+        if !session.isPlaying {
+            // Attached before the first frame: the file's time is the session's, from 0.
+            rec.state.t0 = 0
+        }
         if let d = settings.duration { rec.state.maxFrames = max(1, Int((d * Double(session.format.fps)).rounded())) }
         else if let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
             // Stop cleanly before the reserved index space would overflow.
@@ -236,7 +248,12 @@ public final class MovieRecording: @unchecked Sendable {
         guard let buf = info.buffer, let pts = buf.pts else { return .ok }
         let s = state
         s.lock.lock()
-        let t0 = s.t0, end = s.endTime, triggered = s.triggered
+        let t0 = s.t0, triggered = s.triggered
+        let start = t0 ?? 0, priming = audioPriming
+        // Until the video fixes the end, a requested stop or the frame budget bounds the audio:
+        // live sources push a buffer at its end time, so audio around the cut passes first.
+        let planned = s.maxFrames.map { start + UInt64($0) * frameDuration }
+        let end = (s.endTime ?? s.stopAt ?? planned).map { e in e >= start + priming ? e - priming : e }
         s.lock.unlock()
         guard let t0 else { return .drop }
         let dur = buf.duration ?? 0
@@ -267,9 +284,9 @@ public final class MovieRecording: @unchecked Sendable {
         guard !s.triggered else { s.lock.unlock(); return }
         s.stopAt = now ?? 0
         s.lock.unlock()
-        // A live source delivers the next frame within one interval; if none comes (source gone),
-        // stop from here.
-        let grace = Double(frameDuration) / 1e9 * 3 + 0.05
+        // A live source delivers the next frame soon (late on a loaded machine); if none comes
+        // within a second the source is gone, and we stop from here.
+        let grace = max(1.0, Double(frameDuration) / 1e9 * 5)
         session.control.asyncAfter(deadline: .now() + grace) { [weak self] in self?.trigger() }
     }
 

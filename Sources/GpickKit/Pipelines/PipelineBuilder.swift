@@ -175,11 +175,24 @@ public enum PipelineBuilder {
         guard !word.isEmpty else { return nil }
         for (base, text) in [(file.pipeline.line, file.pipeline.value), (file.audio?.line ?? 0, file.audio?.value ?? "")] {
             for (i, l) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            where l.range(of: "\\b\(NSRegularExpression.escapedPattern(for: word))\\b", options: .regularExpression) != nil {
+            where containsWord(l, word) {
                 return base + i
             }
         }
         return nil
+    }
+
+    /// Whether `word` occurs in `line` as a whole token (element and property names).
+    static func containsWord(_ line: Substring, _ word: String) -> Bool {
+        func isNameChar(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "-" || c == "_" }
+        var rest = line[...]
+        while let r = rest.range(of: word) {
+            let before = r.lowerBound == line.startIndex ? nil : line[line.index(before: r.lowerBound)]
+            let after = r.upperBound == line.endIndex ? nil : line[r.upperBound]
+            if !(before.map(isNameChar) ?? false) && !(after.map(isNameChar) ?? false) { return true }
+            rest = line[r.upperBound...]
+        }
+        return false
     }
 
     static func parseError(_ error: GStreamerError, files: [PipelineFile]) -> GpickError {

@@ -85,7 +85,8 @@ final class FrameHub: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
                 lock.lock()
-                if let failure { lock.unlock(); c.resume(throwing: failure); return }
+                // A frame that arrived counts even if the source failed since: the session did start.
+                if latest == nil, let failure { lock.unlock(); c.resume(throwing: failure); return }
                 if latest != nil || Task.isCancelled {
                     lock.unlock()
                     if Task.isCancelled { c.resume(throwing: CancellationError()) } else { c.resume() }

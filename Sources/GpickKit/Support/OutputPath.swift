@@ -156,6 +156,14 @@ public final class TempFile: @unchecked Sendable {
 
 /// Writes a whole file atomically (stills): temp file, fsync, rename.
 public enum AtomicWrite {
+    /// The same, on a GCD thread: fsync can take a while and must not hold the cooperative pool.
+    public static func store(_ bytes: [UInt8], to target: OutputPath) async throws(GpickError) {
+        let result: Result<Void, GpickError> = await withCheckedContinuation { c in
+            DispatchQueue.global().async { c.resume(returning: Result { () throws(GpickError) in try write(bytes, to: target) }) }
+        }
+        try result.get()
+    }
+
     public static func write(_ bytes: [UInt8], to target: OutputPath) throws(GpickError) {
         let tmp = try TempFile(for: target)
         do {

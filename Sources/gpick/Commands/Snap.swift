@@ -62,7 +62,7 @@ struct Snap: AsyncParsableCommand {
                 for try await frame in session.nextFrames(count, every: every) {
                     let bytes = try await encoder.encode(frame)
                     let path = count == 1 ? target : target.numbered(written + 1, of: count)
-                    try AtomicWrite.write(bytes, to: path)
+                    try await AtomicWrite.store(bytes, to: path)
                     written += 1
                     events.fileWritten(path.path, bytes: Int64(bytes.count))
                 }

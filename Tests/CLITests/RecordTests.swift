@@ -1,0 +1,106 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+@Suite struct RecordTests {
+    static let small = ["--width", "320", "--height", "240"]
+
+    @Test func threeSecondsAreNinetyStampedFrames() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--duration", "3", "-o", "\(dir)/r.mp4"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines == ["\(dir)/r.mp4"])
+        let info = try await Media.discover("\(dir)/r.mp4")
+        #expect(abs(info.durationSeconds - 3.0) <= 1.0 / 30 + 0.001, "duration \(info.durationSeconds)")
+        #expect(info.seekable)
+        let video = try #require(info.streams.first { $0.kind == "video" })
+        #expect(video.codec.contains("H.264"))
+        #expect(video.caps.contains("profile=(string)high"))
+        #expect(video.caps.contains("chroma-format=(string)4:2:0") && video.caps.contains("bit-depth-luma=(uint)8"))
+        let stamps = try await Media.stampIndices("\(dir)/r.mp4")
+        #expect(stamps.count == 90)
+        #expect(Media.isConsecutive(stamps), "\(stamps)")
+    }
+
+    @Test func audioTrackMatchesVideo() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--audio", "test", "--duration", "2", "-o", "\(dir)/a.mp4"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let info = try await Media.discover("\(dir)/a.mp4")
+        #expect(info.streams.contains { $0.kind == "audio" && $0.codec.contains("AAC") })
+        #expect(abs(info.durationSeconds - 2.0) <= 1.0 / 30 + 0.001, "duration \(info.durationSeconds)")
+        // ffprobe gives per-stream durations: audio within two AAC frames (2 × 1024 samples) of the video.
+        let probe = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "csv=p=0", "\(dir)/a.mp4"])
+        let durations = Dictionary(uniqueKeysWithValues: probe.stdoutLines.map { l -> (String, Double) in
+            let p = l.split(separator: ","); return (String(p[0]), Double(p[1]) ?? 0)
+        })
+        #expect(abs((durations["audio"] ?? 0) - (durations["video"] ?? 9)) <= 2048.0 / 48000, "\(durations)")
+        #expect(try await Media.stampIndices("\(dir)/a.mp4").count == 60)
+    }
+
+    @Test(arguments: ["mkv", "webm"])
+    func otherContainersPlay(ext: String) async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--audio", "test", "--duration", "1", "-o", "\(dir)/c.\(ext)"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let info = try await Media.discover("\(dir)/c.\(ext)")
+        #expect(info.streams.contains { $0.kind == "audio" })
+        #expect(info.streams.contains { $0.kind == "video" && $0.codec.contains(ext == "webm" ? "VP9" : "H.264") })
+        let stamps = try await Media.stampIndices("\(dir)/c.\(ext)")
+        #expect(stamps.count == 30 && Media.isConsecutive(stamps), "\(stamps)")
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func signalKeepsEveryFrameUpToIt(sig: Int32) async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "30", "-o", "\(dir)/s.mp4"] + Self.small)
+        try await Task.sleep(nanoseconds: 2_500_000_000)
+        p.signal(sig)
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("finishing"), "\(r.stderr)")
+        let info = try await Media.discover("\(dir)/s.mp4")
+        let stamps = try await Media.stampIndices("\(dir)/s.mp4")
+        // Every frame from 0 to the signal, none missing (the test's own sleep may overshoot under
+        // load, so the count has a floor, not a ceiling), and a header that agrees with them.
+        #expect(Media.isConsecutive(stamps), "\(stamps)")
+        #expect(stamps.count >= 55, "\(stamps.count) frames")
+        // The header agrees with the frames (two frames of slack: a signal lands between frames and
+        // audio is cut at the signal time, not at a frame boundary).
+        #expect(abs(info.durationSeconds - Double(stamps.count) / 30) <= 2.0 / 30 + 0.001, "duration \(info.durationSeconds) for \(stamps.count) frames")
+    }
+
+    @Test func killNineLeavesAFileThatPlays() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "30", "-o", "\(dir)/k.mp4"] + Self.small)
+        try await Task.sleep(nanoseconds: 5_500_000_000)
+        p.signal(SIGKILL)
+        _ = try await p.wait(timeout: 10)
+        let info = try await Media.discover("\(dir)/k.mp4")
+        #expect(info.streams.contains { $0.kind == "video" })
+        let stamps = try await Media.stampIndices("\(dir)/k.mp4")
+        #expect(stamps.count >= 135, "\(stamps.count) frames survived")
+        #expect(Media.isConsecutive(stamps))
+        // Only the recording itself is left: no temp files in the directory.
+        #expect(TestEnvironment.files(in: dir) == ["k.mp4"])
+    }
+
+    @Test func sourceFailureFinalisesWhatWasCaptured() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test?fail-after=90", "--duration", "10", "-o", "\(dir)/f.mp4"] + Self.small)
+        #expect(r.status != 0)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("fail-after=90"), "\(r.stderr)")
+        let stamps = try await Media.stampIndices("\(dir)/f.mp4")
+        #expect(stamps.count >= 60 && Media.isConsecutive(stamps), "\(stamps.count) frames")
+    }
+
+    @Test func recordingJsonEvents() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--duration", "1", "--json", "-o", "\(dir)/j.mkv"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdoutLines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["event"] as? String }
+        #expect(events.first == "started")
+        #expect(events.contains("progress"))
+        #expect(Array(events.suffix(2)) == ["file-written", "finished"])
+    }
+}

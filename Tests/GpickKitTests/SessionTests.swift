@@ -1,0 +1,112 @@
+import Foundation
+import GpickKit
+import GpickTestSupport
+import Testing
+
+@Suite struct SessionTests {
+    static func config(_ source: String = "test", width: Int = 320, height: Int = 240) throws -> SessionConfiguration {
+        var c = SessionConfiguration()
+        c.source = try SourceSpec.parse(source)
+        c.format = SessionFormat(width: width, height: height, fps: 30)
+        c.library = TestEnvironment.library
+        return c
+    }
+
+    @Test func snapIsTheRetainedFrame() async throws {
+        let session = CaptureSession(try Self.config())
+        try await session.start()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let current = try #require(session.latestFrame)
+        let currentStamp = current.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
+        var first: FrameStamp?
+        for try await f in session.nextFrames(1) { first = f.withVideoFrame { FrameStamp.read(from: $0) } ?? nil }
+        await session.stop()
+        // Zero shutter lag: the still is the frame current when asked (give or take the one that
+        // arrived between the two reads).
+        let a = try #require(currentStamp), b = try #require(first)
+        #expect(b.index - a.index <= 1 && b.index >= a.index)
+        #expect(a.index >= 5)
+    }
+
+    @Test func recordingAddedMidSessionStartsAtZero() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try Self.config())
+        try await session.start()
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/m.mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 1))
+        let result = try await rec.finished()
+        await session.stop()
+        #expect(result.frames == 30)
+        let frames = try await Media.frames("\(dir)/m.mp4")
+        #expect(frames.count == 30, "\(frames.map { "\($0.stamp?.index ?? -1)@\($0.pts ?? -1)" })")
+        #expect((frames.first?.pts ?? 9) < 0.001, "the file starts at 0, not at the session's running time")
+        let idx = frames.map { $0.stamp?.index }
+        #expect((idx.first ?? 0) ?? 0 >= 10, "frames come from the running stream")
+        #expect(Media.isConsecutive(idx, from: idx.first!!))
+    }
+
+    @Test func stopFinalisesOpenEndedRecording() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try Self.config())
+        try await session.start()
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/o.mkv"),
+                                                 settings: RecordingSettings(container: .mkv))
+        try await Task.sleep(nanoseconds: 700_000_000)
+        rec.requestStop()
+        let result = try await rec.finished()
+        await session.stop()
+        #expect(result.frames >= 15 && result.frames <= 25)
+        #expect(try await Media.stampIndices("\(dir)/o.mkv").count == result.frames)
+    }
+
+    /// 50 snap + record cycles in one process: file descriptors and memory stay flat.
+    @Test func fiftyCyclesDoNotLeak() async throws {
+        let dir = TestEnvironment.tempDir()
+        let encoder = try StillEncoder(format: .jpeg, library: TestEnvironment.library)
+        defer { encoder.close() }
+        func cycle(_ i: Int) async throws {
+            let session = CaptureSession(try Self.config())
+            try await session.start()
+            for try await f in session.nextFrames(1) {
+                try await AtomicWrite.store(try await encoder.encode(f), to: try OutputPath("\(dir)/s\(i).jpg"))
+            }
+            let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/r\(i).mp4"),
+                                                     settings: RecordingSettings(container: .mp4, duration: 0.2))
+            _ = try await rec.finished()
+            await session.stop()
+        }
+        for i in 0..<5 { try await cycle(i) }  // warm up caches and the registry
+        try await Task.sleep(nanoseconds: 300_000_000)  // let the last teardown finish
+        let fds = TestEnvironment.openFDs(), rss = TestEnvironment.rssKiB()
+        for i in 5..<50 { try await cycle(i) }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let fdsAfter = TestEnvironment.openFDs(), rssAfter = TestEnvironment.rssKiB()
+        #expect(fdsAfter - fds <= 2, "fds \(fds) → \(fdsAfter): \(TestEnvironment.fdTargets().suffix(12))")
+        #expect(rssAfter - rss < 30 * 1024, "RSS \(rss) → \(rssAfter) KiB")
+        #expect(TestEnvironment.files(in: dir).count == 100)
+    }
+
+    @Test func sourceFailureFailsWaitersAndFinalisesRecording() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try Self.config("test?fail-after=60"))
+        try await session.prepare()
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/f.mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 5))
+        do { try await session.play() } catch { Issue.record("play: \(error)"); return }
+        let result: RecordingResult
+        do { result = try await rec.finished() } catch { Issue.record("finished: \(error) after \(rec.progress.frames) frames"); return }
+        #expect(result.sourceError?.contains("fail-after=60") == true)
+        #expect(result.frames == 60)
+        // A recording on a session whose source has failed is refused at once.
+        await #expect(throws: GpickError.self) {
+            _ = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/g.mp4"),
+                                               settings: RecordingSettings(container: .mp4, duration: 1))
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/g.mp4"))
+        #expect(session.failureReason != nil)
+        await #expect(throws: (any Error).self) { for try await _ in session.nextFrames(1) {} }
+        await session.stop()
+        #expect(try await Media.stampIndices("\(dir)/f.mp4").count == result.frames)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GpickTestSupport
+import GstCore
+import Testing
+
+@Suite struct CoreTests {
+    init() throws { try Gst.initialize() }
+
+    @Test func unknownElementIsATypedParseError() {
+        do {
+            _ = try Pipeline.parse("videotestsrc ! nosuchelement ! fakesink")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.domain == .parse)
+            #expect(error.isParseNoSuchElement)
+            #expect(error.message.contains("nosuchelement"))
+        }
+    }
+
+    @Test func unknownPropertyIsATypedParseError() {
+        #expect(throws: GStreamerError.self) { try Pipeline.parse("videotestsrc nope=1 ! fakesink") }
+    }
+
+    @Test func propertiesAreTypedAndRangeChecked() throws {
+        let e = try Element.make("videotestsrc")
+        try e.set("num-buffers", 5)
+        #expect(try e.get("num-buffers") == .int(5))
+        try e.set("pattern", .string("ball"))
+        #expect(try e.get("pattern") == .serialized("ball"))
+        try e.set("is-live", true)
+        #expect(try e.get("is-live") == .bool(true))
+        #expect(throws: GStreamerError.self) { try e.set("num-buffers", .int(-5)) }
+        #expect(throws: GStreamerError.self) { try e.set("pattern", .string("nonsense")) }
+        #expect(throws: GStreamerError.self) { try e.set("no-such-property", 1) }
+        let enc = try Element.make("x264enc")
+        try enc.set("bitrate", 4000)  // guint
+        try enc.set("speed-preset", .string("veryfast"))
+        #expect(throws: GStreamerError.self) { try enc.set("bitrate", .int(Int64(UInt32.max) + 1)) }
+        let mux = try Element.make("mp4mux")
+        try mux.set("reserved-max-duration", .int(5_000_000_000))  // guint64
+        #expect(try mux.get("reserved-max-duration") == .int(5_000_000_000))
+    }
+
+    @Test func busDeliversEndOfStreamAsync() async throws {
+        let p = try Pipeline.parse("videotestsrc num-buffers=3 ! fakesink")
+        let messages = p.bus.messages()
+        try p.setState(.playing)
+        var sawEOS = false, sawPlaying = false
+        for await m in messages {
+            if case .stateChanged(_, .playing) = m { sawPlaying = true }
+            if case .endOfStream = m { sawEOS = true; break }
+        }
+        try p.setState(.null)
+        #expect(sawEOS && sawPlaying)
+    }
+
+    @Test func busDeliversErrorsWithDomainAndPath() async throws {
+        let p = try Pipeline.parse("filesrc location=/nonexistent/file name=in ! fakesink")
+        let messages = p.bus.messages()
+        _ = try? p.setState(.playing)
+        var error: GStreamerError?
+        for await m in messages { if case .error(let e) = m { error = e; break } }
+        try p.setState(.null)
+        let e = try #require(error)
+        #expect(e.domain == .resource && e.isResourceNotFound)
+        #expect(e.source == "in")
+        #expect(e.sourcePath?.hasSuffix(":in") == true)
+    }
+
+    @Test func appsinkSamplesMapWithStrides() async throws {
+        // 322 px wide I420: rows are padded to a multiple of 4 (stride 324), chroma 161 → 164.
+        let p = try Pipeline.parse("videotestsrc num-buffers=1 pattern=white ! video/x-raw,format=I420,width=322,height=240 ! appsink name=s")
+        let sink = try AppSink(p.requireElement(named: "s"))
+        let (stream, cont) = AsyncStream<Sample>.makeStream()
+        sink.setCallbacks(onSample: { cont.yield($0) }, onEOS: { cont.finish() })
+        try p.setState(.playing)
+        var got: Sample?
+        for await s in stream { got = s; break }
+        try p.setState(.null)
+        let sample = try #require(got)
+        let strides = sample.withVideoFrame { f in f.planes.map(\.stride) }
+        #expect(strides == [324, 164, 164])
+        let lastLumaByte = sample.withVideoFrame { f in f.planes[0].data.load(fromByteOffset: 321, as: UInt8.self) }
+        #expect(lastLumaByte == 235)
+        #expect(sample.videoInfo?.width == 322)
+    }
+
+    @Test func discovererReadsDurationAndRejectsGarbage() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Pipeline.parse("videotestsrc num-buffers=15 ! video/x-raw,framerate=30/1 ! x264enc ! mp4mux ! filesink name=f")
+        try p.requireElement(named: "f").set("location", "\(dir)/d.mp4")
+        let messages = p.bus.messages()
+        try p.setState(.playing)
+        for await m in messages { if case .endOfStream = m { break } }
+        try p.setState(.null)
+        let info = try await Discoverer.discover(path: "\(dir)/d.mp4")
+        #expect(abs(info.durationSeconds - 0.5) < 0.01)
+        try Data("junk".utf8).write(to: URL(fileURLWithPath: "\(dir)/junk.mp4"))
+        await #expect(throws: (any Error).self) { try await Discoverer.discover(path: "\(dir)/junk.mp4") }
+    }
+}

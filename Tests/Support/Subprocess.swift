@@ -1,0 +1,96 @@
+import Foundation
+
+/// Runs the real binary (or a tool) as a child process.
+public struct Subprocess {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+        public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+        public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    /// Runs `gpick ARGS` to completion without blocking the cooperative pool.
+    public static func gpick(_ args: [String], env: [String: String] = [:], timeout: Double = 60) async throws -> Result {
+        try await run(TestEnvironment.binary, args, env: env, timeout: timeout)
+    }
+
+    public static func run(_ exe: String, _ args: [String], env: [String: String] = [:], timeout: Double = 60) async throws -> Result {
+        let p = try start(exe, args, env: env)
+        return try await p.wait(timeout: timeout)
+    }
+
+    public static func runSync(_ exe: String, _ args: [String]) throws -> Result {
+        let p = try start(exe, args)
+        p.process.waitUntilExit()
+        return p.collect()
+    }
+
+    public static func start(_ exe: String, _ args: [String], env: [String: String] = [:]) throws -> Running {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: exe)
+        p.arguments = args
+        var e = ProcessInfo.processInfo.environment
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        let running = Running(process: p, out: out, err: err)
+        try p.run()
+        running.startReading()
+        return running
+    }
+
+    /// A running child: its output is drained continuously so it never blocks on a full pipe.
+    public final class Running: @unchecked Sendable {
+        // Invariant: `outData`/`errData` only touched under `lock`.
+        public let process: Process
+        let out: Pipe, err: Pipe
+        private let lock = NSLock()
+        private var outData = Data(), errData = Data()
+        private let group = DispatchGroup()
+
+        init(process: Process, out: Pipe, err: Pipe) {
+            self.process = process
+            self.out = out
+            self.err = err
+        }
+
+        func startReading() {
+            for (pipe, isOut) in [(out, true), (err, false)] {
+                group.enter()
+                DispatchQueue.global().async {
+                    let d = pipe.fileHandleForReading.readDataToEndOfFile()
+                    self.lock.withLock { if isOut { self.outData = d } else { self.errData = d } }
+                    self.group.leave()
+                }
+            }
+        }
+
+        public var pid: Int32 { process.processIdentifier }
+        public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+        public func wait(timeout: Double) async throws -> Result {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning {
+                if Date() > deadline {
+                    process.interrupt()
+                    kill(process.processIdentifier, SIGKILL)
+                    throw TestFailure("\(process.arguments ?? []) did not finish within \(timeout) s")
+                }
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            return collect()
+        }
+
+        func collect() -> Result {
+            group.wait()
+            return lock.withLock {
+                Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                       stderr: String(decoding: errData, as: UTF8.self))
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import GpickKit
+import GstCore
+
+/// Where things are, for tests: the repository, the built binary, the pipeline files.
+public enum TestEnvironment {
+    public static let repoRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    public static var binary: String {
+        ProcessInfo.processInfo.environment["GPICK_BIN"] ?? "\(repoRoot)/.build/debug/gpick"
+    }
+
+    public static var library: PipelineLibrary { PipelineLibrary(override: "\(repoRoot)/pipelines") }
+
+    /// A fresh directory for one test.
+    public static func tempDir(_ name: String = #function) -> String {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        let dir = "/tmp/gpick-tests/\(safe)-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    public static func files(in dir: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+    }
+
+    /// Open file descriptors of this process.
+    public static func openFDs() -> Int { files(in: "/proc/self/fd").count }
+
+    /// What each open fd points at (for leak reports).
+    public static func fdTargets() -> [String] {
+        files(in: "/proc/self/fd").compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+    }
+
+    /// Resident memory of this process in KiB.
+    public static func rssKiB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        return 0
+    }
+}
+
+/// A small tmpfs mounted for a test (disk full, read-only); needs root, as CI has.
+public final class TmpfsMount {
+    public let path: String
+    public init(sizeKiB: Int, readOnly: Bool = false) throws {
+        path = TestEnvironment.tempDir("tmpfs")
+        let opts = "size=\(sizeKiB)k" + (readOnly ? ",ro" : "")
+        let r = try Subprocess.runSync("/bin/mount", ["-t", "tmpfs", "-o", opts, "tmpfs", path])
+        guard r.status == 0 else { throw TestFailure("mount tmpfs failed (tests run as root in CI): \(r.stderr)") }
+    }
+    public func unmount() { _ = try? Subprocess.runSync("/bin/umount", [path]) }
+    deinit { unmount() }
+}
+
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}

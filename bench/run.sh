@@ -1,0 +1,390 @@
+#!/usr/bin/env bash
+# gpick benchmark harness: writes bench/RESULTS.md. It does not build anything; run
+# `swift build -c release --product gpick` (or `make bench`) first.
+#
+#   1. snap   : wall time of `gpick snap` (1080p JPEG) vs the same work as one gst-launch line (and ffmpeg)
+#   2. record : CPU seconds per video second and SSIM, gpick vs ffmpeg/libx264, same raw 1080p30 source;
+#               plus a table of x264 variants (`gpick record --set ...`)
+#   3. memory : peak RSS of a 60 s 1080p30 recording with audio, and frame-stamp continuity (no drops)
+#
+# Environment knobs (all optional):
+#   GPICK=path            binary to benchmark (default .build/release/gpick)
+#   BENCH_SNAP_RUNS=20    timed snap runs per tool (after BENCH_SNAP_WARMUP=3 warm-up runs)
+#   BENCH_REC_RUNS=2      runs per recorder; CPU is the mean of the runs
+#   BENCH_VARIANTS='...'  ';'-separated gpick --set variants (space-separated NAME=VALUE within one); 'none' skips
+#   BENCH_MEM_SECONDS=60  length of the memory recording
+#   BENCH_KEEP=1          keep the scratch directory
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+GPICK=${GPICK:-.build/release/gpick}
+SNAP_RUNS=${BENCH_SNAP_RUNS:-20}
+SNAP_WARMUP=${BENCH_SNAP_WARMUP:-3}
+REC_RUNS=${BENCH_REC_RUNS:-2}
+MEM_SECONDS=${BENCH_MEM_SECONDS:-60}
+VARIANTS=${BENCH_VARIANTS:-"speed-preset=ultrafast;speed-preset=superfast;speed-preset=faster;speed-preset=medium;quantizer=23;quantizer=25;speed-preset=faster quantizer=23"}
+W=bench/work/run.$$
+RES=$W/results.env
+OUT=bench/RESULTS.md
+
+# Targets
+SNAP_TARGET=1.15        # gpick / gst-launch wall time, at most
+CPU_TARGET=0.80         # gpick / ffmpeg CPU seconds, at most
+SSIM_TOL=0.005          # gpick SSIM >= ffmpeg SSIM - tol
+RSS_TARGET_MIB=200
+
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
+put() { printf '%s=%s\n' "$1" "$2" >>"$RES"; }   # key=value for the report
+py() { python3 -c "$@"; }
+
+cleanup() {
+    if [[ ${BENCH_KEEP:-0} == 1 ]]; then log "kept scratch files in $W"; else rm -rf "$W"; fi
+}
+
+# ---------------------------------------------------------------- preflight
+command -v python3 >/dev/null || die "python3 is required"
+[[ -e $GPICK ]] || die "gpick binary not found at $GPICK - build it first: swift build -c release --product gpick (or make build)"
+[[ -x $GPICK ]] || die "$GPICK is not executable"
+"$GPICK" --version >/dev/null 2>&1 || die "$GPICK does not run (\`$GPICK --version\` failed)"
+need_pkg() {  # command package
+    command -v "$1" >/dev/null && return 0
+    log "$1 missing: installing Debian package $2"
+    local sudo=""; [[ $(id -u) == 0 ]] || sudo=sudo
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$2" >/dev/null ||
+        die "$1 is required (apt-get install $2)"
+}
+need_pkg gst-launch-1.0 gstreamer1.0-tools
+need_pkg ffmpeg ffmpeg
+need_pkg ffprobe ffmpeg
+need_pkg timeout coreutils
+[[ -x /usr/bin/time ]] || { need_pkg /usr/bin/time time; }
+for el in videotestsrc compositor y4menc jpegenc x264enc mp4mux; do
+    gst-inspect-1.0 "$el" >/dev/null 2>&1 || die "GStreamer element $el is missing (try: $GPICK doctor)"
+done
+[[ $(ffmpeg -hide_banner -encoders 2>/dev/null) == *libx264* ]] || die "ffmpeg has no libx264 encoder"
+
+mkdir -p "$W/bin"
+trap cleanup EXIT
+: >"$RES"
+# Benchmark a snapshot of the binary and pipeline files, so a rebuild or edit during the run
+# (someone else working in the tree) cannot mix two versions into one set of results.
+GPICK_SRC=$GPICK
+put gpick_built "$(date -u -r "$GPICK" '+%Y-%m-%d %H:%M:%S UTC')"
+cp "$GPICK" "$W/bin/gpick"
+GPICK=$W/bin/gpick
+if [[ -z ${GPICK_PIPELINES:-} ]]; then
+    [[ -d pipelines ]] || die "no pipelines/ directory in $ROOT"
+    cp -r pipelines "$W/pipelines"
+    export GPICK_PIPELINES=$ROOT/$W/pipelines
+fi
+"$GPICK" --version >/dev/null 2>&1 || die "the copied binary does not run"
+T_START=$(date +%s)
+
+put date "$(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+put nproc "$(nproc)"
+put cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+put gst "$(gst-launch-1.0 --version | sed -n 's/^GStreamer //p' | head -1)"
+put ffmpeg "$(ffmpeg -version | head -1 | awk '{print $3}')"
+put x264 "$(dpkg-query -W -f='${Package} ${Version}' 'libx264-1*' 2>/dev/null | head -1 || echo unknown)"
+put gpick "$("$GPICK" --version 2>&1 | head -1)"
+put gpick_path "$GPICK_SRC"
+put workdir "$W"
+put git "$(git rev-parse --short HEAD 2>/dev/null || echo none)$(git diff --quiet HEAD -- Sources pipelines 2>/dev/null || echo ' (Sources/pipelines modified since that commit)')"
+put load_start "$(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Runs a command under /usr/bin/time (with a timeout); prints "wall user sys maxrss_kib".
+# Usage: timed SECONDS LOGFILE cmd...   (stdout+stderr of cmd go to LOGFILE)
+timed() {
+    local limit=$1 logf=$2; shift 2
+    local tf=$W/time.$RANDOM
+    if ! timeout -k 10 "$limit" /usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" >"$logf" 2>&1; then
+        printf 'bench: command failed or timed out after %ss:\n  %s\n--- last lines of its output:\n' "$limit" "$*" >&2
+        tr '\r' '\n' <"$logf" | tail -15 >&2
+        return 1
+    fi
+    tail -1 "$tf"; rm -f "$tf"
+}
+
+ssim_of() {  # OUT REF -> "All" SSIM
+    ffmpeg -nostdin -hide_banner -i "$1" -i "$2" -lavfi ssim -f null - 2>&1 |
+        sed -n 's/.*SSIM .*All:\([0-9.]*\).*/\1/p' | tail -1
+}
+video_packets() { ffprobe -v error -select_streams v:0 -count_packets -show_entries stream=nb_read_packets -of csv=p=0 "$1"; }
+video_kbps() { ffprobe -v error -select_streams v:0 -show_entries stream=bit_rate -of csv=p=0 "$1" | py 'import sys; v=sys.stdin.read().strip(); print(round(int(v)/1000) if v.isdigit() else "?")'; }
+
+# ================================================================ 1. snap
+log "1/3 snap: $SNAP_WARMUP warm-up + $SNAP_RUNS timed runs per tool, interleaved"
+SNAP_GPICK="$GPICK snap --source test --width 1920 --height 1080 -o $W/snap-gpick.jpg"
+SNAP_GST="gst-launch-1.0 -q videotestsrc num-buffers=1 ! video/x-raw,width=1920,height=1080,format=I420 ! jpegenc ! filesink location=$W/snap-gst.jpg"
+SNAP_FF="ffmpeg -nostdin -loglevel error -f lavfi -i testsrc2=size=1920x1080:rate=30 -frames:v 1 -y $W/snap-ffmpeg.jpg"
+put snap_cmd_gpick "$SNAP_GPICK"; put snap_cmd_gst "$SNAP_GST"; put snap_cmd_ffmpeg "$SNAP_FF"
+python3 - "$W" "$SNAP_WARMUP" "$SNAP_RUNS" "$SNAP_GPICK" "$SNAP_GST" "$SNAP_FF" >>"$RES" <<'PY'
+import os, sys, time, statistics, shlex
+work, warm, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+tools = dict(zip(["gpick", "gst", "ffmpeg"], [shlex.split(c) for c in sys.argv[4:7]]))
+def run(name, argv):
+    err = os.path.join(work, f"snap-{name}.err")
+    acts = [(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
+    t0 = time.perf_counter()
+    pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=acts)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.stderr.write(f"bench: snap command failed (exit {code}): {' '.join(argv)}\n" + open(err).read()[-2000:])
+        sys.exit(1)
+    return wall, ru.ru_utime + ru.ru_stime
+for name, argv in tools.items():
+    for _ in range(warm):
+        run(name, argv)
+walls = {n: [] for n in tools}; cpus = {n: [] for n in tools}
+names = list(tools)
+for i in range(runs):
+    for n in names[i % 3:] + names[:i % 3]:          # rotate the order so drift hits all tools alike
+        w, c = run(n, tools[n]); walls[n].append(w); cpus[n].append(c)
+for n in names:
+    ws = sorted(walls[n])
+    print(f"snap_{n}_median={statistics.median(ws)*1000:.1f}")
+    print(f"snap_{n}_min={ws[0]*1000:.1f}")
+    print(f"snap_{n}_max={ws[-1]*1000:.1f}")
+    print(f"snap_{n}_mean={statistics.mean(ws)*1000:.1f}")
+    print(f"snap_{n}_stdev={statistics.stdev(ws)*1000:.1f}")
+    print(f"snap_{n}_cpu={statistics.median(cpus[n])*1000:.1f}")
+print(f"snap_runs={runs}")
+PY
+for t in gpick gst ffmpeg; do
+    [[ -s $W/snap-$t.jpg ]] || die "snap: $t wrote no JPEG"
+    put "snap_${t}_size" "$(ffprobe -v error -show_entries stream=width,height -of csv=p=0:s=x "$W/snap-$t.jpg") $(stat -c %s "$W/snap-$t.jpg") bytes"
+done
+
+# ================================================================ 2. record
+FRAMES=300; FPS=30; SECS=$((FRAMES / FPS))
+SRC=$W/src.y4m
+# Moving, mixed content: SMPTE bars scrolling 4 px/frame (incl. their noise patch), a static pinwheel
+# (sharp radial edges), the moving ball, and an animated zone plate (fine, changing texture).
+GEN="gst-launch-1.0 -q compositor name=c background=black sink_1::xpos=1280 sink_1::ypos=0 sink_2::xpos=200 sink_2::ypos=600 sink_3::xpos=1280 sink_3::ypos=600 ! video/x-raw,width=1920,height=1080,framerate=30/1 ! videoconvert ! video/x-raw,format=I420 ! y4menc ! filesink location=$SRC videotestsrc pattern=smpte horizontal-speed=4 num-buffers=$FRAMES ! video/x-raw,width=1920,height=1080,framerate=30/1 ! c. videotestsrc pattern=pinwheel num-buffers=$FRAMES ! video/x-raw,width=640,height=480,framerate=30/1 ! c. videotestsrc pattern=ball num-buffers=$FRAMES ! video/x-raw,width=640,height=360,framerate=30/1 ! c. videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 num-buffers=$FRAMES ! video/x-raw,width=640,height=480,framerate=30/1 ! c."
+put rec_cmd_src "$GEN"; put rec_src_frames "$FRAMES"
+log "2/3 record: generating $FRAMES raw 1080p frames ($((FRAMES * 3110406 / 1000000)) MB y4m)"
+# shellcheck disable=SC2086
+timed 300 "$W/gen.log" $GEN >/dev/null
+sync   # write the 933 MB out now, not while a recorder is being timed
+py "import os,sys; s=os.path.getsize('$SRC'); sys.exit(0 if s >= $FRAMES*3110406 else 'bench: $SRC is too small (%d bytes)' % s)"
+
+REC_GPICK_BASE="$GPICK record --source file:$SRC --width 1920 --height 1080 --fps $FPS --duration $SECS"
+REC_FF_BASE="ffmpeg -nostdin -y -i $SRC -c:v libx264"
+put rec_cmd_gpick "$REC_GPICK_BASE -o $W/gpick.mp4"
+put rec_cmd_ffmpeg "$REC_FF_BASE $W/ffmpeg.mp4"
+put rec_cmd_ssim "ffmpeg -i OUT.mp4 -i $SRC -lavfi ssim -f null -"
+put rec_runs "$REC_RUNS"
+
+# rec_one TAG OUTFILE LIMIT cmd... : records, appends "wall user sys rss" to $W/TAG.times
+rec_one() {
+    local tag=$1 outf=$2 limit=$3; shift 3
+    rm -f "$outf"
+    timed "$limit" "$W/$tag.log" "$@" >>"$W/$tag.times"
+    [[ -s $outf ]] || die "$tag: no output file $outf"
+}
+: >"$W/gpick.times"; : >"$W/ffmpeg.times"
+for ((i = 1; i <= REC_RUNS; i++)); do
+    log "  run $i/$REC_RUNS: gpick record (plays in real time, ~${SECS} s)"
+    # shellcheck disable=SC2086
+    rec_one gpick "$W/gpick.mp4" 180 $REC_GPICK_BASE -o "$W/gpick.mp4"
+    log "  run $i/$REC_RUNS: ffmpeg libx264 (default preset medium, crf 23)"
+    # shellcheck disable=SC2086
+    rec_one ffmpeg "$W/ffmpeg.mp4" 600 $REC_FF_BASE "$W/ffmpeg.mp4"
+done
+log "  SSIM of both outputs against the source"
+for t in gpick ffmpeg; do
+    put "rec_${t}_times" "$(paste -sd, "$W/$t.times")"
+    put "rec_${t}_ssim" "$(ssim_of "$W/$t.mp4" "$SRC")"
+    put "rec_${t}_frames" "$(video_packets "$W/$t.mp4")"
+    put "rec_${t}_kbps" "$(video_kbps "$W/$t.mp4")"
+done
+
+# ---------------------------------------------------------------- x264 variants (one run each)
+put rec_variants "$VARIANTS"
+if [[ $VARIANTS != none && -n $VARIANTS ]]; then
+    IFS=';' read -ra VLIST <<<"$VARIANTS"
+    vi=0
+    for v in "${VLIST[@]}"; do
+        vi=$((vi + 1))
+        sets=(); for kv in $v; do sets+=(--set "$kv"); done
+        log "  variant $vi/${#VLIST[@]}: $v"
+        : >"$W/var$vi.times"
+        # shellcheck disable=SC2086
+        if timed 180 "$W/var$vi.log" $REC_GPICK_BASE "${sets[@]}" -o "$W/var$vi.mp4" >>"$W/var$vi.times" && [[ -s $W/var$vi.mp4 ]]; then
+            put "var${vi}_result" "$(tail -1 "$W/var$vi.times")|$(ssim_of "$W/var$vi.mp4" "$SRC")|$(video_kbps "$W/var$vi.mp4")|$(video_packets "$W/var$vi.mp4")"
+        else
+            put "var${vi}_result" "error"
+        fi
+        rm -f "$W/var$vi.mp4"
+    done
+fi
+rm -f "$SRC" "$W/gpick.mp4" "$W/ffmpeg.mp4"
+
+# ================================================================ 3. memory + dropped frames
+MEM_FRAMES=$((MEM_SECONDS * 30))
+MEM_CMD="$GPICK record --source test:ball --width 1920 --height 1080 --fps 30 --duration $MEM_SECONDS --audio test -o $W/mem.mp4"
+INS_CMD="$GPICK inspect $W/mem.mp4 --stamps --json"
+put mem_cmd "$MEM_CMD"; put mem_cmd_inspect "$INS_CMD"; put mem_expected_frames "$MEM_FRAMES"
+log "3/3 memory: ${MEM_SECONDS} s 1080p30 recording with test audio"
+# shellcheck disable=SC2086
+mem_time=$(timed $((MEM_SECONDS * 3 + 60)) "$W/mem.log" $MEM_CMD)
+put mem_time "$mem_time"
+log "  inspecting frame stamps"
+# shellcheck disable=SC2086
+timeout 600 $INS_CMD >"$W/inspect.json" 2>"$W/inspect.err" || { cat "$W/inspect.err" >&2; die "gpick inspect failed"; }
+python3 - "$W/inspect.json" "$MEM_FRAMES" >>"$RES" <<'PY'
+import json, sys
+path, want = sys.argv[1], int(sys.argv[2])
+report = None
+for line in open(path):
+    line = line.strip()
+    if line.startswith("{"):
+        o = json.loads(line)
+        if o.get("event") == "report":
+            report = o
+if report is None:
+    sys.exit("bench: gpick inspect printed no report event")
+stamps = report.get("stamps") or []
+ids, idx, unreadable = set(), [], 0
+for s in stamps:
+    if not s:
+        unreadable += 1; idx.append(None); continue
+    i, _, n = s.partition(":"); ids.add(i); idx.append(int(n))
+good = [x for x in idx if x is not None]
+gaps = sum(1 for a, b in zip(idx, idx[1:]) if a is None or b is None or b != a + 1)
+missing = sorted(set(range(want)) - set(good))
+ok = (report.get("frames") == want and len(stamps) == want and unreadable == 0 and len(ids) == 1
+      and idx == list(range(want)))
+print(f"mem_frames={report.get('frames')}")
+print(f"mem_duration={report.get('duration')}")
+print(f"mem_stamps={len(stamps)}")
+print(f"mem_stamp_ids={','.join(sorted(ids)) or '-'}")
+print(f"mem_stamp_unreadable={unreadable}")
+print(f"mem_stamp_first_last={good[0] if good else '-'}..{good[-1] if good else '-'}")
+print(f"mem_stamp_breaks={gaps}")
+print(f"mem_stamp_missing={len(missing)}" + (f" (first: {missing[:10]})" if missing else ""))
+print(f"mem_stamps_ok={'yes' if ok else 'no'}")
+PY
+rm -f "$W/mem.mp4" "$W/inspect.json"
+put load_end "$(cut -d' ' -f1-3 /proc/loadavg)"
+put elapsed "$(($(date +%s) - T_START))"
+
+# ================================================================ report
+python3 - "$RES" "$OUT" "$SNAP_TARGET" "$CPU_TARGET" "$SSIM_TOL" "$RSS_TARGET_MIB" "$SECS" "$ROOT/" <<'PY'
+import sys, statistics
+res, out = sys.argv[1], sys.argv[2]
+snap_t, cpu_t, ssim_tol, rss_t, secs = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), float(sys.argv[7])
+root = sys.argv[8]
+R = {}
+for line in open(res):
+    k, _, v = line.rstrip("\n").partition("=")
+    R[k] = v
+def pf(ok): return "**PASS**" if ok else "**FAIL**"
+def rel(s): return s.replace(root, "").replace(R["workdir"] + "/bin/gpick", R["gpick_path"]).replace(R["workdir"], "bench/work")
+def times(key):  # "wall user sys rss,wall user sys rss" -> list of tuples
+    return [tuple(float(x) for x in t.split()) for t in R[key].split(",") if t.strip()]
+L = []
+L += ["# gpick benchmarks", "",
+      f"- Date: {R['date']}  (run took {R['elapsed']} s)",
+      f"- Machine: `nproc` = {R['nproc']}, {R['cpu']}; load average {R['load_start']} at start, {R['load_end']} at end",
+      f"- GStreamer {R['gst']}, ffmpeg {R['ffmpeg']}, {R['x264']} (both tools use this libx264)",
+      f"- gpick {R['gpick']} ({R['gpick_path']}, built {R['gpick_built']}; a copy of it and of pipelines/ was benchmarked) at git {R['git']}",
+      "- Produced by `bench/run.sh` (one run; all numbers below come from it).", ""]
+summary = []
+
+# 1. snap
+g, s, f = (float(R[f"snap_{t}_median"]) for t in ("gpick", "gst", "ffmpeg"))
+ratio = g / s; ok = ratio <= snap_t
+summary.append(("Snap 1080p JPEG, gpick / gst-launch wall time", f"{ratio:.2f}x", f"<= {snap_t}x", ok))
+L += ["## 1. Snap: one 1080p JPEG, whole-process wall time", "",
+      f"{R['snap_runs']} timed runs per tool after warm-up, the three tools interleaved (order rotated each round).", "",
+      "| tool | median ms | min | max | mean ± sd | CPU ms (median) | output |", "|---|---|---|---|---|---|---|"]
+for t, name in (("gpick", "gpick snap"), ("gst", "gst-launch-1.0"), ("ffmpeg", "ffmpeg")):
+    L.append(f"| {name} | {R[f'snap_{t}_median']} | {R[f'snap_{t}_min']} | {R[f'snap_{t}_max']} | "
+             f"{R[f'snap_{t}_mean']} ± {R[f'snap_{t}_stdev']} | {R[f'snap_{t}_cpu']} | {R[f'snap_{t}_size']} |")
+L += ["", "Commands:", "```",
+      rel(R["snap_cmd_gpick"]), rel(R["snap_cmd_gst"]), rel(R["snap_cmd_ffmpeg"]), "```", "",
+      f"- Ratio gpick / gst-launch (medians): **{ratio:.2f}x** — target <= {snap_t}x: {pf(ok)}",
+      f"- For reference, gpick / ffmpeg: {g / f:.2f}x", ""]
+
+# 2. record
+gt, ft = times("rec_gpick_times"), times("rec_ffmpeg_times")
+gcpu = statistics.mean(t[1] + t[2] for t in gt); fcpu = statistics.mean(t[1] + t[2] for t in ft)
+gs, fs = float(R["rec_gpick_ssim"]), float(R["rec_ffmpeg_ssim"])
+cratio = gcpu / fcpu; cok = cratio <= cpu_t; sok = gs >= fs - ssim_tol
+summary.append(("Record 1080p30, CPU gpick / ffmpeg", f"{cratio:.2f}x", f"<= {cpu_t}x", cok))
+summary.append(("Record 1080p30, SSIM gpick − ffmpeg", f"{gs - fs:+.4f}", f">= −{ssim_tol}", sok))
+def runs(ts): return ", ".join(f"{t[1] + t[2]:.1f}" for t in ts)
+L += ["## 2. Recording 1080p30: CPU per video second and quality", "",
+      f"Source: {secs:.0f} s = {R['rec_src_frames']} identical raw 1920x1080 I420 frames (y4m), made once:", "```",
+      rel(R["rec_cmd_src"]), "```",
+      "Moving mixed content: scrolling SMPTE bars (with their noise patch), a pinwheel, the moving ball, an animated zone plate.", "",
+      "Commands (CPU = user+sys of the whole process from `/usr/bin/time`; gpick's file source plays in real time, so its wall time is about the video length):", "```",
+      rel(R["rec_cmd_gpick"]) + "    # defaults: x264enc tune=zerolatency speed-preset=veryfast, quantizer 21 (qual)",
+      rel(R["rec_cmd_ffmpeg"]) + "    # defaults: preset medium, crf 23",
+      rel(R["rec_cmd_ssim"]), "```", "",
+      f"| tool | CPU s per run | mean CPU s | CPU s per video s | wall s | max RSS MiB | frames | video kbit/s | SSIM (All) |",
+      "|---|---|---|---|---|---|---|---|---|"]
+for name, ts, key, ssim, cpu in (("gpick record", gt, "gpick", gs, gcpu), ("ffmpeg libx264", ft, "ffmpeg", fs, fcpu)):
+    L.append(f"| {name} | {runs(ts)} | {cpu:.2f} | {cpu / secs:.3f} | {', '.join(f'{t[0]:.1f}' for t in ts)} | "
+             f"{max(t[3] for t in ts) / 1024:.0f} | {R[f'rec_{key}_frames']} | {R[f'rec_{key}_kbps']} | {ssim:.6f} |")
+L += ["", f"- CPU ratio gpick / ffmpeg: **{cratio:.2f}x** — target <= {cpu_t}x: {pf(cok)}",
+      f"- SSIM: gpick {gs:.6f}, ffmpeg {fs:.6f}, difference {gs - fs:+.6f} — target gpick >= ffmpeg − {ssim_tol}: {pf(sok)}"]
+if any(t[0] > secs * 1.2 for t in gt):
+    L.append(f"- Note: a gpick run took longer than {secs * 1.2:.0f} s wall, i.e. it could not keep up with real time.")
+if R["rec_gpick_frames"] != R["rec_ffmpeg_frames"]:
+    L.append(f"- Note: frame counts differ ({R['rec_gpick_frames']} vs {R['rec_ffmpeg_frames']}); SSIM compares the overlapping frames.")
+L.append("")
+
+vs = [v for v in R.get("rec_variants", "").split(";") if v.strip() and v != "none"]
+if vs:
+    L += ["### x264 variants tried (gpick `record --set ...`, one run each, same source)", "",
+          f"Compared against the ffmpeg baseline above (CPU {fcpu:.2f} s, SSIM {fs:.6f}). Both targets: CPU <= {cpu_t}x ffmpeg and SSIM >= ffmpeg − {ssim_tol}.", "",
+          "| gpick settings | CPU s | CPU s per video s | CPU / ffmpeg | SSIM | SSIM − ffmpeg | video kbit/s | wall s | frames | both targets |",
+          "|---|---|---|---|---|---|---|---|---|---|",
+          f"| defaults (veryfast, q 21) | {gcpu:.2f} | {gcpu / secs:.3f} | {cratio:.2f}x | {gs:.6f} | {gs - fs:+.6f} | {R['rec_gpick_kbps']} | "
+          f"{statistics.mean(t[0] for t in gt):.1f} | {R['rec_gpick_frames']} | {'yes' if cok and sok else 'no'} |"]
+    for i, v in enumerate(vs, 1):
+        r = R.get(f"var{i}_result", "error")
+        sets = " ".join(f"`--set {kv}`" for kv in v.split())
+        if r == "error" or r.count("|") != 3:
+            L.append(f"| {sets} | error | | | | | | | | no |"); continue
+        t, ss, kb, fr = r.split("|")
+        wall, us, sy, rss = (float(x) for x in t.split())
+        cpu = us + sy
+        try:
+            ssv = float(ss); sd = f"{ssv - fs:+.6f}"; ssok = ssv >= fs - ssim_tol; ss = f"{ssv:.6f}"
+        except ValueError:
+            ssok = False; sd = "?"
+        both = cpu / fcpu <= cpu_t and ssok
+        L.append(f"| {sets} | {cpu:.2f} | {cpu / secs:.3f} | {cpu / fcpu:.2f}x | {ss} | {sd} | {kb} | {wall:.1f} | {fr} | {'yes' if both else 'no'} |")
+    L.append("")
+
+# 3. memory
+wall, us, sy, rss = (float(x) for x in R["mem_time"].split())
+rss_mib = rss / 1024; mok = rss_mib <= rss_t; dok = R["mem_stamps_ok"] == "yes"
+want = int(R["mem_expected_frames"])
+summary.append((f"Record {want // 30} s 1080p30 + audio, max RSS", f"{rss_mib:.0f} MiB", f"<= {rss_t:.0f} MiB", mok))
+summary.append(("Same recording, dropped frames", "0" if dok else f"{R['mem_stamp_missing']} missing", f"{want} frames, stamps 0..{want - 1}", dok))
+L += [f"## 3. Peak memory and dropped frames: {want // 30} s 1080p30 recording with audio", "", "```",
+      rel(R["mem_cmd"]), rel(R["mem_cmd_inspect"]), "```", "",
+      f"- Wall {wall:.1f} s, CPU {us + sy:.1f} s ({(us + sy) / (want / 30):.2f} CPU s per video s)",
+      f"- Max RSS: **{rss_mib:.1f} MiB** ({rss:.0f} KiB) — target <= {rss_t:.0f} MiB: {pf(mok)}",
+      f"- inspect: frames {R['mem_frames']}, duration {R['mem_duration']} s, stamps {R['mem_stamps']} "
+      f"(source ids {R['mem_stamp_ids']}, unreadable {R['mem_stamp_unreadable']}, indices {R['mem_stamp_first_last']}, "
+      f"breaks in sequence {R['mem_stamp_breaks']}, missing {R['mem_stamp_missing']})",
+      f"- {want} frames with consecutive stamp indices 0..{want - 1}: {pf(dok)}", ""]
+
+head = ["## Summary", "", "| benchmark | result | target | |", "|---|---|---|---|"]
+head += [f"| {a} | {b} | {c} | {pf(d)} |" for a, b, c, d in summary]
+i = L.index("- Produced by `bench/run.sh` (one run; all numbers below come from it).") + 2
+L[i:i] = head + [""]
+open(out, "w").write("\n".join(L))
+print("\n".join(head))
+PY
+log "wrote $OUT"
