@@ -60,6 +60,7 @@ public final class MovieRecording: @unchecked Sendable {
     private let file: TempFile
     private let bin: Bin
     private let frameDuration: UInt64
+    private let fps: Int
     private var audioPriming: UInt64 = 0
     private var videoTeePad: Pad?
     private var audioTeePad: Pad?
@@ -160,6 +161,7 @@ public final class MovieRecording: @unchecked Sendable {
         self.bin = bin
         self.branchName = branchName
         self.frameDuration = session.format.frameDuration
+        self.fps = session.format.fps
     }
 
     private func attach(pipeline: Pipeline, videoTee: Element, audioTee: Element?) throws(GpickError) {
@@ -369,7 +371,7 @@ public final class MovieRecording: @unchecked Sendable {
                 let bytes = file.size
                 try file.finish()
                 result = .success(RecordingResult(path: output.path, frames: frames,
-                                                  duration: Double(frames) * Double(frameDuration) / 1e9,
+                                                  duration: Double(frames) / Double(fps),
                                                   bytes: bytes, sourceError: sourceError?.message))
             } catch {
                 result = .failure(error)
