@@ -295,6 +295,9 @@ L += ["# gpick benchmarks", "",
       f"- GStreamer {R['gst']}, ffmpeg {R['ffmpeg']}, {R['x264']} (both tools use this libx264)",
       f"- gpick {R['gpick']} ({R['gpick_path']}, built {R['gpick_built']}; a copy of it and of pipelines/ was benchmarked) at git {R['git']}",
       "- Produced by `bench/run.sh` (one run; all numbers below come from it).", ""]
+if float(R["load_start"].split()[0]) > 0.5 * int(R["nproc"]) or float(R["load_end"].split()[0]) > 1.5 * int(R["nproc"]):
+    L.insert(-1, "- **Note: the machine was busy with other work during this run** (see load averages), so wall times "
+                 "are inflated and CPU numbers are noisier than on an idle machine.")
 summary = []
 
 # 1. snap
@@ -378,11 +381,19 @@ L += [f"## 3. Peak memory and dropped frames: {want // 30} s 1080p30 recording w
       f"- inspect: frames {R['mem_frames']}, duration {R['mem_duration']} s, stamps {R['mem_stamps']} "
       f"(source ids {R['mem_stamp_ids']}, unreadable {R['mem_stamp_unreadable']}, indices {R['mem_stamp_first_last']}, "
       f"breaks in sequence {R['mem_stamp_breaks']}, missing {R['mem_stamp_missing']})",
-      f"- {want} frames with consecutive stamp indices 0..{want - 1}: {pf(dok)}", ""]
+      f"- {want} frames with consecutive stamp indices 0..{want - 1}: {pf(dok)}"]
+try:
+    d = float(R["mem_duration"])
+    if abs(d - want / 30) > 2 / 30:
+        L.append(f"- Note: the file's duration is {d:.3f} s for {R['mem_frames']} frames (expected {want / 30:.3f} s): "
+                 "timestamps drifted from the nominal 30 fps (see load average above).")
+except ValueError:
+    pass
+L.append("")
 
 head = ["## Summary", "", "| benchmark | result | target | |", "|---|---|---|---|"]
 head += [f"| {a} | {b} | {c} | {pf(d)} |" for a, b, c, d in summary]
-i = L.index("- Produced by `bench/run.sh` (one run; all numbers below come from it).") + 2
+i = next(n for n, line in enumerate(L) if line.startswith("## 1."))
 L[i:i] = head + [""]
 open(out, "w").write("\n".join(L))
 print("\n".join(head))

@@ -54,6 +54,7 @@ import Testing
     func signalKeepsEveryFrameUpToIt(sig: Int32) async throws {
         let dir = TestEnvironment.tempDir()
         let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "30", "-o", "\(dir)/s.mp4"] + Self.small)
+        try await p.waitForFile("\(dir)/s.mp4")  // recording has started
         try await Task.sleep(nanoseconds: 2_500_000_000)
         p.signal(sig)
         let r = try await p.wait(timeout: 20)
@@ -64,7 +65,7 @@ import Testing
         // Every frame from 0 to the signal, none missing (the test's own sleep may overshoot under
         // load, so the count has a floor, not a ceiling), and a header that agrees with them.
         #expect(Media.isConsecutive(stamps), "\(stamps)")
-        #expect(stamps.count >= 55, "\(stamps.count) frames")
+        #expect(stamps.count >= 60, "\(stamps.count) frames")
         // The header agrees with the frames (two frames of slack: a signal lands between frames and
         // audio is cut at the signal time, not at a frame boundary).
         #expect(abs(info.durationSeconds - Double(stamps.count) / 30) <= 2.0 / 30 + 0.001, "duration \(info.durationSeconds) for \(stamps.count) frames")
@@ -73,6 +74,7 @@ import Testing
     @Test func killNineLeavesAFileThatPlays() async throws {
         let dir = TestEnvironment.tempDir()
         let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "30", "-o", "\(dir)/k.mp4"] + Self.small)
+        try await p.waitForFile("\(dir)/k.mp4")  // 5.5 s of recording, not of process start-up
         try await Task.sleep(nanoseconds: 5_500_000_000)
         p.signal(SIGKILL)
         _ = try await p.wait(timeout: 10)

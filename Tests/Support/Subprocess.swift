@@ -70,6 +70,15 @@ public struct Subprocess {
         }
 
         public var pid: Int32 { process.processIdentifier }
+
+        /// Waits until `path` exists (e.g. a recording appears at its first bytes).
+        public func waitForFile(_ path: String, timeout: Double = 20) async throws {
+            let deadline = Date().addingTimeInterval(timeout)
+            while !FileManager.default.fileExists(atPath: path) {
+                guard process.isRunning, Date() < deadline else { throw TestFailure("\(path) did not appear") }
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+        }
         public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
         public func wait(timeout: Double) async throws -> Result {

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A parsed script statement.
+public struct ScriptStatement: Sendable {
+    public var line: Int
+    public var command: ScriptCommand
+    /// The text of the line, for error messages and echoing.
+    public var text: String
+}
+
+public enum ScriptCommand: Sendable, Equatable {
+    case source(String)
+    case preview(start: Bool)
+    case snap(String)
+    case burst(count: Int, path: String, every: Int)
+    case recordStart(String)
+    case recordStop
+    case record(duration: Double, path: String)
+    case wait(Double)
+    case set(element: String, property: String, value: String)
+    case flip
+    case suspend
+    case resume
+    case live(String)
+    case countdown(Int)
+    case expect(path: String, Expectation)
+    case echo(String)
+
+    /// Commands whose capability a later release delivers; the grammar holds them already.
+    public var laterCapability: String? {
+        switch self {
+        case .preview: "preview"
+        case .flip: "flip"
+        case .suspend: "suspend"
+        case .resume: "resume"
+        case .live: "live photos"
+        default: nil
+        }
+    }
+}
+
+/// What `expect` checks of an output file.
+public enum Expectation: Sendable, Equatable {
+    public enum Comparison: String, Sendable { case eq = "==", ge = ">=", le = "<=", gt = ">", lt = "<" }
+    case frames(Comparison, Int)
+    /// Duration within one frame (or the given tolerance in seconds).
+    case duration(Double, tolerance: Double?)
+    case size(Int, Int)
+    /// Frame stamps: consecutive indices from `first` through `last` (either may be open).
+    case stamps(first: Int?, last: Int?)
+    case kind(String)
+    case exists
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.
+public enum ScriptParser {
+    public static let commands = ["source", "preview", "snap", "burst", "record", "wait", "set", "flip",
+                                  "suspend", "resume", "live", "countdown", "expect", "echo"]
+
+    /// Parses a whole script; the first syntax error stops it, naming line and column.
+    public static func parse(_ text: String) throws(ScriptSyntaxError) -> [ScriptStatement] {
+        var out: [ScriptStatement] = []
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if let s = try parseLine(String(line), lineNumber: i + 1) { out.append(s) }
+        }
+        return out
+    }
+
+    /// Parses one line (nil for blank or comment lines).
+    public static func parseLine(_ line: String, lineNumber: Int) throws(ScriptSyntaxError) -> ScriptStatement? {
+        let t = try ScriptLexer.tokens(line, lineNumber: lineNumber)
+        guard let head = t.first else { return nil }
+        func err(_ tok: ScriptToken?, _ m: String) -> ScriptSyntaxError {
+            ScriptSyntaxError(line: lineNumber, column: tok?.column ?? (line.count + 1), message: m)
+        }
+        func arity(_ n: ClosedRange<Int>, _ usage: String) throws(ScriptSyntaxError) {
+            if t.count - 1 < n.lowerBound { throw err(nil, "\(head.text) needs \(usage)") }
+            if t.count - 1 > n.upperBound { throw err(t[n.upperBound + 1], "unexpected \"\(t[n.upperBound + 1].text)\"; usage: \(head.text) \(usage)") }
+        }
+        func duration(_ tok: ScriptToken) throws(ScriptSyntaxError) -> Double {
+            guard let d = Duration.parse(tok.text) else { throw err(tok, "\"\(tok.text)\" is not a duration (like 1.5s, 500ms, 2m)") }
+            return d
+        }
+        func int(_ tok: ScriptToken, _ what: String, min: Int = 1) throws(ScriptSyntaxError) -> Int {
+            guard let v = Int(tok.text), v >= min else { throw err(tok, "\(what) \"\(tok.text)\" must be a whole number ≥ \(min)") }
+            return v
+        }
+        let cmd: ScriptCommand
+        switch head.text {
+        case "source":
+            try arity(1...1, "SOURCE (test[:PATTERN], v4l2:/dev/videoN, file:PATH, auto)")
+            cmd = .source(t[1].text)
+        case "preview":
+            try arity(1...1, "start|stop")
+            guard ["start", "stop"].contains(t[1].text) else { throw err(t[1], "preview takes start or stop, not \"\(t[1].text)\"") }
+            cmd = .preview(start: t[1].text == "start")
+        case "snap":
+            try arity(1...1, "FILE")
+            cmd = .snap(t[1].text)
+        case "burst":
+            try arity(2...4, "N FILE [every K]")
+            var every = 1
+            if t.count > 3 {
+                guard t[3].text == "every", t.count == 5 else { throw err(t[3], "expected \"every K\" after the file") }
+                every = try int(t[4], "every")
+            }
+            cmd = .burst(count: try int(t[1], "burst count"), path: t[2].text, every: every)
+        case "record":
+            guard t.count >= 2 else { throw err(nil, "record needs start FILE, stop, or DURATION FILE") }
+            switch t[1].text {
+            case "start":
+                try arity(2...2, "start FILE")
+                cmd = .recordStart(t[2].text)
+            case "stop":
+                try arity(1...1, "stop")
+                cmd = .recordStop
+            default:
+                try arity(2...2, "DURATION FILE")
+                let d = try duration(t[1])
+                guard d > 0 else { throw err(t[1], "record duration must be > 0") }
+                cmd = .record(duration: d, path: t[2].text)
+            }
+        case "wait":
+            try arity(1...1, "DURATION")
+            cmd = .wait(try duration(t[1]))
+        case "set":
+            try arity(2...2, "ELEMENT.PROPERTY VALUE")
+            let parts = t[1].text.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { throw err(t[1], "expected ELEMENT.PROPERTY, got \"\(t[1].text)\"") }
+            cmd = .set(element: parts[0], property: parts[1], value: t[2].text)
+        case "flip": try arity(0...0, ""); cmd = .flip
+        case "suspend": try arity(0...0, ""); cmd = .suspend
+        case "resume": try arity(0...0, ""); cmd = .resume
+        case "live":
+            try arity(1...1, "NAME")
+            cmd = .live(t[1].text)
+        case "countdown":
+            try arity(1...1, "N")
+            cmd = .countdown(try int(t[1], "countdown", min: 1))
+        case "echo":
+            cmd = .echo(t.dropFirst().map(\.text).joined(separator: " "))
+        case "expect":
+            guard t.count >= 3 else { throw err(nil, "expect needs FILE and a check: frames OP N, duration D, size WxH, stamps A..B, kind photo|video, exists") }
+            cmd = .expect(path: t[1].text, try expectation(Array(t.dropFirst(2)), err))
+        default:
+            let hint = Suggest.closest(to: head.text, in: commands).map { " (did you mean \"\($0)\"?)" } ?? ""
+            throw err(head, "unknown command \"\(head.text)\"\(hint)")
+        }
+        return ScriptStatement(line: lineNumber, command: cmd, text: line.trimmingCharacters(in: .whitespaces))
+    }
+
+    private static func expectation(_ a: [ScriptToken], _ err: (ScriptToken?, String) -> ScriptSyntaxError) throws(ScriptSyntaxError) -> Expectation {
+        let what = a[0]
+        switch what.text {
+        case "frames":
+            guard a.count == 3, let op = Expectation.Comparison(rawValue: a[1].text) else {
+                throw err(a.count > 1 ? a[1] : what, "expected: frames ==|>=|<=|>|< N")
+            }
+            guard let n = Int(a[2].text), n >= 0 else { throw err(a[2], "frame count \"\(a[2].text)\" must be a whole number") }
+            return .frames(op, n)
+        case "duration":
+            guard a.count == 2 || (a.count == 4 && a[2].text == "within") else { throw err(what, "expected: duration D [within T]") }
+            guard let d = Duration.parse(a[1].text) else { throw err(a[1], "\"\(a[1].text)\" is not a duration") }
+            var tol: Double?
+            if a.count == 4 {
+                guard let t = Duration.parse(a[3].text) else { throw err(a[3], "\"\(a[3].text)\" is not a duration") }
+                tol = t
+            }
+            return .duration(d, tolerance: tol)
+        case "size":
+            let parts = a.count == 2 ? a[1].text.split(separator: "x").compactMap { Int($0) } : []
+            guard parts.count == 2 else { throw err(a.count == 2 ? a[1] : what, "expected: size WIDTHxHEIGHT") }
+            return .size(parts[0], parts[1])
+        case "stamps":
+            guard a.count == 2 else { throw err(what, "expected: stamps A..B (either end may be left out)") }
+            let r = a[1].text.components(separatedBy: "..")
+            guard r.count == 2, r[0].isEmpty || Int(r[0]) != nil, r[1].isEmpty || Int(r[1]) != nil else {
+                throw err(a[1], "expected a range like 0..89, 10.. or ..29")
+            }
+            return .stamps(first: Int(r[0]), last: Int(r[1]))
+        case "kind":
+            guard a.count == 2, ["photo", "video", "audio"].contains(a[1].text) else { throw err(a.count == 2 ? a[1] : what, "expected: kind photo|video|audio") }
+            return .kind(a[1].text)
+        case "exists":
+            guard a.count == 1 else { throw err(a[1], "exists takes nothing more") }
+            return .exists
+        default:
+            let hint = Suggest.closest(to: what.text, in: ["frames", "duration", "size", "stamps", "kind", "exists"]).map { " (did you mean \"\($0)\"?)" } ?? ""
+            throw err(what, "unknown check \"\(what.text)\"\(hint)")
+        }
+    }
+}
