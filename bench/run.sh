@@ -72,6 +72,11 @@ trap cleanup EXIT
 # (someone else working in the tree) cannot mix two versions into one set of results.
 GPICK_SRC=$GPICK
 put gpick_built "$(date -u -r "$GPICK" '+%Y-%m-%d %H:%M:%S UTC')"
+stale=$(find Sources pipelines Package.swift -newer "$GPICK" -type f 2>/dev/null | wc -l)
+if ((stale > 0)); then
+    log "warning: $stale file(s) in Sources/, pipelines/ or Package.swift are newer than $GPICK_SRC (rebuild?)"
+    put gpick_stale " — **$stale source file(s) are newer than this binary**"
+fi
 cp "$GPICK" "$W/bin/gpick"
 GPICK=$W/bin/gpick
 if [[ -z ${GPICK_PIPELINES:-} ]]; then
@@ -293,7 +298,7 @@ L += ["# gpick benchmarks", "",
       f"- Date: {R['date']}  (run took {R['elapsed']} s)",
       f"- Machine: `nproc` = {R['nproc']}, {R['cpu']}; load average {R['load_start']} at start, {R['load_end']} at end",
       f"- GStreamer {R['gst']}, ffmpeg {R['ffmpeg']}, {R['x264']} (both tools use this libx264)",
-      f"- gpick {R['gpick']} ({R['gpick_path']}, built {R['gpick_built']}; a copy of it and of pipelines/ was benchmarked) at git {R['git']}",
+      f"- gpick {R['gpick']} ({R['gpick_path']}, built {R['gpick_built']}; a copy of it and of pipelines/ was benchmarked){R.get('gpick_stale', '')}; tree at git {R['git']}",
       "- Produced by `bench/run.sh` (one run; all numbers below come from it).", ""]
 if float(R["load_start"].split()[0]) > 0.5 * int(R["nproc"]) or float(R["load_end"].split()[0]) > 1.5 * int(R["nproc"]):
     L.insert(-1, "- **Note: the machine was busy with other work during this run** (see load averages), so wall times "

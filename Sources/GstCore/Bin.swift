@@ -7,6 +7,21 @@ public class Bin: Element, @unchecked Sendable {
         gst_bin_get_by_name(cgst_bin(pointer), name).map { Element($0, transfer: .full) }
     }
 
+    /// A direct child by name (not searching nested bins), so lookups cannot reach into branches.
+    public func directChild(named name: String) -> Element? {
+        guard let it = gst_bin_iterate_elements(cgst_bin(pointer)) else { return nil }
+        defer { gst_iterator_free(it) }
+        var value = GValue()
+        defer { g_value_unset(&value) }
+        while gst_iterator_next(it, &value) == GST_ITERATOR_OK {
+            if let obj = g_value_get_object(&value), let n = cgst_object_name(obj), String(cString: n) == name {
+                return Element(obj.assumingMemoryBound(to: GstElement.self), transfer: .none)
+            }
+            g_value_reset(&value)
+        }
+        return nil
+    }
+
     public func requireElement(named name: String) throws(GStreamerError) -> Element {
         guard let e = element(named: name) else {
             throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_FAILED.rawValue),

@@ -163,6 +163,27 @@ public final class CaptureSession: @unchecked Sendable {
     /// Why the session failed, if it did.
     public var failureReason: GpickError? { lock.withLock { failure } }
 
+    /// Sets a property on one of the session's own elements (`src.pattern ball`). Elements of
+    /// output branches and anything that writes files or sends data are out of reach.
+    public func setProperty(element: String, property: String, value: String) throws(GpickError) {
+        guard let pipeline else { throw GpickError(.runtime, "the session is not running") }
+        guard let e = pipeline.directChild(named: element) else {
+            let names = pipeline.children.filter { $0.name != element }.map(\.name)
+            let hint = Suggest.closest(to: element, in: names).map { " (did you mean \"\($0)\"?)" } ?? ""
+            throw GpickError(.input, "no element \"\(element)\" in the session\(hint)")
+        }
+        let factory = e.factoryName ?? ""
+        if PipelineBuilder.fileSinks[factory] != nil || PipelineBuilder.networkPrefixes.contains(where: { factory.hasPrefix($0) })
+            || ["location", "fd", "device", "host", "uri"].contains(property) {
+            throw GpickError(.input, "\(element).\(property) cannot be set from a script (it names a file, device or address)")
+        }
+        do {
+            try e.set(property, .string(value))
+        } catch {
+            throw GpickError(.input, error.message)
+        }
+    }
+
     // MARK: building
 
     private func build() throws(GpickError) -> Pipeline {

@@ -1,0 +1,255 @@
+import Foundation
+import GstCore
+
+/// A value in a script event (kept to JSON's scalar types).
+public typealias EventFields = [String: any Sendable]
+
+/// Runs script statements against one long-lived capture session: `gpick script` feeds it a
+/// parsed file, `gpick session` one line at a time from stdin.
+/// An actor: statements run one after another, whoever sends them.
+public actor ScriptRunner {
+    public struct Options: Sendable {
+        public var configuration: SessionConfiguration
+        /// Every file a script names lives in here (no `..`, no absolute paths elsewhere).
+        public var outputDirectory: String
+        public var keepGoing = false
+        public var jpegQuality: Int?
+        public init(configuration: SessionConfiguration, outputDirectory: String) {
+            self.configuration = configuration
+            self.outputDirectory = outputDirectory
+        }
+    }
+
+    public typealias Emit = @Sendable (_ event: String, _ fields: EventFields) -> Void
+
+    private var options: Options
+    private let emit: Emit
+    private var session: CaptureSession?
+    private var encoders: [StillFormat: StillEncoder] = [:]
+    private var recording: (MovieRecording, line: Int)?
+    public private(set) var failures = 0
+
+    public init(_ options: Options, emit: @escaping Emit) {
+        self.options = options
+        self.emit = emit
+    }
+
+    /// Runs statements in order. A failure names its line; it stops the run unless `keepGoing`.
+    /// Returns false when any statement failed.
+    @discardableResult
+    public func run(_ statements: [ScriptStatement]) async -> Bool {
+        for s in statements {
+            if Task.isCancelled { break }
+            if !(await execute(s)) && !options.keepGoing { return false }
+        }
+        return failures == 0
+    }
+
+    /// Runs one statement; reports and counts a failure.
+    public func execute(_ s: ScriptStatement) async -> Bool {
+        do {
+            try await perform(s)
+            return true
+        } catch {
+            failures += 1
+            let message = (error as? GpickError)?.message ?? "\(error)"
+            emit("error", ["line": s.line, "command": s.text, "message": "line \(s.line): \(message)"])
+            return false
+        }
+    }
+
+    /// Finalises any recording in progress and stops the session.
+    public func finish() async {
+        if let (rec, line) = recording {
+            rec.requestStop()
+            try? await report(rec, line: line)
+            recording = nil
+        }
+        for e in encoders.values { e.close() }
+        encoders.removeAll()
+        await session?.stop()
+        session = nil
+    }
+
+    // MARK: statements
+
+    private func perform(_ s: ScriptStatement) async throws {
+        if let later = s.command.laterCapability {
+            throw GpickError(.usage, "\(later) is not available yet in this version of gpick")
+        }
+        switch s.command {
+        case .source(let spec):
+            let source = try SourceSpec.parse(spec, patterns: testPatterns())
+            if recording != nil { throw GpickError(.usage, "cannot change the source while recording (stop the recording first)") }
+            options.configuration.source = source
+            if let old = session {
+                // A new source means a new session; stills and recordings carry on from it.
+                await old.stop()
+                session = nil
+                try await runningSession()
+            }
+            emit("source", ["source": "\(source)"])
+        case .snap(let path):
+            try await still(path, count: 1, every: 1, line: s.line)
+        case .burst(let n, let path, let every):
+            try await still(path, count: n, every: every, line: s.line)
+        case .recordStart(let path):
+            if recording != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
+            let rec = try await startRecording(path, duration: nil)
+            recording = (rec, s.line)
+            emit("record-started", ["path": rec.output.path, "line": s.line])
+        case .recordStop:
+            guard let (rec, line) = recording else { throw GpickError(.usage, "no recording is running") }
+            recording = nil
+            rec.requestStop()
+            try await report(rec, line: line, throwing: true)
+        case .record(let duration, let path):
+            if recording != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
+            let rec = try await startRecording(path, duration: duration)
+            emit("record-started", ["path": rec.output.path, "line": s.line, "duration": duration])
+            try await report(rec, line: s.line, throwing: true)
+        case .wait(let d):
+            try await Task.sleep(nanoseconds: UInt64(d * 1e9))
+        case .set(let element, let property, let value):
+            let session = try await runningSession()
+            try session.setProperty(element: element, property: property, value: value)
+            emit("set", ["element": element, "property": property, "value": value])
+        case .countdown(let n):
+            for i in stride(from: n, through: 1, by: -1) {
+                emit("countdown", ["remaining": i])
+                try await Task.sleep(nanoseconds: 1_000_000_000)
+            }
+        case .echo(let text):
+            emit("echo", ["text": text])
+        case .expect(let path, let expectation):
+            try await check(path, expectation)
+            emit("expect-passed", ["path": path, "line": s.line])
+        case .preview, .flip, .suspend, .resume, .live:
+            break  // handled above
+        }
+    }
+
+    // MARK: session and outputs
+
+    @discardableResult
+    private func runningSession() async throws -> CaptureSession {
+        if let session { return session }
+        let s = CaptureSession(options.configuration)
+        let emit = self.emit
+        s.onEvent { e in
+            switch e {
+            case .notice(let m): emit("notice", ["message": m])
+            case .warning(let m): emit("warning", ["message": m])
+            case .sourceFailed(let err): emit("source-failed", ["message": err.message])
+            }
+        }
+        try await s.start()
+        session = s
+        emit("session-started", ["source": "\(s.source)", "width": s.format.width, "height": s.format.height, "fps": s.format.fps])
+        return s
+    }
+
+    private func output(_ path: String) throws(GpickError) -> OutputPath {
+        try OutputPath(path, confinedTo: options.outputDirectory)
+    }
+
+    /// A still or a burst, through the five capture stages (each event carries a monotonic time).
+    private func still(_ path: String, count: Int, every: Int, line: Int) async throws {
+        let target = try output(path)
+        let format = try StillFormat(path: target)
+        let session = try await runningSession()
+        let encoder = try encoders[format] ?? StillEncoder(format: format, quality: options.jpegQuality, library: options.configuration.library)
+        encoders[format] = encoder
+        emit("capture-settings-resolved", ["line": line, "format": format.rawValue, "count": count,
+                                            "width": session.format.width, "height": session.format.height])
+        var taken = 0
+        emit("capture-exposure-started", ["line": line])
+        for try await frame in session.nextFrames(count, every: every) {
+            let stamp = frame.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
+            emit("capture-exposure-complete", ["line": line, "index": taken + 1, "stamp": stamp?.description ?? "none"])
+            let bytes = try await encoder.encode(frame)
+            let file = count == 1 ? target : target.numbered(taken + 1, of: count)
+            try await AtomicWrite.store(bytes, to: file)
+            taken += 1
+            emit("capture-data-delivered", ["line": line, "path": file.path, "bytes": bytes.count])
+            if taken < count { emit("capture-exposure-started", ["line": line]) }
+        }
+        guard taken == count else {
+            throw session.failureReason ?? GpickError(.runtime, "only \(taken) of \(count) stills were taken")
+        }
+        emit("capture-complete", ["line": line, "files": taken])
+    }
+
+    private func startRecording(_ path: String, duration: Double?) async throws -> MovieRecording {
+        let target = try output(path)
+        let container = try Container(path: target)
+        let session = try await runningSession()
+        return try await MovieRecording.start(in: session, to: target,
+                                              settings: RecordingSettings(container: container, duration: duration))
+    }
+
+    private func report(_ rec: MovieRecording, line: Int, throwing: Bool = false) async throws {
+        do {
+            let r = try await rec.finished()
+            emit("file-written", ["path": r.path, "bytes": r.bytes, "frames": r.frames, "duration": r.duration, "line": line])
+            if let e = r.sourceError, throwing { throw GpickError(.device, "\(e) (kept \(r.frames) frames in \(r.path))") }
+        } catch {
+            if throwing { throw error }
+            emit("error", ["line": line, "message": "line \(line): \((error as? GpickError)?.message ?? "\(error)")"])
+        }
+    }
+
+    // MARK: expect
+
+    private func check(_ path: String, _ e: Expectation) async throws {
+        let file = try output(path)
+        func fail(_ m: String) -> GpickError { GpickError(.runtime, "expect \(file.name): \(m)") }
+        if case .exists = e {
+            guard FileManager.default.fileExists(atPath: file.path) else { throw fail("does not exist") }
+            return
+        }
+        let decode: Bool = { if case .kind = e { return false }; if case .size = e { return false }; return true }()
+        let report = try await MediaInspector.inspect(path: file.path, decode: decode, library: options.configuration.library)
+        switch e {
+        case .frames(let op, let n):
+            let f = report.frames ?? 0
+            let ok: Bool
+            switch op {
+            case .eq: ok = f == n
+            case .ge: ok = f >= n
+            case .le: ok = f <= n
+            case .gt: ok = f > n
+            case .lt: ok = f < n
+            }
+            if !ok { throw fail("has \(f) frames, expected \(op.rawValue) \(n)") }
+        case .duration(let d, let tol):
+            let fps = report.fps.flatMap { $0 > 0 ? $0 : nil } ?? Double(options.configuration.format.fps)
+            let t = tol ?? 1 / fps
+            if abs(report.duration - d) > t + 1e-6 {
+                throw fail(String(format: "lasts %.3f s, expected %.3f s ± %.3f", report.duration, d, t))
+            }
+        case .size(let w, let h):
+            if report.width != w || report.height != h { throw fail("is \(report.width ?? 0)x\(report.height ?? 0), expected \(w)x\(h)") }
+        case .stamps(let first, let last):
+            let idx = (report.stamps ?? []).map { $0.flatMap { Int($0.split(separator: ":").last ?? "") } }
+            guard !idx.isEmpty else { throw fail("has no frames") }
+            if let bad = idx.firstIndex(where: { $0 == nil }) { throw fail("frame \(bad) carries no stamp") }
+            let values = idx.map { $0! }
+            for i in 1..<values.count where values[i] != values[i - 1] + 1 {
+                throw fail("stamps jump from \(values[i - 1]) to \(values[i]) at frame \(i)")
+            }
+            if let first, values.first != first { throw fail("first stamp is \(values[0]), expected \(first)") }
+            if let last, values.last != last { throw fail("last stamp is \(values.last!), expected \(last)") }
+        case .kind(let k):
+            if report.kind != k { throw fail("is a \(report.kind), expected a \(k)") }
+        case .exists:
+            break
+        }
+    }
+
+    private func testPatterns() -> [String]? {
+        guard let f = try? options.configuration.library.load("source-test"),
+              case .enumeration(let c)? = f.parameter("pattern")?.type else { return nil }
+        return c
+    }
+}

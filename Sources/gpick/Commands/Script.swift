@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import GpickKit
+
+/// Options shared by `script` and `session`.
+struct ScriptOptions: ParsableArguments {
+    @Option(name: .customLong("output-dir"), help: "Directory every file a script names is written to (and read from by expect).")
+    var outputDir: String = "."
+
+    @Flag(name: .customLong("keep-going"), help: "Go on after a failing command (the exit status still reports it).")
+    var keepGoing = false
+
+    @Option(name: .long, parsing: .unconditional, help: "JPEG quality 1…100 for snap and burst.")
+    var quality: Int?
+
+    func validate() throws {
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality \(quality) must be 1…100") }
+    }
+
+    func runnerOptions(_ capture: SourceOptions, _ pipelines: PipelineOptions) throws(GpickError) -> ScriptRunner.Options {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDir), isDir.boolValue else {
+            throw GpickError(.output, "output directory does not exist: \(outputDir)")
+        }
+        var o = ScriptRunner.Options(configuration: try capture.configuration(library: pipelines.library),
+                                     outputDirectory: URL(fileURLWithPath: outputDir).standardized.path)
+        o.keepGoing = keepGoing
+        o.jpegQuality = quality
+        return o
+    }
+}
+
+/// Prints script events: JSON lines, or paths/echo/countdown for people, errors on stderr.
+func scriptPrinter(_ events: Events) -> ScriptRunner.Emit {
+    { name, fields in
+        var f: [String: Any] = [:]
+        for (k, v) in fields { f[k] = v }
+        if events.json {
+            events.emit(name, f)
+            if name == "error", let m = fields["message"] as? String { Console.error(m) }
+            return
+        }
+        switch name {
+        case "capture-data-delivered", "file-written": if let p = fields["path"] as? String { print(p) }
+        case "echo": print(fields["text"] as? String ?? "")
+        case "countdown": print(fields["remaining"].map { "\($0)" } ?? "")
+        case "error": Console.error(fields["message"] as? String ?? "failed")
+        case "notice", "warning": Console.notice(fields["message"] as? String ?? "")
+        default: break
+        }
+    }
+}
+
+struct Script: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a capture script: snaps, bursts, recordings, waits and checks on one running session.",
+        discussion: "The whole file is checked first: a syntax error is reported as FILE:LINE:COLUMN and nothing runs.")
+
+    @Argument(help: "The script file.")
+    var file: String
+
+    @OptionGroup var script: ScriptOptions
+    @OptionGroup var capture: SourceOptions
+    @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var out: OutputOptions
+
+    func run() async throws {
+        let events = Events(json: out.json, command: "script")
+        try await reporting(events) {
+            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+                throw GpickError(.input, "cannot read script \(file)")
+            }
+            let statements: [ScriptStatement]
+            do { statements = try ScriptParser.parse(text) } catch let error as ScriptSyntaxError {
+                throw GpickError(.input, "\(file):\(error.line):\(error.column): \(error.message)")
+            }
+            let runner = ScriptRunner(try script.runnerOptions(capture, pipelines), emit: scriptPrinter(events))
+            events.started(["file": file, "statements": statements.count])
+            let ok = await runInterruptibly(runner) { await runner.run(statements) }
+            events.finished(["ok": ok, "failures": await runner.failures])
+            if !ok { throw ExitCode(1) }
+        }
+    }
+}
+
+struct Session: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Keep a capture session running and take script commands from stdin, one per line.",
+        discussion: "Example: printf 'snap a.jpg\\nwait 0.5s\\nsnap b.jpg\\n' | gpick session --source test")
+
+    @OptionGroup var script: ScriptOptions
+    @OptionGroup var capture: SourceOptions
+    @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var out: OutputOptions
+
+    func run() async throws {
+        let events = Events(json: out.json, command: "session")
+        try await reporting(events) {
+            let emit = scriptPrinter(events)
+            let runner = ScriptRunner(try script.runnerOptions(capture, pipelines), emit: emit)
+            events.started([:])
+            let keepGoing = script.keepGoing
+            let ok = await runInterruptibly(runner) {
+                var lineNumber = 0
+                var syntaxFailures = 0
+                for await line in StdinLines.stream() {
+                    lineNumber += 1
+                    do {
+                        guard let s = try ScriptParser.parseLine(line, lineNumber: lineNumber) else { continue }
+                        if !(await runner.execute(s)) && !keepGoing { return false }
+                    } catch let error as ScriptSyntaxError {
+                        syntaxFailures += 1
+                        emit("error", ["line": error.line, "column": error.column, "message": "\(error.line):\(error.column): \(error.message)"])
+                        if !keepGoing { return false }
+                    } catch {
+                        return false
+                    }
+                }
+                return await runner.failures == 0 && syntaxFailures == 0
+            }
+            events.finished(["ok": ok])
+            if !ok { throw ExitCode(1) }
+        }
+    }
+}
+
+/// Runs the body; SIGINT/SIGTERM cancel it. Either way, recordings are finalised before returning.
+func runInterruptibly(_ runner: ScriptRunner, _ body: @escaping @Sendable () async -> Bool) async -> Bool {
+    let stopper = SignalStopper()
+    let task = Task { await body() }
+    stopper.onSignal { _ in task.cancel() }
+    let ok = await task.value
+    await runner.finish()
+    return ok && stopper.signalled == 0
+}
+
+/// Lines of stdin, read on a thread of their own (never blocking the cooperative pool).
+enum StdinLines {
+    static func stream() -> AsyncStream<String> {
+        AsyncStream { cont in
+            let t = Thread {
+                while let line = readLine(strippingNewline: true) { cont.yield(line) }
+                cont.finish()
+            }
+            t.start()
+        }
+    }
+}
