@@ -28,6 +28,8 @@ public struct RecordingSettings: Sendable {
     public var bitrate: Int?
     /// Extra pipeline-file parameters (`--set name=value`).
     public var values: [String: String] = [:]
+    /// A branch file to use instead of `record-<container>` (`gpick run`).
+    public var pipelineFile: PipelineFile?
     public init(container: Container, duration: Double? = nil, bitrate: Int? = nil) {
         self.container = container
         self.duration = duration
@@ -96,7 +98,10 @@ public final class MovieRecording: @unchecked Sendable {
             throw GpickError(.runtime, "the session is not running")
         }
         if let failure = session.failureReason { throw failure }
-        let pfile = try session.configuration.library.load(settings.container.pipelineName)
+        let pfile: PipelineFile
+        if let custom = settings.pipelineFile { pfile = custom } else {
+            pfile = try session.configuration.library.load(settings.container.pipelineName)
+        }
         var values: [String: Parameter.Value] = [:]
         func set(_ name: String, _ text: String) throws(GpickError) {
             guard let p = pfile.parameter(name) else {

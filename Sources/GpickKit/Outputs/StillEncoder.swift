@@ -32,11 +32,16 @@ public final class StillEncoder: @unchecked Sendable {
     private var busTask: Task<Void, Never>?
 
     /// `quality`: JPEG quality 1…100 (PNG ignores it).
-    public init(format: StillFormat, quality: Int? = nil, library: PipelineLibrary) throws(GpickError) {
-        self.format = format
+    public convenience init(format: StillFormat, quality: Int? = nil, library: PipelineLibrary) throws(GpickError) {
         let file = try library.load(format.pipelineName)
         var values: [String: Parameter.Value] = [:]
         if let q = quality, let p = file.parameter("quality") { values["quality"] = try p.parse(String(q)) }
+        try self.init(file: file, values: values, format: format)
+    }
+
+    /// An encoder from any pipeline file of kind encoder (taps `input` and `output`).
+    public init(file: PipelineFile, values: [String: Parameter.Value], format: StillFormat) throws(GpickError) {
+        self.format = format
         let bin = try PipelineBuilder.build(file, values: values, asPipeline: true)
         guard let p = bin as? Pipeline, let inTap = file.tap("input"), let outTap = file.tap("output") else {
             throw GpickError(.pipeline, "\(file.path): an encoder needs taps input (appsrc) and output (appsink)")

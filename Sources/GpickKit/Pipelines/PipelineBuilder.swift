@@ -34,7 +34,7 @@ public enum PipelineBuilder {
     }
 
     /// One file's share of a composed pipeline, with the values for its parameters.
-    public struct Part {
+    public struct Part: Sendable {
         public var file: PipelineFile
         public var values: [String: Parameter.Value]
         public var outputs: [String: PropertyValue]

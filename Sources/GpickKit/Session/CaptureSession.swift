@@ -36,6 +36,11 @@ public struct SessionConfiguration: Sendable {
     public var warmupFrames: Int?
     /// How long a source may take to deliver its first frame.
     public var startTimeout: Double = 15
+    /// A pipeline file (with values) used instead of the built-in one: `gpick run` of a source,
+    /// audio-source or session file.
+    public var sourceFile: PipelineBuilder.Part?
+    public var audioFile: PipelineBuilder.Part?
+    public var sessionFile: PipelineBuilder.Part?
     public init() {}
 }
 
@@ -85,7 +90,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     public var format: SessionFormat { configuration.format }
     public var source: SourceSpec { configuration.source }
-    public var hasAudio: Bool { configuration.audio != .none }
+    public var hasAudio: Bool { configuration.audio != .none || configuration.audioFile != nil }
     /// Whether the pipeline has been set playing (branches attached before that start at 0).
     public var isPlaying: Bool { lock.withLock { playing } }
     private var playing = false
@@ -152,6 +157,9 @@ public final class CaptureSession: @unchecked Sendable {
         frames.fail(GpickError(.runtime, "the session has stopped"))
     }
 
+    /// Frames delivered since the session started (after warm-up).
+    public var deliveredFrames: Int { frames.frameCount }
+
     /// The retained frame: the newest frame the session has seen.
     public var latestFrame: Sample? { frames.latestFrame }
 
@@ -188,7 +196,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     private func build() throws(GpickError) -> Pipeline {
         let lib = configuration.library
-        let sourcePart: PipelineBuilder.Part
+        var sourcePart: PipelineBuilder.Part
         var testOptions: SourceSpec.TestOptions?
         switch configuration.source {
         case .test(let o):
@@ -201,13 +209,22 @@ public final class CaptureSession: @unchecked Sendable {
         case .auto:
             throw GpickError(.runtime, "source not resolved")
         }
-        let session = try lib.load("session")
+        if let custom = configuration.sourceFile {
+            sourcePart = custom
+            testOptions = nil
+        }
+        var sessionPart: PipelineBuilder.Part
+        if let custom = configuration.sessionFile { sessionPart = custom } else { sessionPart = .init(try lib.load("session")) }
+        let session = sessionPart.file
         var text = sourcePart.file.pipeline.value + " ! " + session.pipeline.value
-        var parts = [sourcePart, .init(session)]
-        if configuration.audio != .none {
-            let audio = try lib.load(configuration.audio == .test ? "audio-test" : "audio-auto")
-            text += "\n" + audio.pipeline.value + " ! " + (session.audio?.value ?? "tee name=audio allow-not-linked=true")
-            parts.append(.init(audio))
+        var parts = [sourcePart, sessionPart]
+        if configuration.audio != .none || configuration.audioFile != nil {
+            var audio: PipelineBuilder.Part
+            if let custom = configuration.audioFile { audio = custom } else {
+                audio = .init(try lib.load(configuration.audio == .auto ? "audio-auto" : "audio-test"))
+            }
+            text += "\n" + audio.file.pipeline.value + " ! " + (session.audio?.value ?? "tee name=audio allow-not-linked=true")
+            parts.append(audio)
         }
         let bin = try PipelineBuilder.compose(text, parts: parts, asPipeline: true)
         guard let pipeline = bin as? Pipeline else { throw GpickError(.runtime, "session did not build a pipeline") }
@@ -219,7 +236,7 @@ public final class CaptureSession: @unchecked Sendable {
             let hub = frames
             sink.setCallbacks(onSample: { hub.deliver($0) })
             videoTee = try pipeline.requireElement(named: "video")
-            audioTee = configuration.audio != .none ? try pipeline.requireElement(named: "audio") : nil
+            audioTee = hasAudio ? try pipeline.requireElement(named: "audio") : nil
             if let o = testOptions, let pad = try pipeline.requireElement(named: "format").staticPad("src") {
                 TestSourceProbe(options: o).install(on: pad, source: try pipeline.requireElement(named: "src"))
             }

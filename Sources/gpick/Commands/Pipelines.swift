@@ -5,7 +5,31 @@ import GpickKit
 struct Pipelines: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List and check the declarative pipeline files.",
-        subcommands: [List.self, Check.self])
+        subcommands: [List.self, Show.self, Check.self])
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the resolved gst-launch-1.0 line of a pipeline file; it runs as printed.")
+        @Argument(help: "A pipeline file path or name.")
+        var pipeline: String
+        @OptionGroup var set: SetOptions
+        @Option(name: .long, parsing: .unconditional, help: "Seconds of test input for sources and branches.")
+        var duration: Double = 2
+        @Option(name: .long, parsing: .unconditional, help: "Frame width.") var width = 640
+        @Option(name: .long, parsing: .unconditional, help: "Frame height.") var height = 360
+        @Option(name: .long, parsing: .unconditional, help: "Frames per second.") var fps = 30
+        @OptionGroup var pipelines: PipelineOptions
+
+        func run() async throws {
+            let file = try pipelines.library.load(pipeline)
+            let (values, paths) = try set.resolve(for: file)
+            var ctx = LaunchLine.Context()
+            ctx.format = SessionFormat(width: width, height: height, fps: fps)
+            try ctx.format.validate()
+            ctx.seconds = duration
+            print(try LaunchLine.render(file, values: values, outputs: paths, context: ctx))
+        }
+    }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the pipeline files found.")

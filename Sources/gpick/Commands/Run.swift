@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import GpickKit
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a pipeline file by name or path, with typed parameters.",
+        discussion: """
+        A pipeline file runs as what it is: a pipeline on its own; a source, audio source or session \
+        middle as a capture session; a branch as a recording on the test source; an encoder as one still. \
+        Output paths stay inside --output-dir.
+        """)
+
+    @Argument(help: "A pipeline file path, or the name of one (see `gpick pipelines list`).")
+    var pipeline: String
+
+    @OptionGroup var set: SetOptions
+
+    @Option(name: .long, parsing: .unconditional, help: "Seconds to run (pipelines and recordings: then EOS).")
+    var duration: Double?
+
+    @Option(name: [.short, .customLong("output")], help: "For encoders: the still to write.")
+    var output: String?
+
+    @Option(name: .customLong("output-dir"), help: "Directory output paths are confined to.")
+    var outputDir: String = "."
+
+    @Flag(name: .customLong("allow-network"), help: "Allow elements that send data off the machine.")
+    var allowNetwork = false
+
+    @Flag(name: .customLong("allow-paths"), help: "Allow file-writing elements whose location is not a parameter.")
+    var allowPaths = false
+
+    @OptionGroup var capture: SourceOptions
+    @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        if let duration, !(duration > 0) { throw ValidationError("--duration \(duration) must be a positive number of seconds") }
+    }
+
+    func run() async throws {
+        let events = Events(json: out.json, command: "run")
+        try await reporting(events) {
+            let library = pipelines.library
+            let file = try library.load(pipeline)
+            try PipelineBuilder.validate(file, policy: PipelinePolicy(allowNetwork: allowNetwork, allowPaths: allowPaths))
+            let (values, paths) = try set.resolve(for: file)
+            let root = URL(fileURLWithPath: outputDir).standardized.path
+            func confined(_ p: String) throws(GpickError) -> OutputPath { try OutputPath(p, confinedTo: root) }
+            events.started(["pipeline": file.path, "kind": file.kind.rawValue])
+            var config = try capture.configuration(library: library)
+            switch file.kind {
+            case .pipeline:
+                var outputs: [String: OutputPath] = [:], inputs: [String: String] = [:]
+                for (k, v) in paths {
+                    if file.parameter(k)?.type == .inputPath { inputs[k] = v } else { outputs[k] = try confined(v) }
+                }
+                let stopper = SignalStopper()
+                let (stop, cont) = AsyncStream<Void>.makeStream()
+                stopper.onSignal { _ in cont.yield() }
+                let outcome = try await PipelineRun.run(file, values: values, outputs: outputs, inputs: inputs, duration: duration,
+                                                        policy: PipelinePolicy(allowNetwork: allowNetwork, allowPaths: allowPaths), stop: stop)
+                for f in outcome.files { events.fileWritten(f, bytes: fileSize(f)) }
+            case .source, .audioSource, .session:
+                if config.source == .auto { config.source = .test(.init()) }
+                let part = PipelineBuilder.Part(file, values: values, outputs: paths.mapValues { .string($0) })
+                switch file.kind {
+                case .source: config.sourceFile = part
+                case .audioSource: config.audioFile = part
+                default: config.sessionFile = part
+                }
+                let session = CaptureSession(config)
+                session.onEvent { events.sessionEvent($0) }
+                try await session.start()
+                try await Task.sleep(nanoseconds: UInt64((duration ?? 2) * 1e9))
+                let frames = session.deliveredFrames
+                await session.stop()
+                if let f = session.failureReason { throw f }
+                events.emit("frames", ["frames": frames])
+                if !out.json { print("\(file.name): \(frames) frames in \(duration ?? 2) s") }
+            case .branch:
+                guard let outParam = file.parameters.first(where: { $0.type == .outputPath }), let path = paths[outParam.name] else {
+                    throw GpickError(.usage, "\(file.name): give the output with --set \(file.parameters.first { $0.type == .outputPath }?.name ?? "output")=PATH")
+                }
+                let target = try confined(path)
+                let container = try Container(path: target)
+                var settings = RecordingSettings(container: container, duration: duration ?? 2)
+                settings.pipelineFile = file
+                for s in set.settings where !s.hasPrefix("\(outParam.name)=") {
+                    let kv = s.split(separator: "=", maxSplits: 1).map(String.init)
+                    settings.values[kv[0]] = kv.count > 1 ? kv[1] : ""
+                }
+                let session = CaptureSession(config)
+                session.onEvent { events.sessionEvent($0) }
+                try await session.prepare()
+                let rec: MovieRecording
+                do {
+                    rec = try await MovieRecording.start(in: session, to: target, settings: settings)
+                    try await session.play()
+                } catch { await session.stop(); throw error }
+                let stopper = SignalStopper()
+                stopper.onSignal { _ in rec.requestStop() }
+                let result: RecordingResult
+                do { result = try await rec.finished() } catch { await session.stop(); throw error }
+                await session.stop()
+                events.fileWritten(result.path, bytes: result.bytes, extra: ["frames": result.frames])
+            case .encoder:
+                guard let output else { throw GpickError(.usage, "\(file.name): give the still to write with -o PATH") }
+                let target = try confined(output)
+                let encoder = try StillEncoder(file: file, values: values, format: (try? StillFormat(path: target)) ?? .jpeg)
+                defer { encoder.close() }
+                let session = CaptureSession(config)
+                try await session.start()
+                var written = false
+                do {
+                    for try await frame in session.nextFrames(1) {
+                        let bytes = try await encoder.encode(frame)
+                        try await AtomicWrite.store(bytes, to: target)
+                        events.fileWritten(target.path, bytes: Int64(bytes.count))
+                        written = true
+                    }
+                } catch { await session.stop(); throw error }
+                await session.stop()
+                if !written { throw session.failureReason ?? GpickError(.runtime, "no frame was encoded") }
+            }
+            events.finished([:])
+        }
+    }
+}
+
+private func fileSize(_ p: String) -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.int64Value ?? 0
+}
