@@ -11,8 +11,10 @@ public struct Subprocess {
     }
 
     /// Runs `gpick ARGS` to completion without blocking the cooperative pool.
-    public static func gpick(_ args: [String], env: [String: String] = [:], timeout: Double = 60) async throws -> Result {
-        try await run(TestEnvironment.binary, args, env: env, timeout: timeout)
+    public static func gpick(_ args: [String], env: [String: String] = [:], timeout: Double = 60, stdin: String? = nil) async throws -> Result {
+        let p = try start(TestEnvironment.binary, args, env: env, stdinPipe: stdin != nil)
+        if let stdin { p.send(stdin); p.closeInput() }
+        return try await p.wait(timeout: timeout)
     }
 
     public static func run(_ exe: String, _ args: [String], env: [String: String] = [:], timeout: Double = 60) async throws -> Result {
@@ -26,7 +28,7 @@ public struct Subprocess {
         return p.collect()
     }
 
-    public static func start(_ exe: String, _ args: [String], env: [String: String] = [:]) throws -> Running {
+    public static func start(_ exe: String, _ args: [String], env: [String: String] = [:], stdinPipe: Bool = false) throws -> Running {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
@@ -36,8 +38,9 @@ public struct Subprocess {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        let running = Running(process: p, out: out, err: err)
+        let input = stdinPipe ? Pipe() : nil
+        p.standardInput = input ?? FileHandle.nullDevice
+        let running = Running(process: p, out: out, err: err, input: input)
         try p.run()
         running.startReading()
         return running
@@ -47,16 +50,24 @@ public struct Subprocess {
     public final class Running: @unchecked Sendable {
         // Invariant: `outData`/`errData` only touched under `lock`.
         public let process: Process
-        let out: Pipe, err: Pipe
+        let out: Pipe, err: Pipe, input: Pipe?
         private let lock = NSLock()
         private var outData = Data(), errData = Data()
         private let group = DispatchGroup()
 
-        init(process: Process, out: Pipe, err: Pipe) {
+        init(process: Process, out: Pipe, err: Pipe, input: Pipe?) {
             self.process = process
             self.out = out
             self.err = err
+            self.input = input
         }
+
+        /// Writes to the child's stdin (when started with `stdinPipe`).
+        public func send(_ text: String) { input?.fileHandleForWriting.write(Data(text.utf8)) }
+        public func closeInput() { try? input?.fileHandleForWriting.close() }
+
+        /// The child's open file descriptors.
+        public var openFDs: Int { TestEnvironment.files(in: "/proc/\(process.processIdentifier)/fd").count }
 
         func startReading() {
             for (pipe, isOut) in [(out, true), (err, false)] {

@@ -115,6 +115,8 @@ public actor ScriptRunner {
             try session.setProperty(element: element, property: property, value: value)
             emit("set", ["element": element, "property": property, "value": value])
         case .countdown(let n):
+            // The camera is live while people pose: the shot after it pays no start-up or warm-up.
+            try await runningSession()
             for i in stride(from: n, through: 1, by: -1) {
                 emit("countdown", ["remaining": i])
                 try await Task.sleep(nanoseconds: 1_000_000_000)

@@ -1,0 +1,112 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+@Suite struct ScriptTests {
+    static let small = ["--width", "320", "--height", "240"]
+    static var samples: String { "\(TestEnvironment.repoRoot)/samples" }
+
+    @Test func photoBoothSample() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["script", "\(Self.samples)/photo-booth.gpick", "--source", "test", "--output-dir", dir])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines.prefix(4) == ["smile!", "3", "2", "1"])
+        var stamps: [Int] = []
+        for i in 1...4 { stamps.append(try #require(try await Media.frames("\(dir)/booth-00\(i).jpg").first?.stamp?.index)) }
+        #expect(stamps == [stamps[0], stamps[0] + 15, stamps[0] + 30, stamps[0] + 45], "\(stamps)")
+        #expect(stamps[0] >= 80, "the burst comes after the 3 s countdown")
+    }
+
+    @Test func snapWhileRecordingSample() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["script", "\(Self.samples)/snap-while-recording.gpick", "--source", "test", "--output-dir", dir] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let clip = try await Media.stampIndices("\(dir)/clip.mp4")
+        #expect(Media.isConsecutive(clip, from: clip.first! ?? -1))
+        // Each still is a frame of the running recording.
+        for s in ["during-1.jpg", "during-2.jpg"] {
+            let stamp = try #require(try await Media.frames("\(dir)/\(s)").first?.stamp?.index)
+            #expect(clip.contains(stamp), "\(s) stamp \(stamp) not within the recording")
+        }
+    }
+
+    @Test func flipDemoReportsNotYetAndFinalisesTheRecording() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["script", "\(Self.samples)/flip-demo.gpick", "--source", "test", "--output-dir", dir] + Self.small)
+        #expect(r.status != 0)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("line 4") && r.stderr.contains("not available yet"), "\(r.stderr)")
+        let stamps = try await Media.stampIndices("\(dir)/flip.mp4")
+        #expect(stamps.count >= 25 && Media.isConsecutive(stamps, from: stamps.first! ?? -1))
+    }
+
+    @Test func syntaxErrorNamesLineAndColumnBeforeAnythingRuns() async throws {
+        let dir = TestEnvironment.tempDir()
+        try "snap a.jpg\nburst 3 b.jpg evry 2\n".write(toFile: "\(dir)/s.gpick", atomically: true, encoding: .utf8)
+        let out = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["script", "\(dir)/s.gpick", "--source", "test", "--output-dir", out])
+        #expect(r.status == 65)
+        #expect(r.stderrLines == ["gpick: error: \(dir)/s.gpick:2:15: expected \"every K\" after the file"])
+        #expect(TestEnvironment.files(in: out).isEmpty)
+        for (text, pos) in [("snap \"open.jpg\n", "1:6"), ("wait 3 parsecs\n", "1:8"), ("recrod 1s a.mp4\n", "1:1"), ("expect a.jpg frames ~ 3\n", "1:21")] {
+            try text.write(toFile: "\(dir)/t.gpick", atomically: true, encoding: .utf8)
+            let e = try await Subprocess.gpick(["script", "\(dir)/t.gpick", "--output-dir", out])
+            #expect(e.status == 65 && e.stderr.contains("t.gpick:\(pos): "), "\(text): \(e.stderr)")
+        }
+    }
+
+    @Test func assertionsPassAndFail() async throws {
+        let dir = TestEnvironment.tempDir()
+        let good = "record 1s c.mp4\nexpect c.mp4 frames == 30\nexpect c.mp4 duration 1s\nexpect c.mp4 size 320x240\nexpect c.mp4 stamps ..\nexpect c.mp4 kind video\nsnap p.png\nexpect p.png kind photo\n"
+        try good.write(toFile: "\(dir)/good.gpick", atomically: true, encoding: .utf8)
+        let r = try await Subprocess.gpick(["script", "\(dir)/good.gpick", "--source", "test", "--output-dir", dir] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let bad = "record 1s d.mp4\nexpect d.mp4 frames == 31\nexpect d.mp4 size 320x240\n"
+        try bad.write(toFile: "\(dir)/bad.gpick", atomically: true, encoding: .utf8)
+        let f = try await Subprocess.gpick(["script", "\(dir)/bad.gpick", "--source", "test", "--output-dir", dir] + Self.small)
+        #expect(f.status != 0)
+        #expect(f.stderrLines == ["gpick: error: line 2: expect d.mp4: has 30 frames, expected == 31"], "\(f.stderr)")
+        let k = try await Subprocess.gpick(["script", "\(dir)/bad.gpick", "--keep-going", "--json", "--source", "test", "--output-dir", dir] + Self.small)
+        #expect(k.status != 0)
+        #expect(k.stdout.contains("\"event\":\"expect-passed\""), "with --keep-going line 3 still runs")
+    }
+
+    @Test func scriptArgumentsCannotEscapeTheOutputDirectory() async throws {
+        let root = TestEnvironment.tempDir()
+        let dir = "\(root)/out"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: "\(dir)/link", withDestinationPath: root)
+        let attempts = ["snap ../x.jpg", "snap /tmp/gpick-escape.jpg", "snap link/x.jpg", "record 1s ../../y.mp4",
+                        "snap 'a.jpg ! filesink location=../owned'", "set sink.location ../owned", "set src.location ../owned",
+                        "burst 2 ../z.jpg", "expect ../../../etc/passwd exists"]
+        let r = try await Subprocess.gpick(["session", "--keep-going", "--source", "test", "--output-dir", dir] + Self.small,
+                                           env: [:], timeout: 30, stdin: attempts.joined(separator: "\n") + "\n")
+        #expect(r.status != 0)
+        #expect(r.stderrLines.count == attempts.count, "\(r.stderr)")
+        #expect(TestEnvironment.files(in: root) == ["out"])
+        #expect(TestEnvironment.files(in: dir) == ["link"])
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/gpick-escape.jpg"))
+    }
+
+    @Test func sessionThroughAPipeKeepsFileDescriptorsFlat() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["session", "--source", "test", "--output-dir", dir] + Self.small, stdinPipe: true)
+        p.send("snap warm.jpg\nrecord 0.2s warm.mp4\n")
+        try await p.waitForFile("\(dir)/warm.mp4")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let before = p.openFDs
+        var script = ""
+        for i in 1...20 { script += "snap s\(i).jpg\n" }
+        for i in 1...3 { script += "record 0.3s r\(i).mp4\n" }
+        script += "echo done\n"
+        p.send(script)
+        try await p.waitForFile("\(dir)/r3.mp4")
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let after = p.openFDs
+        p.closeInput()
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines.last == "done")
+        #expect(TestEnvironment.files(in: dir).count == 25)
+        #expect(after - before <= 2, "fds \(before) → \(after)")
+    }
+}
