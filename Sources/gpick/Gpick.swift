@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Glibc
 import GpickKit
+import GstCore
 
 @main
 struct Gpick: AsyncParsableCommand {
@@ -14,6 +15,9 @@ struct Gpick: AsyncParsableCommand {
 
     /// Errors print as one line on stderr (no usage dump), with a non-zero exit.
     static func main() async {
+        // Loading the plugin registry takes tens of ms: start it now, alongside argument parsing
+        // and pipeline-file loading (Gst.initialize runs once; later callers wait for it).
+        Thread.detachNewThread { _ = try? Gst.initialize() }
         do {
             var command = try parseAsRoot()
             if var async = command as? AsyncParsableCommand {

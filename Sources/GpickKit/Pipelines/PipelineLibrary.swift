@@ -46,7 +46,25 @@ public struct PipelineLibrary: Sendable {
             let hint = Suggest.closest(to: nameOrPath, in: names()).map { " (did you mean \"\($0)\"?)" } ?? ""
             throw GpickError(.input, "no pipeline file \"\(nameOrPath)\"\(hint); searched \(existingDirectories.joined(separator: ", "))")
         }
-        return try PipelineLoader.load(path: p)
+        return try Self.cache.load(p)
+    }
+
+    /// Parsed files by path, checked against the file's modification time so an edited file is
+    /// read again (a long session may outlive an edit).
+    static let cache = FileCache()
+
+    final class FileCache: @unchecked Sendable {
+        // Invariant: `entries` only touched under `lock`.
+        private let lock = NSLock()
+        private var entries: [String: (Date, PipelineFile)] = [:]
+
+        func load(_ path: String) throws(GpickError) -> PipelineFile {
+            let mtime = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
+            if let (t, f) = lock.withLock({ entries[path] }), t == mtime { return f }
+            let f = try PipelineLoader.load(path: path)
+            lock.withLock { entries[path] = (mtime, f) }
+            return f
+        }
     }
 
     var existingDirectories: [String] {

@@ -112,7 +112,9 @@ public enum PipelineLoader {
     private static func parameter(_ k: Node, _ v: Node, path: String) throws(GpickError) -> Parameter {
         func fail(_ node: Node?, _ message: String) -> GpickError { GpickError(.pipeline, "\(path):\(line(node)): \(message)") }
         let name = k.string ?? ""
-        guard name.range(of: #"^[a-z][a-z0-9-]*$"#, options: .regularExpression) != nil else {
+        // Plain character checks: a regex here would load ICU on every start.
+        guard let first = name.unicodeScalars.first, ("a"..."z").contains(first),
+              name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
             throw fail(k, "parameter name \"\(name)\" must be lower-case letters, digits and dashes")
         }
         guard let m = v.mapping else { throw fail(v, "parameter \(name) must be a mapping with type, default, help") }

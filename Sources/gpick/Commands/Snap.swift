@@ -53,9 +53,19 @@ struct Snap: AsyncParsableCommand {
             config.audio = .none
             let session = CaptureSession(config)
             session.onEvent { events.sessionEvent($0) }
-            let encoder = try StillEncoder(format: stillFormat, quality: quality, library: library)
+            // The encoder pipeline and the session start side by side (two cores, two pipelines).
+            let quality = self.quality
+            let encoderTask = Task.detached { () -> Result<StillEncoder, GpickError> in
+                Result { () throws(GpickError) in try StillEncoder(format: stillFormat, quality: quality, library: library) }
+            }
+            do {
+                try await session.start()
+            } catch {
+                if case .success(let e) = await encoderTask.value { e.close() }
+                throw error
+            }
+            let encoder = try await encoderTask.value.get()
             defer { encoder.close() }
-            try await session.start()
             events.started(["source": "\(session.source)", "width": config.format.width, "height": config.format.height])
             var written = 0
             do {
