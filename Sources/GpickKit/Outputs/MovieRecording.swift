@@ -140,10 +140,6 @@ public final class MovieRecording: @unchecked Sendable {
         bin.setName(name)
         let rec = MovieRecording(session: session, output: output, file: file, bin: bin, branchName: name)
         rec.audioPriming = settings.container.audioPriming
-        if !session.isPlaying {
-            // Attached before the first frame: the file's time is the session's, from 0.
-            rec.state.t0 = 0
-        }
         if let d = settings.duration { rec.state.maxFrames = max(1, Int((d * Double(session.format.fps)).rounded())) }
         else if let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
             // Stop cleanly before the reserved index space would overflow.
@@ -226,8 +222,10 @@ public final class MovieRecording: @unchecked Sendable {
         s.lock.lock()
         if s.triggered { s.lock.unlock(); return .drop }
         if s.t0 == nil {
+            // The first frame is the file's 0, whenever the branch was added (even before play,
+            // the first frame's running time is not 0: it is late by the pipeline's start-up).
+            // Audio shares the offset; audio that came before this frame is dropped.
             s.t0 = pts
-            // The file starts at 0 whenever the branch was added; audio shares the offset.
             videoTeePad?.setOffset(-Int64(pts))
             audioTeePad?.setOffset(-Int64(pts))
         }

@@ -91,9 +91,6 @@ public final class CaptureSession: @unchecked Sendable {
     public var format: SessionFormat { configuration.format }
     public var source: SourceSpec { configuration.source }
     public var hasAudio: Bool { configuration.audio != .none || configuration.audioFile != nil }
-    /// Whether the pipeline has been set playing (branches attached before that start at 0).
-    public var isPlaying: Bool { lock.withLock { playing } }
-    private var playing = false
 
     /// Resolves `auto`, builds the pipeline, plays it and waits for the first frame.
     public func start() async throws(GpickError) {
@@ -121,7 +118,6 @@ public final class CaptureSession: @unchecked Sendable {
     /// Plays the prepared pipeline and waits for the first frame.
     public func play() async throws(GpickError) {
         guard let pipeline else { throw GpickError(.runtime, "prepare() the session before play()") }
-        lock.withLock { playing = true }
         do {
             try pipeline.setState(.playing)
         } catch {
