@@ -93,14 +93,14 @@ public enum PipelineBuilder {
             let value: PropertyValue
             if param.type == .outputPath || (param.type == .inputPath && part.outputs[param.name] != nil) {
                 guard let v = part.outputs[param.name] else {
-                    if param.required && !checkOnly { throw GpickError(.input, "\(file.name): missing required parameter \(param.name) (\(param.help))") }
+                    if param.required && !checkOnly { throw file.error(param.line, "missing required parameter \(param.name) (\(param.help))") }
                     continue
                 }
                 value = v
             } else if let v = part.values[param.name] ?? param.defaultValue {
                 value = try propertyValue(v, for: element, property: b.property)
             } else if param.required && !checkOnly {
-                throw GpickError(.input, "\(file.name): missing required parameter \(param.name) (\(param.help))")
+                throw file.error(param.line, "missing required parameter \(param.name) (\(param.help))")
             } else {
                 continue
             }

@@ -47,13 +47,15 @@ public actor ScriptRunner {
 
     /// Runs one statement; reports and counts a failure.
     public func execute(_ s: ScriptStatement) async -> Bool {
+        // When the command arrived: latencies (snap → file) are measured from here.
+        emit("command", ["line": s.line, "text": s.text])
         do {
             try await perform(s)
             return true
         } catch {
             failures += 1
             let message = (error as? GpickError)?.message ?? "\(error)"
-            emit("error", ["line": s.line, "command": s.text, "message": "line \(s.line): \(message)"])
+            emit("error", ["line": s.line, "text": s.text, "message": "line \(s.line): \(message)"])
             return false
         }
     }

@@ -19,15 +19,20 @@ struct Pipelines: AsyncParsableCommand {
         @Option(name: .long, parsing: .unconditional, help: "Frame height.") var height = 360
         @Option(name: .long, parsing: .unconditional, help: "Frames per second.") var fps = 30
         @OptionGroup var pipelines: PipelineOptions
+        @OptionGroup var out: OutputOptions
 
         func run() async throws {
-            let file = try pipelines.library.load(pipeline)
-            let (values, paths) = try set.resolve(for: file)
-            var ctx = LaunchLine.Context()
-            ctx.format = SessionFormat(width: width, height: height, fps: fps)
-            try ctx.format.validate()
-            ctx.seconds = duration
-            print(try LaunchLine.render(file, values: values, outputs: paths, context: ctx))
+            let events = Events(json: out.json, command: "pipelines show")
+            try await reporting(events) {
+                let file = try pipelines.library.load(pipeline)
+                let (values, paths) = try set.resolve(for: file)
+                var ctx = LaunchLine.Context()
+                ctx.format = SessionFormat(width: width, height: height, fps: fps)
+                try ctx.format.validate()
+                ctx.seconds = duration
+                let line = try LaunchLine.render(file, values: values, outputs: paths, context: ctx)
+                if out.json { events.emit("launch-line", ["path": file.path, "line": line]) } else { print(line) }
+            }
         }
     }
 
