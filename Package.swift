@@ -29,6 +29,8 @@ let package = Package(
             "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
+        // The leak soak runs in a process of its own (tests share one process, and their fds).
+        .executableTarget(name: "gpick-soak", dependencies: ["GpickKit"], path: "Tests/Soak"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),

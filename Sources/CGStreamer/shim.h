@@ -87,6 +87,7 @@ static inline GstClockTime cgst_buffer_dts(GstBuffer *b) { return GST_BUFFER_DTS
 static inline GstClockTime cgst_buffer_duration(GstBuffer *b) { return GST_BUFFER_DURATION(b); }
 static inline void cgst_buffer_set_pts(GstBuffer *b, GstClockTime t) { GST_BUFFER_PTS(b) = t; }
 static inline void cgst_buffer_set_duration(GstBuffer *b, GstClockTime t) { GST_BUFFER_DURATION(b) = t; }
+static inline void cgst_buffer_set_dts(GstBuffer *b, GstClockTime t) { GST_BUFFER_DTS(b) = t; }
 static inline gboolean cgst_buffer_is_delta(GstBuffer *b) { return GST_BUFFER_FLAG_IS_SET(b, GST_BUFFER_FLAG_DELTA_UNIT); }
 static inline GstBuffer *cgst_buffer_ref(GstBuffer *b) { return gst_buffer_ref(b); }
 static inline void cgst_buffer_unref(GstBuffer *b) { gst_buffer_unref(b); }

@@ -18,6 +18,19 @@ public final class AppSrc: Element, @unchecked Sendable {
         }
     }
 
+    /// Pushes a buffer we own (ownership passes to the appsrc).
+    public func push(_ buffer: OwnedBuffer) throws(GStreamerError) {
+        let r = gst_app_src_push_buffer(cgst_app_src(pointer), buffer.take())
+        guard r == GST_FLOW_OK else {
+            throw GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_FAILED.rawValue),
+                                 message: "push into \(name) failed (\(r.rawValue))", source: name)
+        }
+    }
+
+    public func setCaps(_ caps: Caps) {
+        gst_app_src_set_caps(cgst_app_src(pointer), caps.pointer)
+    }
+
     public func endOfStream() {
         _ = gst_app_src_end_of_stream(cgst_app_src(pointer))
     }

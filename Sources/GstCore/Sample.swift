@@ -33,3 +33,31 @@ public final class Sample: @unchecked Sendable {
         return try buffer.withVideoFrame(caps: info, writable: false, body)
     }
 }
+
+/// A buffer we own one reference to, e.g. a retimed copy to push into an appsrc.
+///
+/// `@unchecked Sendable` invariant: owned exclusively until `take()` hands it to GStreamer; never
+/// shared while owned.
+public final class OwnedBuffer: @unchecked Sendable {
+    private var pointer: UnsafeMutablePointer<GstBuffer>?
+    init(adopting p: UnsafeMutablePointer<GstBuffer>) { pointer = p }
+    deinit { if let pointer { cgst_buffer_unref(pointer) } }
+
+    func take() -> UnsafeMutablePointer<GstBuffer> {
+        guard let p = pointer else { preconditionFailure("buffer pushed twice") }
+        pointer = nil
+        return p
+    }
+}
+
+extension Sample {
+    /// A shallow copy of the buffer (memory shared, metadata copied) with new timestamps: ring
+    /// buffers are shared, so their timestamps are never changed in place.
+    public func retimedBuffer(pts: UInt64, duration: UInt64?) -> OwnedBuffer? {
+        guard let b = gst_sample_get_buffer(pointer), let copy = gst_buffer_copy(b) else { return nil }
+        cgst_buffer_set_pts(copy, GstClockTime(pts))
+        cgst_buffer_set_dts(copy, GstClockTime(pts))
+        if let duration { cgst_buffer_set_duration(copy, GstClockTime(duration)) }
+        return OwnedBuffer(adopting: copy)
+    }
+}

@@ -10,7 +10,7 @@ struct Gpick: AsyncParsableCommand {
         commandName: "gpick",
         abstract: "Camera capture for Linux: stills, bursts, recordings and more, from a camera or the test source.",
         version: "0.1.0",
-        subcommands: [Snap.self, Record.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self]
+        subcommands: [Snap.self, Record.self, Live.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self]
     )
 
     /// Errors print as one line on stderr (no usage dump), with a non-zero exit.

@@ -3,8 +3,8 @@ import GpickTestSupport
 import Testing
 
 @Suite struct PipelineCLITests {
-    static let shipped = ["audio-test", "decode-frames", "record-mkv", "record-mp4", "record-webm", "session",
-                          "source-file", "source-test", "still-jpeg", "still-png"]
+    static let shipped = ["audio-test", "decode-frames", "live-clip", "live-ring", "record-mkv", "record-mp4", "record-webm",
+                          "session", "source-file", "source-test", "still-jpeg", "still-png"]
 
     /// A small recording to feed the file-reading pipelines.
     static func sampleClip() async throws -> String {
@@ -18,6 +18,7 @@ import Testing
         let dir = TestEnvironment.tempDir()
         var args = ["pipelines", "show", name, "--duration", "1"]
         if name.hasPrefix("record-") { args += ["--set", "output=\(dir)/o ut.\(name.dropFirst(7))"] }
+        if name == "live-clip" { args += ["--set", "output=\(dir)/o ut.mp4"] }
         if name == "source-file" || name == "decode-frames" { args += ["--set", "path=\(try await Self.sampleClip())"] }
         let show = try await Subprocess.gpick(args)
         #expect(show.status == 0, "\(show.stderr)")
@@ -35,12 +36,16 @@ import Testing
         let dir = TestEnvironment.tempDir()
         var args = ["run", name, "--source", "test", "--width", "320", "--height", "240", "--duration", "1", "--output-dir", dir]
         if name.hasPrefix("record-") { args += ["--set", "output=o.\(name.dropFirst(7))"] }
+        if name == "live-clip" { args += ["--set", "output=o.mp4"] }
         if name.hasPrefix("still-") { args += ["-o", "s.\(name == "still-png" ? "png" : "jpg")"] }
         if name == "source-file" || name == "decode-frames" { args += ["--set", "path=\(try await Self.sampleClip())"] }
         let r = try await Subprocess.gpick(args)
         #expect(r.status == 0, "\(name): \(r.stderr)")
         if name.hasPrefix("record-") {
             #expect(try await Media.stampIndices("\(dir)/o.\(name.dropFirst(7))").count == 30)
+        }
+        if name == "live-clip" {
+            #expect(try await Media.stampIndices("\(dir)/o.mp4").count >= 30)
         }
         if name.hasPrefix("still-") {
             #expect(try await Media.frames("\(dir)/\(TestEnvironment.files(in: dir)[0])").first?.stamp != nil)

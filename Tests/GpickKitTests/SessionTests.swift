@@ -60,29 +60,17 @@ import Testing
         #expect(try await Media.stampIndices("\(dir)/o.mkv").count == result.frames)
     }
 
-    /// 50 snap + record cycles in one process: file descriptors and memory stay flat.
+    /// 50 snap + record cycles in one process (a process of its own, so other tests' fds do not
+    /// count): file descriptors and memory stay flat.
     @Test func fiftyCyclesDoNotLeak() async throws {
         let dir = TestEnvironment.tempDir()
-        let encoder = try StillEncoder(format: .jpeg, library: TestEnvironment.library)
-        defer { encoder.close() }
-        func cycle(_ i: Int) async throws {
-            let session = CaptureSession(try Self.config())
-            try await session.start()
-            for try await f in session.nextFrames(1) {
-                try await AtomicWrite.store(try await encoder.encode(f), to: try OutputPath("\(dir)/s\(i).jpg"))
-            }
-            let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/r\(i).mp4"),
-                                                     settings: RecordingSettings(container: .mp4, duration: 0.2))
-            _ = try await rec.finished()
-            await session.stop()
-        }
-        for i in 0..<5 { try await cycle(i) }  // warm up caches and the registry
-        try await Task.sleep(nanoseconds: 300_000_000)  // let the last teardown finish
-        let fds = TestEnvironment.openFDs(), rss = TestEnvironment.rssKiB()
-        for i in 5..<50 { try await cycle(i) }
-        try await Task.sleep(nanoseconds: 300_000_000)
-        let fdsAfter = TestEnvironment.openFDs(), rssAfter = TestEnvironment.rssKiB()
-        #expect(fdsAfter - fds <= 2, "fds \(fds) → \(fdsAfter): \(TestEnvironment.fdTargets().suffix(12))")
+        let soak = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("gpick-soak").path
+        let r = try await Subprocess.run(soak, ["50", "\(TestEnvironment.repoRoot)/pipelines", dir], timeout: 180)
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Int])
+        let fds = o["fdsBefore"] ?? 0, fdsAfter = o["fdsAfter"] ?? 999
+        let rss = o["rssBeforeKiB"] ?? 0, rssAfter = o["rssAfterKiB"] ?? Int.max
+        #expect(fdsAfter - fds <= 2, "fds \(fds) → \(fdsAfter)")
         #expect(rssAfter - rss < 30 * 1024, "RSS \(rss) → \(rssAfter) KiB")
         #expect(TestEnvironment.files(in: dir).count == 100)
     }

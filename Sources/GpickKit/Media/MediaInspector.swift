@@ -24,6 +24,19 @@ public struct InspectReport: Sendable, Codable {
     public var frames: Int?
     public var streams: [MediaInfo.Stream]
     public var stamps: [String?]?
+    /// Set for Google Motion Photos: the embedded clip and whether the file is consistent.
+    public var motionPhoto: MotionPhotoReport?
+}
+
+public struct MotionPhotoReport: Sendable, Codable {
+    public var presentationTimestampUs: Int64?
+    public var videoLength: Int
+    public var clipDuration: Double?
+    public var clipFrames: Int?
+    /// Stamp of the clip frame at the presentation timestamp (should be the still's).
+    public var stampAtPresentation: String?
+    public var consistent: Bool
+    public var problems: [String]
 }
 
 public enum MediaInspector {
@@ -53,7 +66,38 @@ public enum MediaInspector {
             report.frames = frames.count
             report.stamps = frames.map { $0.stamp?.description }
         }
+        if isPhoto, let data = FileManager.default.contents(atPath: path), let parsed = MotionPhoto.parse([UInt8](data)) {
+            report.motionPhoto = await motionPhotoReport(parsed, data: data, path: path, library: library)
+        }
         return report
+    }
+
+    /// Extracts the embedded MP4 (the last Length bytes) and reads it back.
+    static func motionPhotoReport(_ p: MotionPhoto.Parsed, data: Data, path: String, library: PipelineLibrary) async -> MotionPhotoReport {
+        var r = MotionPhotoReport(presentationTimestampUs: p.presentationUs, videoLength: p.videoLength,
+                                  consistent: p.problems.isEmpty, problems: p.problems)
+        guard p.problems.isEmpty else { return r }
+        let tmp = NSTemporaryDirectory() + "gpick-mp-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).mp4"
+        defer { unlink(tmp) }
+        guard FileManager.default.createFile(atPath: tmp, contents: data.suffix(p.videoLength)) else { return r }
+        do {
+            let info = try await Discoverer.discover(path: tmp)
+            r.clipDuration = info.durationSeconds
+            let frames = try await decodeFrames(path: tmp, library: library)
+            r.clipFrames = frames.count
+            if let us = p.presentationUs {
+                let t = Double(us) / 1e6
+                let at = frames.last { ($0.pts ?? 0) <= t + 0.0005 }
+                r.stampAtPresentation = at?.stamp?.description
+            }
+            if let us = p.presentationUs, Double(us) / 1e6 > info.durationSeconds {
+                r.problems.append("presentation time \(Double(us) / 1e6) s is past the clip's end (\(info.durationSeconds) s)")
+            }
+        } catch {
+            r.problems.append("the embedded video does not play: \((error as? GpickError)?.message ?? "\(error)")")
+        }
+        r.consistent = r.problems.isEmpty
+        return r
     }
 
     /// Decodes every video frame of a file (or the still) and reads its stamp.

@@ -57,17 +57,12 @@ public struct RecordingResult: Sendable, Codable {
 /// state changes run on the session's control queue, never on streaming threads.
 public final class MovieRecording: @unchecked Sendable {
     public let output: OutputPath
-    let branchName: String
     private unowned let session: CaptureSession
     private let file: TempFile
-    private let bin: Bin
+    private let branch: Branch
     private let frameDuration: UInt64
     private let fps: Int
     private var audioPriming: UInt64 = 0
-    private var videoTeePad: Pad?
-    private var audioTeePad: Pad?
-    private var videoEntry: Pad?
-    private var audioEntry: Pad?
     private let state = State()
 
     private final class State: @unchecked Sendable {
@@ -94,9 +89,7 @@ public final class MovieRecording: @unchecked Sendable {
         if let d = settings.duration, !(d > 0) || !d.isFinite {
             throw GpickError(.usage, "duration \(d) must be a positive number of seconds")
         }
-        guard let pipeline = session.pipeline, let videoTee = session.videoTee else {
-            throw GpickError(.runtime, "the session is not running")
-        }
+        guard session.pipeline != nil else { throw GpickError(.runtime, "the session is not running") }
         if let failure = session.failureReason { throw failure }
         let pfile: PipelineFile
         if let custom = settings.pipelineFile { pfile = custom } else {
@@ -136,9 +129,14 @@ public final class MovieRecording: @unchecked Sendable {
             file.discard()
             throw error
         }
-        let name = session.allocateBranchName("recording")
-        bin.setName(name)
-        let rec = MovieRecording(session: session, output: output, file: file, bin: bin, branchName: name)
+        let branch: Branch
+        do {
+            branch = try Branch(bin: bin, name: session.allocateBranchName("recording"), audio: session.hasAudio)
+        } catch {
+            file.discard()
+            throw error
+        }
+        let rec = MovieRecording(session: session, output: output, file: file, branch: branch)
         rec.audioPriming = settings.container.audioPriming
         if let d = settings.duration { rec.state.maxFrames = max(1, Int((d * Double(session.format.fps)).rounded())) }
         else if let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
@@ -146,71 +144,49 @@ public final class MovieRecording: @unchecked Sendable {
             rec.state.maxFrames = Int((s - 2) * Double(session.format.fps))
         }
         do {
-            try rec.attach(pipeline: pipeline, videoTee: videoTee, audioTee: session.audioTee)
+            try rec.attach()
         } catch {
-            rec.detachNow()
+            rec.branch.detach(from: session)
             file.discard()
             throw error
         }
         return rec
     }
 
-    private init(session: CaptureSession, output: OutputPath, file: TempFile, bin: Bin, branchName: String) {
+    var branchName: String { branch.name }
+
+    private init(session: CaptureSession, output: OutputPath, file: TempFile, branch: Branch) {
         self.session = session
         self.output = output
         self.file = file
-        self.bin = bin
-        self.branchName = branchName
+        self.branch = branch
         self.frameDuration = session.format.frameDuration
         self.fps = session.format.fps
     }
 
-    private func attach(pipeline: Pipeline, videoTee: Element, audioTee: Element?) throws(GpickError) {
+    private func attach() throws(GpickError) {
+        guard let sinkPad = branch.bin.element(named: "sink")?.staticPad("sink") else {
+            throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"sink\"")
+        }
+        // First bytes: the file becomes visible under its real name.
+        let file = self.file
+        sinkPad.addProbe(.buffer) { _ in
+            try? file.publish()
+            return .remove
+        }
+        sinkPad.addProbe(.eventDownstream) { [weak self] info in
+            guard info.eventType == .endOfStream, let self else { return .ok }
+            self.session.control.async { self.finalize() }
+            return .ok
+        }
+        session.register(self)
         do {
-            guard let vq = bin.element(named: "video")?.staticPad("sink") else {
-                throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"video\"")
-            }
-            videoEntry = try bin.addGhostPad(named: "video", target: vq)
-            if let audioTee {
-                guard let aq = bin.element(named: "audio")?.staticPad("sink") else {
-                    throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"audio\"")
-                }
-                audioEntry = try bin.addGhostPad(named: "audio", target: aq)
-                _ = audioTee
-            }
-            guard let sinkPad = bin.element(named: "sink")?.staticPad("sink") else {
-                throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"sink\"")
-            }
-            // First bytes: the file becomes visible under its real name.
-            let file = self.file
-            sinkPad.addProbe(.buffer) { _ in
-                try? file.publish()
-                return .remove
-            }
-            sinkPad.addProbe(.eventDownstream) { [weak self] info in
-                guard info.eventType == .endOfStream, let self else { return .ok }
-                self.session.control.async { self.finalize() }
-                return .ok
-            }
-            session.register(self)
-            try pipeline.add(bin)
-            try bin.syncStateWithParent()
-            guard let vpad = videoTee.requestPad("src_%u") else { throw GpickError(.runtime, "cannot branch the video tee") }
-            videoTeePad = vpad
-            vpad.addProbe(.buffer) { [weak self] info in self?.videoProbe(info) ?? .ok }
-            if let audioTee {
-                guard let apad = audioTee.requestPad("src_%u") else { throw GpickError(.runtime, "cannot branch the audio tee") }
-                audioTeePad = apad
-                apad.addProbe(.buffer) { [weak self] info in self?.audioProbe(info) ?? .ok }
-                try apad.link(to: audioEntry!)
-            }
-            try vpad.link(to: videoEntry!)
-        } catch let e as GpickError {
-            session.unregister(self)
-            throw e
+            try branch.attach(to: session,
+                              videoProbe: { [weak self] info in self?.videoProbe(info) ?? .ok },
+                              audioProbe: { [weak self] info in self?.audioProbe(info) ?? .ok })
         } catch {
             session.unregister(self)
-            throw GpickError(.pipeline, "\(branchName): \(error)")
+            throw error
         }
     }
 
@@ -226,8 +202,8 @@ public final class MovieRecording: @unchecked Sendable {
             // the first frame's running time is not 0: it is late by the pipeline's start-up).
             // Audio shares the offset; audio that came before this frame is dropped.
             s.t0 = pts
-            videoTeePad?.setOffset(-Int64(pts))
-            audioTeePad?.setOffset(-Int64(pts))
+            branch.videoTeePad?.setOffset(-Int64(pts))
+            branch.audioTeePad?.setOffset(-Int64(pts))
         }
         if let max = s.maxFrames, s.frames >= max {
             s.endTime = pts
@@ -318,12 +294,7 @@ public final class MovieRecording: @unchecked Sendable {
             return true
         }
         guard first else { return }
-        for pad in [videoTeePad, audioTeePad].compactMap({ $0 }) {
-            pad.addProbe(.idle) { info in
-                if let peer = Pad(info.pad, transfer: .none).peer { Pad(info.pad, transfer: .none).unlink(peer) }
-                return .remove
-            }
-        }
+        branch.cutInput()
         session.control.async { self.finalize() }
     }
 
@@ -335,14 +306,7 @@ public final class MovieRecording: @unchecked Sendable {
         s.triggered = true
         if s.endTime == nil { s.endTime = (s.lastPTS ?? 0) + frameDuration }
         s.lock.unlock()
-        for (pad, entry) in [(videoTeePad, videoEntry), (audioTeePad, audioEntry)] {
-            guard let pad, let entry else { continue }
-            pad.addProbe(.idle) { _ in
-                pad.unlink(entry)
-                entry.sendEvent(.endOfStream())
-                return .remove
-            }
-        }
+        branch.endInput()
         // If EOS never reaches the sink (a stuck element), give up after a while.
         session.control.asyncAfter(deadline: .now() + 15) { [weak self] in
             guard let self, !self.state.lock.withLock({ self.state.finalized }) else { return }
@@ -361,7 +325,7 @@ public final class MovieRecording: @unchecked Sendable {
         let sourceError = s.sourceError
         s.lock.unlock()
 
-        detachNow()
+        branch.detach(from: session)
         let result: Result<RecordingResult, GpickError>
         if let error {
             file.discard()
@@ -387,16 +351,6 @@ public final class MovieRecording: @unchecked Sendable {
             return s.waiters
         }
         for w in waiters { w.resume(with: result.mapError { $0 as Error }) }
-    }
-
-    /// Removes the branch from the pipeline (control queue or start-up only).
-    private func detachNow() {
-        _ = try? bin.setState(.null)
-        if let p = session.pipeline { p.remove(bin) }
-        if let pad = videoTeePad { session.videoTee?.releaseRequestPad(pad) }
-        if let pad = audioTeePad { session.audioTee?.releaseRequestPad(pad) }
-        videoTeePad = nil
-        audioTeePad = nil
     }
 
     /// Waits for the file to be complete.

@@ -58,10 +58,21 @@ public enum LaunchLine {
         for tap in file.taps {
             if tap.value.role == .appsink {
                 main = insert("max-buffers=1 drop=true sync=false wait-on-eos=false", after: tap.value.element, in: main)
-            } else {
-                main = replaceElement(tap.value.element, in: main, with: "\(testVideo) ! \(videoCaps)")
-                main = main.replacingOccurrences(of: "is-live=true num-buffers=\(frames)", with: "num-buffers=1")
+                audio = audio.map { insert("max-buffers=1 drop=true sync=false wait-on-eos=false", after: tap.value.element, in: $0) }
+                continue
             }
+            // An appsrc gets a stand-in producing what the tap carries (raw video by default).
+            let standIn: String
+            switch tap.value.caps {
+            case let c? where c.hasPrefix("video/x-h264"):
+                standIn = "\(testVideo) ! \(videoCaps) ! x264enc tune=zerolatency key-int-max=15 ! h264parse ! video/x-h264,stream-format=avc,alignment=au"
+            case let c? where c.hasPrefix("audio/mpeg"):
+                standIn = "\(testAudio) ! \(audioCaps) ! audioconvert ! avenc_aac ! aacparse"
+            default:
+                standIn = "\(testVideo.replacingOccurrences(of: "is-live=true num-buffers=\(frames)", with: "num-buffers=1")) ! \(videoCaps)"
+            }
+            main = replaceElement(tap.value.element, in: main, with: standIn)
+            audio = audio.map { replaceElement(tap.value.element, in: $0, with: standIn) }
         }
         let text: String
         switch file.kind {

@@ -71,7 +71,7 @@ public enum PipelineBuilder {
             throw parseError(error, files: parts.map(\.file))
         }
         for part in parts {
-            try checkTaps(part.file, in: bin)
+            try checkTaps(part.file, in: bin, text: text)
             try checkPolicy(part.file, in: bin, policy: policy)
             try apply(part, to: bin, checkOnly: checkOnly)
         }
@@ -142,8 +142,11 @@ public enum PipelineBuilder {
         }
     }
 
-    static func checkTaps(_ file: PipelineFile, in bin: Bin) throws(GpickError) {
+    static func checkTaps(_ file: PipelineFile, in bin: Bin, text: String) throws(GpickError) {
         for tap in file.taps {
+            // A tap of the audio part is absent when the pipeline was built without sound.
+            if let audio = file.audio?.value, LaunchLine.nameRange(tap.value.element, in: audio) != nil,
+               LaunchLine.nameRange(tap.value.element, in: text) == nil { continue }
             guard let e = bin.element(named: tap.value.element) else {
                 throw file.error(tap.line, "tap \(tap.value.name): no element named \"\(tap.value.element)\"")
             }

@@ -49,6 +49,8 @@ public struct PipelineFile: Sendable {
         public var name: String
         public var element: String
         public var role: Role
+        /// What the tap carries, e.g. "video/x-h264" (lets tools stand in for gpick's own data).
+        public var caps: String? = nil
         public enum Role: String, Sendable { case appsink, appsrc }
     }
 

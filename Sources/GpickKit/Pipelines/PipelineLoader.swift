@@ -91,13 +91,13 @@ public enum PipelineLoader {
                 guard let tm = v.mapping, let el = tm["element"]?.string, let roleText = tm["role"]?.string else {
                     throw fail(v, "tap \"\(k.string ?? "")\" needs element and role (appsink or appsrc)")
                 }
-                for (tk, _) in tm where !["element", "role"].contains(tk.string ?? "") {
-                    throw fail(tk, "unknown key \"\(tk.string ?? "")\" in tap (element, role)")
+                for (tk, _) in tm where !["element", "role", "caps"].contains(tk.string ?? "") {
+                    throw fail(tk, "unknown key \"\(tk.string ?? "")\" in tap (element, role, caps)")
                 }
                 guard let role = PipelineFile.Tap.Role(rawValue: roleText) else {
                     throw fail(tm["role"], "tap role \"\(roleText)\" must be appsink or appsrc")
                 }
-                taps.append(.init(value: .init(name: k.string ?? "", element: el, role: role), line: line(k)))
+                taps.append(.init(value: .init(name: k.string ?? "", element: el, role: role, caps: tm["caps"]?.string), line: line(k)))
             }
         }
         for p in parameters where p.required && p.defaultValue != nil {

@@ -33,7 +33,7 @@ public enum ScriptCommand: Sendable, Equatable {
         case .flip: "flip"
         case .suspend: "suspend"
         case .resume: "resume"
-        case .live: "live photos"
+        case .live: nil
         default: nil
         }
     }

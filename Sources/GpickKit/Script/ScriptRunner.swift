@@ -27,6 +27,8 @@ public actor ScriptRunner {
     private var session: CaptureSession?
     private var encoders: [StillFormat: StillEncoder] = [:]
     private var recording: (MovieRecording, line: Int)?
+    /// Armed by the first `live`: from then on the session keeps a pre-roll (live capture mode).
+    private var ring: LiveRing?
     public private(set) var failures = 0
 
     public init(_ options: Options, emit: @escaping Emit) {
@@ -67,6 +69,8 @@ public actor ScriptRunner {
             try? await report(rec, line: line)
             recording = nil
         }
+        ring?.disarm()
+        ring = nil
         for e in encoders.values { e.close() }
         encoders.removeAll()
         await session?.stop()
@@ -128,7 +132,19 @@ public actor ScriptRunner {
         case .expect(let path, let expectation):
             try await check(path, expectation)
             emit("expect-passed", ["path": path, "line": s.line])
-        case .preview, .flip, .suspend, .resume, .live:
+        case .live(let path):
+            let target = try output(path)
+            let session = try await runningSession()
+            if ring == nil { ring = try LiveRing.arm(in: session, seconds: 2.0) }
+            let encoder = try encoders[.jpeg] ?? StillEncoder(format: .jpeg, quality: options.jpegQuality, library: options.configuration.library)
+            encoders[.jpeg] = encoder
+            emit("shutter", ["line": s.line])
+            // In a session the shutter fires at once with whatever the ring holds.
+            let r = try await LivePhotoCapture.capture(session: session, ring: ring!, encoder: encoder, name: target, settings: LivePhotoSettings())
+            if let p = r.motionPhoto {
+                emit("file-written", ["path": p, "line": s.line, "still-time": r.stillTime, "clip-duration": r.clipDuration, "clip-frames": r.clipFrames])
+            }
+        case .preview, .flip, .suspend, .resume:
             break  // handled above
         }
     }

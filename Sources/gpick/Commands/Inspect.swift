@@ -41,6 +41,15 @@ struct Inspect: AsyncParsableCommand {
                 if let c = s.channels, let r = s.sampleRate { line += " \(c) ch \(r) Hz" }
                 print(line)
             }
+            if let mp = report.motionPhoto {
+                print("motion photo: \(mp.consistent ? "consistent" : "INCONSISTENT")")
+                if let us = mp.presentationTimestampUs { print(String(format: "  still time: %.3f s", Double(us) / 1e6)) }
+                if let d = mp.clipDuration { print(String(format: "  clip duration: %.3f s", d)) }
+                if let n = mp.clipFrames { print("  clip frames: \(n)") }
+                print("  clip bytes: \(mp.videoLength)")
+                if let s = mp.stampAtPresentation { print("  stamp at still time: \(s)") }
+                for p in mp.problems { print("  problem: \(p)") }
+            }
             if stamps, let st = report.stamps {
                 for (i, s) in st.enumerated() { print("frame \(i): \(s ?? "none")") }
             }

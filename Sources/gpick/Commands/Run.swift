@@ -79,6 +79,36 @@ struct Run: AsyncParsableCommand {
                 if let f = session.failureReason { throw f }
                 events.emit("frames", ["frames": frames])
                 if !out.json { print("\(file.name): \(frames) frames in \(duration ?? 2) s") }
+            case .branch where !file.parameters.contains(where: { $0.type == .outputPath }):
+                // A branch that only feeds appsinks (the live-photo ring): fill it for --duration.
+                let session = CaptureSession(config)
+                session.onEvent { events.sessionEvent($0) }
+                try await session.start()
+                do {
+                    let ring = try LiveRing.arm(in: session, seconds: duration ?? 2, file: file, values: values)
+                    try await Task.sleep(nanoseconds: UInt64((duration ?? 2) * 1e9))
+                    let n = ring.frameCount
+                    ring.disarm()
+                    events.emit("frames", ["frames": n])
+                    if !out.json { print("\(file.name): \(n) encoded frames held") }
+                } catch { await session.stop(); throw error }
+                await session.stop()
+            case .encoder where file.tap("output") == nil:
+                // An encoder fed with encoded samples (live-clip): a ring fills for --duration,
+                // then all of it goes through this file.
+                guard let path = paths["output"] else { throw GpickError(.usage, "\(file.name): give the output with --set output=PATH") }
+                let target = try confined(path)
+                let session = CaptureSession(config)
+                session.onEvent { events.sessionEvent($0) }
+                try await session.start()
+                do {
+                    let ring = try LiveRing.arm(in: session, seconds: (duration ?? 2) + 1)
+                    try await ring.waitForPreroll(duration ?? 2)
+                    let r = try await ring.writeAll(to: target, file: file)
+                    ring.disarm()
+                    events.fileWritten(target.path, bytes: fileBytes(target.path), extra: ["frames": r.frames, "duration": r.duration])
+                } catch { await session.stop(); throw error }
+                await session.stop()
             case .branch:
                 guard let outParam = file.parameters.first(where: { $0.type == .outputPath }), let path = paths[outParam.name] else {
                     throw GpickError(.usage, "\(file.name): give the output with --set \(file.parameters.first { $0.type == .outputPath }?.name ?? "output")=PATH")

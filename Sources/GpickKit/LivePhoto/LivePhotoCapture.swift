@@ -1,0 +1,96 @@
+import Foundation
+import GstCore
+
+public enum LivePhotoFormat: String, Sendable, CaseIterable {
+    case apple, motion, both
+}
+
+public struct LivePhotoSettings: Sendable {
+    public var before: Double = 1.5
+    public var after: Double = 1.5
+    public var format: LivePhotoFormat = .motion
+    public var quality: Int?
+    /// Replace existing outputs (otherwise refuse before anything is written).
+    public var force = false
+    public init() {}
+
+    public func validate() throws(GpickError) {
+        for (name, v) in [("before", before), ("after", after)] {
+            guard v > 0, v <= 10, v.isFinite else { throw GpickError(.usage, "--\(name) \(v) must be more than 0 and at most 10 seconds") }
+        }
+    }
+}
+
+public struct LivePhotoResult: Sendable, Codable {
+    /// `NAME.MP.jpg` (Motion Photo).
+    public var motionPhoto: String?
+    /// Where the still is in the clip, in seconds.
+    public var stillTime: Double
+    public var clipDuration: Double
+    public var clipFrames: Int
+    public var stamp: String?
+}
+
+/// Takes live photos on a running session with an armed ring: the still is the raw frame at the
+/// shutter (the retained frame, taken before any encoder), the clip covers `before` + `after`
+/// around it, cut on a keyframe at or before shutter − before.
+public enum LivePhotoCapture {
+    /// The outputs a name gives, checked before anything is written.
+    public static func outputs(for name: OutputPath, format: LivePhotoFormat, force: Bool) throws(GpickError) -> [OutputPath] {
+        if format != .motion {
+            throw GpickError(.usage, "the Apple Live Photo pair (--format \(format.rawValue)) is not available yet in this version of gpick; use --format motion")
+        }
+        var base = name.name
+        for ext in [".MP.jpg", ".jpg", ".jpeg", ".mov"] where base.lowercased().hasSuffix(ext.lowercased()) {
+            base = String(base.dropLast(ext.count))
+        }
+        let outs = [name.sibling("\(base).MP.jpg")]
+        if !force {
+            for o in outs where FileManager.default.fileExists(atPath: o.path) {
+                throw GpickError(.output, "\(o.path) already exists (use --force to replace it)")
+            }
+        }
+        return outs
+    }
+
+    public static func capture(session: CaptureSession, ring: LiveRing, encoder: StillEncoder, name: OutputPath,
+                               settings: LivePhotoSettings) async throws(GpickError) -> LivePhotoResult {
+        try settings.validate()
+        let outs = try outputs(for: name, format: settings.format, force: settings.force)
+        // A ring armed a moment ago may not hold a frame yet: once it holds its first (a
+        // keyframe), the retained frame is at least that new, so the clip can contain the still.
+        do {
+            try await withTimeout(10) { try await ring.waitUntil(0) }
+        } catch {
+            throw session.failureReason ?? GpickError(.runtime, "the live-photo ring received no frame")
+        }
+        guard let frame = session.latestFrame, let shutter = frame.runningTime else {
+            throw session.failureReason ?? GpickError(.runtime, "no frame to take a live photo from")
+        }
+        let stamp = frame.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
+        let jpeg = try await encoder.encode(frame)
+        let before = UInt64(settings.before * 1e9), after = UInt64(settings.after * 1e9)
+        let from = shutter > before ? shutter - before : 0
+        ring.pin(from)
+        defer { ring.unpin(from) }
+        do {
+            try await withTimeout(settings.after + 10) { try await ring.waitUntil(shutter + after) }
+        } catch let e as GpickError {
+            throw e
+        } catch {
+            throw session.failureReason ?? GpickError(.runtime, "the live-photo ring did not reach the shutter + \(settings.after) s")
+        }
+        let (video, audio) = ring.clip(from: from, to: shutter + after)
+        guard let start = video.first?.time, start <= shutter else {
+            throw GpickError(.runtime, "the live-photo ring does not hold the shutter frame")
+        }
+        let clip = try await ClipWriter.write(video: video, audio: audio, start: start,
+                                              scratch: name.sibling(".\(outs[0].name).clip.mp4"),
+                                              library: session.configuration.library)
+        let presentationUs = Int64((shutter - start) / 1000)
+        let motion = try MotionPhoto.compose(jpeg: jpeg, mp4: clip.bytes, presentationUs: presentationUs)
+        try await AtomicWrite.store(motion, to: outs[0])
+        return LivePhotoResult(motionPhoto: outs[0].path, stillTime: Double(presentationUs) / 1e6,
+                               clipDuration: clip.duration, clipFrames: clip.frames, stamp: stamp?.description)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import GstCore
+
+/// The live-photo pre-roll: a branch that encodes as frames arrive (short GOPs, no B-frames) and
+/// keeps the encoded samples in a ring pruned a whole GOP at a time, so a shutter at any moment
+/// has its "before" part. Memory holds `keep` seconds plus one GOP of H.264 (≈ 2 MB at 1080p).
+///
+/// `@unchecked Sendable` invariant: the ring's lists and waiters are guarded by `lock`; appsink
+/// callbacks only append and prune under it.
+public final class LiveRing: @unchecked Sendable {
+    /// One encoded sample at its running time.
+    struct Entry {
+        let time: UInt64
+        let duration: UInt64?
+        let keyframe: Bool
+        let sample: Sample
+    }
+
+    private unowned let session: CaptureSession
+    private let branch: Branch
+    private let keep: UInt64
+    private let lock = NSLock()
+    private var video: [Entry] = []
+    private var audio: [Entry] = []
+    private var waiters: [(until: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
+    private var failure: GpickError?
+    /// Start times that captures in progress still need: pruning never passes the oldest.
+    private var pins: [UInt64] = []
+
+    /// Arms the ring on a running session, keeping at least `seconds` of pre-roll.
+    /// `file` replaces the shipped `live-ring` (same taps: `video`, and `audio` with sound).
+    public static func arm(in session: CaptureSession, seconds: Double, keyInterval: Int? = nil,
+                           file custom: PipelineFile? = nil, values given: [String: Parameter.Value] = [:]) throws(GpickError) -> LiveRing {
+        if let f = session.failureReason { throw f }
+        let file: PipelineFile
+        if let custom { file = custom } else { file = try session.configuration.library.load("live-ring") }
+        var values = given
+        if let p = file.parameter("key-interval"), values["key-interval"] == nil {
+            values["key-interval"] = try p.parse(String(keyInterval ?? max(1, session.format.fps / 2)))
+        }
+        let bin = try PipelineBuilder.build(file, audio: session.hasAudio, values: values, asPipeline: false)
+        let branch = try Branch(bin: bin, name: session.allocateBranchName("live-ring"), audio: session.hasAudio)
+        let ring = LiveRing(session: session, branch: branch, keep: UInt64(seconds * 1e9))
+        do {
+            let vsink = try AppSink(try bin.requireElement(named: file.tap("video")?.element ?? "vring"))
+            vsink.setCallbacks(onSample: { [weak ring] s in ring?.append(s, video: true) })
+            if session.hasAudio {
+                let asink = try AppSink(try bin.requireElement(named: file.tap("audio")?.element ?? "aring"))
+                asink.setCallbacks(onSample: { [weak ring] s in ring?.append(s, video: false) })
+            }
+        } catch {
+            throw GpickError(.pipeline, "\(file.path): \(error.message)")
+        }
+        do {
+            try branch.attach(to: session, videoProbe: nil, audioProbe: nil)
+        } catch {
+            branch.detach(from: session)
+            throw error
+        }
+        return ring
+    }
+
+    private init(session: CaptureSession, branch: Branch, keep: UInt64) {
+        self.session = session
+        self.branch = branch
+        self.keep = keep
+    }
+
+    private func append(_ sample: Sample, video isVideo: Bool) {
+        guard let time = sample.runningTime, let buffer = sample.buffer else { return }
+        let entry = Entry(time: time, duration: buffer.duration, keyframe: isVideo ? buffer.isKeyframe : true, sample: sample)
+        lock.lock()
+        if isVideo {
+            video.append(entry)
+            prune(newest: time)
+        } else {
+            audio.append(entry)
+        }
+        let ready = waiters.filter { $0.until <= time && isVideo }
+        waiters.removeAll { $0.until <= time && isVideo }
+        lock.unlock()
+        for w in ready { w.continuation.resume() }
+    }
+
+    /// Drops whole GOPs from the front while the GOP after them still starts early enough to
+    /// cover `keep` before the newest frame. Audio follows the video's first entry.
+    private func prune(newest: UInt64) {
+        var horizon = newest > keep ? newest - keep : 0
+        if let pinned = pins.min() { horizon = min(horizon, pinned) }
+        while let second = video.dropFirst().firstIndex(where: \.keyframe), video[second].time <= horizon {
+            video.removeFirst(second)
+        }
+        if let first = video.first?.time {
+            audio.removeAll { $0.time + ($0.duration ?? 0) < first }
+        }
+    }
+
+    /// Keeps everything from `time` on until `unpin` (a capture waiting for its "after" part).
+    func pin(_ time: UInt64) { lock.withLock { pins.append(time) } }
+    func unpin(_ time: UInt64) {
+        lock.withLock { if let i = pins.firstIndex(of: time) { pins.remove(at: i) } }
+    }
+
+    /// Frames held now.
+    public var frameCount: Int { lock.withLock { video.count } }
+
+    /// Running time of the oldest and newest frame held.
+    public var span: (first: UInt64, last: UInt64)? {
+        lock.withLock { video.first.flatMap { f in video.last.map { (f.time, $0.time) } } }
+    }
+
+    /// Waits until a frame at or after running time `t` is in the ring.
+    func waitUntil(_ t: UInt64) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            lock.lock()
+            if let failure { lock.unlock(); c.resume(throwing: failure); return }
+            if let last = video.last, last.time >= t { lock.unlock(); c.resume(); return }
+            waiters.append((t, c))
+            lock.unlock()
+        }
+    }
+
+    /// Waits until the ring holds `seconds` of frames (the one-shot `gpick live` fires then, so its
+    /// clip is complete).
+    public func waitForPreroll(_ seconds: Double) async throws(GpickError) {
+        do {
+            try await withTimeout(seconds + 15) {
+                try await self.waitUntil(0)
+                let first = self.span?.first ?? 0
+                try await self.waitUntil(first + UInt64(seconds * 1e9))
+            }
+        } catch let e as GpickError {
+            throw e
+        } catch {
+            throw session.failureReason ?? GpickError(.runtime, "the live-photo ring did not fill \(seconds) s in time")
+        }
+    }
+
+    /// The clip: video from the last keyframe at or before `from` (or the first one held, when the
+    /// ring has not filled yet) through `to`, and the audio over the same span.
+    func clip(from: UInt64, to: UInt64) -> (video: [Entry], audio: [Entry]) {
+        lock.withLock {
+            let startIndex = video.lastIndex { $0.keyframe && $0.time <= from } ?? video.firstIndex { $0.keyframe } ?? 0
+            let v = video[startIndex...].filter { $0.time <= to }
+            guard let start = v.first?.time, let end = v.last.map({ $0.time + ($0.duration ?? 0) }) else { return ([], []) }
+            let a = audio.filter { $0.time >= start && $0.time < end }
+            return (Array(v), a)
+        }
+    }
+
+    /// Writes everything the ring holds (from its first keyframe) as one MP4 through `file`
+    /// (`gpick run live-clip`).
+    public func writeAll(to target: OutputPath, file: PipelineFile? = nil) async throws(GpickError) -> (frames: Int, duration: Double) {
+        let (v, a) = clip(from: 0, to: UInt64.max)
+        guard let start = v.first?.time else { throw GpickError(.runtime, "the live-photo ring holds no video yet") }
+        let c = try await ClipWriter.write(video: v, audio: a, start: start, scratch: target.sibling(".\(target.name).clip"),
+                                           library: session.configuration.library, file: file)
+        try await AtomicWrite.store(c.bytes, to: target)
+        return (c.frames, c.duration)
+    }
+
+    /// Fails waiters (the source stopped) and removes the branch.
+    public func disarm() {
+        fail(GpickError(.runtime, "the live-photo ring was disarmed"))
+        branch.cutInput()
+        let session = self.session, branch = self.branch
+        session.control.async { branch.detach(from: session) }
+    }
+
+    func fail(_ e: GpickError) {
+        let ws = lock.withLock { () -> [CheckedContinuation<Void, Error>] in
+            if failure == nil { failure = e }
+            defer { waiters.removeAll() }
+            return waiters.map(\.continuation)
+        }
+        for w in ws { w.resume(throwing: e) }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import GpickKit
+
+struct Live: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Take a live photo: the still at the shutter plus a clip from --before to --after around it.",
+        discussion: """
+        Writes NAME.MP.jpg, a Google Motion Photo (the JPEG, with the MP4 clip appended and described in \
+        its XMP), which Google Photos and other Motion Photo viewers play. The session waits until --before \
+        seconds are buffered, so the clip is complete. The Apple pair (--format apple|both) comes later.
+        """)
+
+    @Option(name: [.short, .customLong("output")], help: "Name of the live photo (NAME.MP.jpg is written).")
+    var output: String
+
+    @Option(name: .long, parsing: .unconditional, help: "Seconds of clip before the shutter (0 < s ≤ 10).")
+    var before = 1.5
+
+    @Option(name: .long, parsing: .unconditional, help: "Seconds of clip after the shutter (0 < s ≤ 10).")
+    var after = 1.5
+
+    @Option(name: .long, help: "motion (Google Motion Photo); apple and both are not available yet.")
+    var format = "motion"
+
+    @Flag(name: .long, help: "Replace existing outputs.")
+    var force = false
+
+    @Option(name: .long, parsing: .unconditional, help: "JPEG quality 1…100.")
+    var quality: Int?
+
+    @OptionGroup var capture: SourceOptions
+    @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        guard LivePhotoFormat(rawValue: format) != nil else { throw ValidationError("unknown --format \"\(format)\" (use apple, motion or both)") }
+        for (n, v) in [("before", before), ("after", after)] where !(v > 0 && v <= 10) {
+            throw ValidationError("--\(n) \(v) must be more than 0 and at most 10 seconds")
+        }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality \(quality) must be 1…100") }
+    }
+
+    func run() async throws {
+        let events = Events(json: out.json, command: "live")
+        try await reporting(events) {
+            var settings = LivePhotoSettings()
+            settings.before = before
+            settings.after = after
+            settings.format = LivePhotoFormat(rawValue: format)!
+            settings.force = force
+            settings.quality = quality
+            let name = try OutputPath(output)
+            _ = try LivePhotoCapture.outputs(for: name, format: settings.format, force: force)  // refuse before starting
+            let library = pipelines.library
+            let session = CaptureSession(try capture.configuration(library: library))
+            session.onEvent { events.sessionEvent($0) }
+            try await session.start()
+            do {
+                let encoder = try StillEncoder(format: .jpeg, quality: quality, library: library)
+                defer { encoder.close() }
+                let ring = try LiveRing.arm(in: session, seconds: before + 0.5)
+                events.started(["before": before, "after": after])
+                try await ring.waitForPreroll(before)
+                events.emit("shutter", [:])
+                let r = try await LivePhotoCapture.capture(session: session, ring: ring, encoder: encoder, name: name, settings: settings)
+                ring.disarm()
+                if let p = r.motionPhoto { events.fileWritten(p, bytes: fileBytes(p), extra: ["still-time": r.stillTime, "clip-duration": r.clipDuration, "clip-frames": r.clipFrames]) }
+                events.finished(["still-time": r.stillTime, "clip-duration": r.clipDuration, "clip-frames": r.clipFrames])
+            } catch {
+                await session.stop()
+                throw error
+            }
+            await session.stop()
+        }
+    }
+}
+
+func fileBytes(_ p: String) -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.int64Value ?? 0
+}

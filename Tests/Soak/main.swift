@@ -1,0 +1,48 @@
+// Runs N snap + record cycles in one process and reports its own open fds and memory, so the
+// leak test is not disturbed by other tests sharing the test runner's process.
+import Foundation
+import GpickKit
+
+let args = CommandLine.arguments
+guard args.count == 4, let cycles = Int(args[1]) else {
+    FileHandle.standardError.write(Data("usage: gpick-soak CYCLES PIPELINES_DIR OUTPUT_DIR\n".utf8))
+    exit(64)
+}
+let library = PipelineLibrary(override: args[2])
+let dir = args[3]
+
+func fds() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count }
+func rssKiB() -> Int {
+    let s = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    return s.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+}
+
+do {
+    let encoder = try StillEncoder(format: .jpeg, library: library)
+    var config = SessionConfiguration()
+    config.source = .test(.init())
+    config.format = SessionFormat(width: 320, height: 240, fps: 30)
+    config.library = library
+    var before = (fds: 0, rss: 0)
+    for i in 0..<cycles {
+        if i == 5 {  // after warm-up (caches, registry, threads)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            before = (fds(), rssKiB())
+        }
+        let session = CaptureSession(config)
+        try await session.start()
+        for try await f in session.nextFrames(1) {
+            try await AtomicWrite.store(try await encoder.encode(f), to: try OutputPath("\(dir)/s\(i).jpg"))
+        }
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/r\(i).mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 0.2))
+        _ = try await rec.finished()
+        await session.stop()
+    }
+    encoder.close()
+    try await Task.sleep(nanoseconds: 300_000_000)
+    print("{\"fdsBefore\":\(before.fds),\"fdsAfter\":\(fds()),\"rssBeforeKiB\":\(before.rss),\"rssAfterKiB\":\(rssKiB())}")
+} catch let e as GpickError {
+    FileHandle.standardError.write(Data("gpick-soak: \(e.message)\n".utf8))
+    exit(1)
+}
