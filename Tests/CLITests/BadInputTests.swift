@@ -3,7 +3,7 @@ import GpickTestSupport
 import Testing
 
 /// Each bad input: one line on stderr naming the thing, a non-zero exit, nothing left behind.
-@Suite struct BadInputTests {
+@Suite(.serialized) struct BadInputTests {
     struct Case: CustomStringConvertible, Sendable {
         let args: [String]
         let mentions: String

@@ -2,7 +2,7 @@ import Foundation
 import GpickTestSupport
 import Testing
 
-@Suite struct InspectDoctorTests {
+@Suite(.serialized) struct InspectDoctorTests {
     @Test func inspectPrintsStampsOfEveryFrame() async throws {
         let dir = TestEnvironment.tempDir()
         _ = try await Subprocess.gpick(["record", "--source", "test?id=3", "--width", "320", "--height", "240", "--duration", "1", "-o", "\(dir)/i.mp4"])

@@ -2,7 +2,7 @@ import Foundation
 import GpickTestSupport
 import Testing
 
-@Suite struct LivePhotoTests {
+@Suite(.serialized) struct LivePhotoTests {
     static let small = ["--width", "320", "--height", "240"]
 
     /// `gpick inspect --json` of a Motion Photo.

@@ -2,7 +2,7 @@ import Foundation
 import GpickTestSupport
 import Testing
 
-@Suite struct PipelineCLITests {
+@Suite(.serialized) struct PipelineCLITests {
     static let shipped = ["audio-test", "decode-frames", "live-clip", "live-ring", "record-mkv", "record-mp4", "record-webm",
                           "session", "source-file", "source-test", "still-jpeg", "still-png"]
 

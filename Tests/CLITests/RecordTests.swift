@@ -2,7 +2,7 @@ import Foundation
 import GpickTestSupport
 import Testing
 
-@Suite struct RecordTests {
+@Suite(.serialized) struct RecordTests {
     static let small = ["--width", "320", "--height", "240"]
 
     @Test func threeSecondsAreNinetyStampedFrames() async throws {

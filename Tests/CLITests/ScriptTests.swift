@@ -2,7 +2,7 @@ import Foundation
 import GpickTestSupport
 import Testing
 
-@Suite struct ScriptTests {
+@Suite(.serialized) struct ScriptTests {
     static let small = ["--width", "320", "--height", "240"]
     static var samples: String { "\(TestEnvironment.repoRoot)/samples" }
 

@@ -2,7 +2,7 @@ import Foundation
 import GpickTestSupport
 import Testing
 
-@Suite struct SnapTests {
+@Suite(.serialized) struct SnapTests {
     @Test func stillHasAskedSizeBarsAndStamp() async throws {
         let dir = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["snap", "--source", "test", "--width", "640", "--height", "360", "-o", "\(dir)/a.jpg"])

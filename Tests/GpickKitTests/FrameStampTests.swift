@@ -2,7 +2,7 @@ import GpickKit
 import GstCore
 import Testing
 
-@Suite struct FrameStampTests {
+@Suite(.serialized) struct FrameStampTests {
     @Test func wordLayoutAndCheckByte() {
         let s = FrameStamp(sourceID: 1, index: 0)
         // id 1 in the top nibble, index 0, check = 0x10 ^ 0 ^ 0 ^ 0xA5.

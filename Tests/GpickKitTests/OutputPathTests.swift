@@ -3,7 +3,7 @@ import GpickKit
 import GpickTestSupport
 import Testing
 
-@Suite struct OutputPathTests {
+@Suite(.serialized) struct OutputPathTests {
     @Test func literalNamesAndNumbering() throws {
         let dir = TestEnvironment.tempDir()
         let p = try OutputPath("\(dir)/shot %s.jpg")

@@ -4,7 +4,7 @@ import GpickTestSupport
 import Testing
 
 /// Malformed pipeline files, one per error class: each rejected before anything runs, naming file:line.
-@Suite struct PipelineFileTests {
+@Suite(.serialized) struct PipelineFileTests {
     struct Bad: CustomStringConvertible, Sendable {
         let name: String
         let yaml: String

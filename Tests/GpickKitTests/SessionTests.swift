@@ -3,7 +3,7 @@ import GpickKit
 import GpickTestSupport
 import Testing
 
-@Suite struct SessionTests {
+@Suite(.serialized) struct SessionTests {
     static func config(_ source: String = "test", width: Int = 320, height: Int = 240) throws -> SessionConfiguration {
         var c = SessionConfiguration()
         c.source = try SourceSpec.parse(source)
@@ -56,7 +56,8 @@ import Testing
         rec.requestStop()
         let result = try await rec.finished()
         await session.stop()
-        #expect(result.frames >= 15 && result.frames <= 25)
+        // ~0.7 s of frames (the test's own sleep may overshoot under load: a floor, no ceiling).
+        #expect(result.frames >= 15)
         #expect(try await Media.stampIndices("\(dir)/o.mkv").count == result.frames)
     }
 

@@ -3,7 +3,7 @@ import GpickTestSupport
 import GstCore
 import Testing
 
-@Suite struct CoreTests {
+@Suite(.serialized) struct CoreTests {
     init() throws { try Gst.initialize() }
 
     @Test func unknownElementIsATypedParseError() {

@@ -14,7 +14,7 @@ public enum Media {
     }
 
     public static func discover(_ path: String) async throws -> MediaInfo {
-        try await Discoverer.discover(path: path)
+        try await Discoverer.discover(path: path, timeout: 30)
     }
 
     /// The first frame as packed RGB.

@@ -22,7 +22,8 @@ public final class LiveRing: @unchecked Sendable {
     private let lock = NSLock()
     private var video: [Entry] = []
     private var audio: [Entry] = []
-    private var waiters: [(until: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
+    private var waiters: [(id: Int, until: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
+    private var nextWaiter = 0
     private var failure: GpickError?
     /// Start times that captures in progress still need: pruning never passes the oldest.
     private var pins: [UInt64] = []
@@ -109,14 +110,25 @@ public final class LiveRing: @unchecked Sendable {
         lock.withLock { video.first.flatMap { f in video.last.map { (f.time, $0.time) } } }
     }
 
-    /// Waits until a frame at or after running time `t` is in the ring.
+    /// Waits until a frame at or after running time `t` is in the ring. Cancellable, so a
+    /// timeout around it ends it.
     func waitUntil(_ t: UInt64) async throws {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-            lock.lock()
-            if let failure { lock.unlock(); c.resume(throwing: failure); return }
-            if let last = video.last, last.time >= t { lock.unlock(); c.resume(); return }
-            waiters.append((t, c))
-            lock.unlock()
+        let id = lock.withLock { defer { nextWaiter += 1 }; return nextWaiter }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+                lock.lock()
+                if let failure { lock.unlock(); c.resume(throwing: failure); return }
+                if let last = video.last, last.time >= t { lock.unlock(); c.resume(); return }
+                if Task.isCancelled { lock.unlock(); c.resume(throwing: CancellationError()); return }
+                waiters.append((id, t, c))
+                lock.unlock()
+            }
+        } onCancel: {
+            let c = lock.withLock { () -> CheckedContinuation<Void, Error>? in
+                guard let i = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: i).continuation
+            }
+            c?.resume(throwing: CancellationError())
         }
     }
 
