@@ -14,7 +14,7 @@ import Testing
 
     @Test func oneShotMotionPhotoIsReadByExiftoolAndHoldsTheRightFrames() async throws {
         let dir = TestEnvironment.tempDir()
-        let r = try await Subprocess.gpick(["live", "-o", "\(dir)/shot", "--source", "test", "--audio", "test"] + Self.small)
+        let r = try await Subprocess.gpick(["live", "-o", "\(dir)/shot", "--format", "motion", "--source", "test", "--audio", "test"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
         let path = "\(dir)/shot.MP.jpg"
         #expect(r.stdoutLines == [path])
@@ -67,7 +67,7 @@ import Testing
         let r = try await Subprocess.gpick(["session", "--source", "test", "--audio", "test", "--output-dir", dir] + Self.small,
                                            timeout: 90, stdin: script)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(TestEnvironment.files(in: dir).count == 11)
+        #expect(TestEnvironment.files(in: dir).count == 33, "NAME.jpg + NAME.mov + NAME.MP.jpg for each of 11 shots")
         var previousStill = -1
         for name in ["early"] + (1...10).map({ "s\($0)" }) {
             let path = "\(dir)/\(name).MP.jpg"
@@ -77,6 +77,8 @@ import Testing
             #expect(mp["stampAtPresentation"] as? String == "1:\(still)", "\(name): \(mp)")
             #expect(still > previousStill)
             previousStill = still
+            let apple = try #require((try await Self.report("\(dir)/\(name).mov"))["appleLivePhoto"] as? [String: Any])
+            #expect(apple["consistent"] as? Bool == true, "\(name): \(apple)")
             if name == "early" {
                 // The ring had just been armed: the clip starts at its first keyframe and the
                 // metadata says where the still is.
@@ -101,7 +103,7 @@ import Testing
     @Test func badInputs() async throws {
         let dir = TestEnvironment.tempDir()
         for (args, mentions) in [(["--before", "0"], "--before 0"), (["--after", "11"], "--after 11"),
-                                 (["--format", "apple"], "not available yet"), (["--format", "gif"], "gif")] {
+                                 (["--before", "-1"], "--before -1"), (["--format", "gif"], "gif")] {
             let r = try await Subprocess.gpick(["live", "-o", "\(dir)/x", "--source", "test"] + args)
             #expect(r.status != 0)
             #expect(r.stderrLines.count == 1 && r.stderr.contains(mentions), "\(args): \(r.stderr)")
@@ -111,5 +113,56 @@ import Testing
         #expect(r.status != 0 && r.stderr.contains("already exists"), "\(r.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/old.MP.jpg")) == Data("keep".utf8))
         #expect(TestEnvironment.files(in: dir) == ["old.MP.jpg"])
+        // Half of an Apple pair exists: refused, and nothing of the new pair is written.
+        try Data("movie".utf8).write(to: URL(fileURLWithPath: "\(dir)/half.mov"))
+        let h = try await Subprocess.gpick(["live", "-o", "\(dir)/half", "--format", "apple", "--source", "test"])
+        #expect(h.status != 0 && h.stderr.contains("half.mov already exists"), "\(h.stderr)")
+        #expect(TestEnvironment.files(in: dir) == ["half.mov", "old.MP.jpg"])
+    }
+
+    @Test func diskFullLeavesBothFilesOrNeither() async throws {
+        let tiny = try TmpfsMount(sizeKiB: 1200)
+        defer { tiny.unmount() }
+        let r = try await Subprocess.gpick(["live", "-o", "\(tiny.path)/x", "--source", "test", "--width", "640", "--height", "360"], timeout: 60)
+        #expect(r.status != 0)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("no space left"), "\(r.stderr)")
+        #expect(TestEnvironment.files(in: tiny.path).isEmpty, "\(TestEnvironment.files(in: tiny.path))")
+    }
+
+    @Test func applePairSharesOneUUIDAndMarksTheStill() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["live", "-o", "\(dir)/IMG_0001", "--format", "apple", "--source", "test", "--audio", "test"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(TestEnvironment.files(in: dir) == ["IMG_0001.jpg", "IMG_0001.mov"])
+        let jpg = "\(dir)/IMG_0001.jpg", mov = "\(dir)/IMG_0001.mov"
+        // exiftool reads the UUID from the JPEG's Apple MakerNote (tag 17) and from the MOV's keys.
+        let mn = try await Subprocess.run("/usr/bin/exiftool", ["-s3", "-MakerNotes:MediaGroupUUID", "-MakerNotes:ContentIdentifier", jpg])
+        let fromJPEG = try #require(mn.stdoutLines.first)
+        #expect(fromJPEG.count == 36 && fromJPEG == fromJPEG.uppercased(), "\(mn.stdout)")
+        let keys = try await Subprocess.run("/usr/bin/exiftool", ["-s3", "-Keys:ContentIdentifier", mov])
+        #expect(keys.stdoutLines.first == fromJPEG)
+        let rep = try #require((try await Self.report(mov))["appleLivePhoto"] as? [String: Any])
+        #expect(rep["contentIdentifier"] as? String == fromJPEG && rep["consistent"] as? Bool == true, "\(rep)")
+        // The still-image-time track: one mebx sample, at the still's time, value -1.
+        let ee = try await Subprocess.run("/usr/bin/exiftool", ["-ee", "-s3", "-StillImageTime", mov])
+        #expect(ee.stdoutLines == ["-1"], "\(ee.stdout)")
+        let stream = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "d", "-show_entries",
+                                                                   "stream=codec_tag_string", "-of", "csv=p=0", mov])
+        #expect(stream.stdoutLines == ["mebx"], "\(stream.stdout)")
+        let packets = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "d", "-show_entries",
+                                                                    "packet=pts_time", "-of", "csv=p=0", mov])
+        let lines = packets.stdoutLines
+        let times = lines.compactMap(Double.init)
+        #expect(times.count == 1, "\(lines)")
+        let stillTime = try #require(rep["stillTime"] as? Double)
+        #expect(abs((times.first ?? -1) - stillTime) < 0.001)
+        // The movie frame at the still time carries the still's stamp; enough frames either side.
+        let still = try #require(try await Media.frames(jpg).first?.stamp?.index)
+        let frames = try await Media.frames(mov)
+        let at = try #require(frames.firstIndex { abs(($0.pts ?? -1) - stillTime) < 0.001 })
+        #expect(frames[at].stamp?.index == still)
+        #expect(at >= 45 - 15 && frames.count - at - 1 >= 44, "\(at) before, \(frames.count - at - 1) after")
+        let info = try await Media.discover(mov)
+        #expect(info.streams.contains { $0.kind == "audio" })
     }
 }

@@ -49,7 +49,10 @@ enum ClipWriter {
             failure = try await withTimeout(20) { () async -> GpickError? in
                 for await m in messages {
                     if case .endOfStream = m { return nil }
-                    if case .error(let e) = m { return GpickError(.runtime, "live-photo clip: \(e.description)") }
+                    if case .error(let e) = m {
+                        return e.isNoSpaceLeft ? GpickError(.output, "no space left on device writing \(scratch.directory) (live photo)")
+                                               : GpickError(.runtime, "live-photo clip: \(e.description)")
+                    }
                 }
                 return GpickError(.runtime, "live-photo clip: the muxer stopped without finishing")
             }

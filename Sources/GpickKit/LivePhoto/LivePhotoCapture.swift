@@ -8,7 +8,7 @@ public enum LivePhotoFormat: String, Sendable, CaseIterable {
 public struct LivePhotoSettings: Sendable {
     public var before: Double = 1.5
     public var after: Double = 1.5
-    public var format: LivePhotoFormat = .motion
+    public var format: LivePhotoFormat = .both
     public var quality: Int?
     /// Replace existing outputs (otherwise refuse before anything is written).
     public var force = false
@@ -24,6 +24,10 @@ public struct LivePhotoSettings: Sendable {
 public struct LivePhotoResult: Sendable, Codable {
     /// `NAME.MP.jpg` (Motion Photo).
     public var motionPhoto: String?
+    /// `NAME.jpg` + `NAME.mov` (Apple pair) and the UUID they share.
+    public var still: String?
+    public var movie: String?
+    public var contentIdentifier: String?
     /// Where the still is in the clip, in seconds.
     public var stillTime: Double
     public var clipDuration: Double
@@ -36,15 +40,16 @@ public struct LivePhotoResult: Sendable, Codable {
 /// around it, cut on a keyframe at or before shutter − before.
 public enum LivePhotoCapture {
     /// The outputs a name gives, checked before anything is written.
+    /// Motion: [NAME.MP.jpg]; apple: [NAME.jpg, NAME.mov]; both: all three.
     public static func outputs(for name: OutputPath, format: LivePhotoFormat, force: Bool) throws(GpickError) -> [OutputPath] {
-        if format != .motion {
-            throw GpickError(.usage, "the Apple Live Photo pair (--format \(format.rawValue)) is not available yet in this version of gpick; use --format motion")
-        }
         var base = name.name
         for ext in [".MP.jpg", ".jpg", ".jpeg", ".mov"] where base.lowercased().hasSuffix(ext.lowercased()) {
             base = String(base.dropLast(ext.count))
+            break
         }
-        let outs = [name.sibling("\(base).MP.jpg")]
+        var outs: [OutputPath] = []
+        if format != .apple { outs.append(name.sibling("\(base).MP.jpg")) }
+        if format != .motion { outs += [name.sibling("\(base).jpg"), name.sibling("\(base).mov")] }
         if !force {
             for o in outs where FileManager.default.fileExists(atPath: o.path) {
                 throw GpickError(.output, "\(o.path) already exists (use --force to replace it)")
@@ -84,13 +89,53 @@ public enum LivePhotoCapture {
         guard let start = video.first?.time, start <= shutter else {
             throw GpickError(.runtime, "the live-photo ring does not hold the shutter frame")
         }
-        let clip = try await ClipWriter.write(video: video, audio: audio, start: start,
-                                              scratch: name.sibling(".\(outs[0].name).clip.mp4"),
-                                              library: session.configuration.library)
+        let library = session.configuration.library
         let presentationUs = Int64((shutter - start) / 1000)
-        let motion = try MotionPhoto.compose(jpeg: jpeg, mp4: clip.bytes, presentationUs: presentationUs)
-        try await AtomicWrite.store(motion, to: outs[0])
-        return LivePhotoResult(motionPhoto: outs[0].path, stillTime: Double(presentationUs) / 1e6,
-                               clipDuration: clip.duration, clipFrames: clip.frames, stamp: stamp?.description)
+        let stillTime = Double(presentationUs) / 1e6
+        var result = LivePhotoResult(stillTime: stillTime, clipDuration: 0, clipFrames: 0, stamp: stamp?.description)
+        var files: [(OutputPath, [UInt8])] = []
+        if settings.format != .apple {
+            let clip = try await ClipWriter.write(video: video, audio: audio, start: start,
+                                                  scratch: name.sibling(".\(outs[0].name).clip.mp4"), library: library)
+            files.append((outs[0], try MotionPhoto.compose(jpeg: jpeg, mp4: clip.bytes, presentationUs: presentationUs)))
+            result.motionPhoto = outs[0].path
+            (result.clipDuration, result.clipFrames) = (clip.duration, clip.frames)
+        }
+        if settings.format != .motion {
+            let (stillOut, movOut) = (outs[outs.count - 2], outs[outs.count - 1])
+            let uuid = UUID().uuidString.uppercased()
+            let clip = try await ClipWriter.write(video: video, audio: audio, start: start,
+                                                  scratch: name.sibling(".\(movOut.name).clip.mov"), library: library,
+                                                  file: try library.load("live-clip-mov"))
+            files.append((stillOut, try AppleMakerNote.insert(uuid: uuid, into: jpeg)))
+            files.append((movOut, try AppleLivePhoto.patch(mov: clip.bytes, uuid: uuid, stillTime: stillTime)))
+            (result.still, result.movie, result.contentIdentifier) = (stillOut.path, movOut.path, uuid)
+            (result.clipDuration, result.clipFrames) = (clip.duration, clip.frames)
+        }
+        try await writeAll(files)
+        return result
+    }
+
+    /// All files or none: every temp file is written (and fsynced) first, then they are renamed;
+    /// if any step fails, what was written or renamed is removed.
+    static func writeAll(_ files: [(OutputPath, [UInt8])]) async throws(GpickError) {
+        let r: Result<Void, GpickError> = await withCheckedContinuation { c in
+            DispatchQueue.global().async {
+                var temps: [TempFile] = []
+                do {
+                    for (target, bytes) in files {
+                        let t = try TempFile(for: target)
+                        temps.append(t)
+                        try t.write(bytes)
+                    }
+                    for t in temps { try t.finish() }
+                    c.resume(returning: .success(()))
+                } catch {
+                    for t in temps { t.discard() }
+                    c.resume(returning: .failure(error as? GpickError ?? GpickError(.output, "\(error)")))
+                }
+            }
+        }
+        try r.get()
     }
 }

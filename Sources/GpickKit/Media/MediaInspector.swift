@@ -26,6 +26,19 @@ public struct InspectReport: Sendable, Codable {
     public var stamps: [String?]?
     /// Set for Google Motion Photos: the embedded clip and whether the file is consistent.
     public var motionPhoto: MotionPhotoReport?
+    /// Set for either half of an Apple Live Photo pair.
+    public var appleLivePhoto: AppleLivePhotoReport?
+}
+
+public struct AppleLivePhotoReport: Sendable, Codable {
+    public var contentIdentifier: String?
+    /// The other half, found next to this file by name.
+    public var pairedWith: String?
+    public var pairedIdentifier: String?
+    public var stillTime: Double?
+    public var stillImageTimeTrack: Bool?
+    public var consistent: Bool
+    public var problems: [String]
 }
 
 public struct MotionPhotoReport: Sendable, Codable {
@@ -69,7 +82,43 @@ public enum MediaInspector {
         if isPhoto, let data = FileManager.default.contents(atPath: path), let parsed = MotionPhoto.parse([UInt8](data)) {
             report.motionPhoto = await motionPhotoReport(parsed, data: data, path: path, library: library)
         }
+        report.appleLivePhoto = appleReport(path: path, isPhoto: isPhoto)
         return report
+    }
+
+    /// Reads the pairing UUID from this file and its partner (same name, .mov ↔ .jpg/.jpeg).
+    static func appleReport(path: String, isPhoto: Bool) -> AppleLivePhotoReport? {
+        let url = URL(fileURLWithPath: path)
+        let base = url.deletingPathExtension()
+        func movInfo(_ p: String) -> (uuid: String?, stillTime: Double?, hasStillTrack: Bool)? {
+            FileManager.default.contents(atPath: p).map { AppleLivePhoto.read(mov: [UInt8]($0)) }
+        }
+        func jpegID(_ p: String) -> String? {
+            FileManager.default.contents(atPath: p).flatMap { AppleMakerNote.contentIdentifier(in: [UInt8]($0)) }
+        }
+        var r: AppleLivePhotoReport
+        if isPhoto {
+            guard let id = jpegID(path) else { return nil }
+            r = AppleLivePhotoReport(contentIdentifier: id, consistent: true, problems: [])
+            if let mov = ["mov", "MOV"].map({ base.appendingPathExtension($0).path }).first(where: FileManager.default.fileExists) {
+                let m = movInfo(mov)
+                (r.pairedWith, r.pairedIdentifier, r.stillTime, r.stillImageTimeTrack) = (mov, m?.uuid, m?.stillTime, m?.hasStillTrack)
+            }
+        } else {
+            guard let m = movInfo(path), m.uuid != nil || m.hasStillTrack else { return nil }
+            r = AppleLivePhotoReport(contentIdentifier: m.uuid, stillTime: m.stillTime, stillImageTimeTrack: m.hasStillTrack,
+                                     consistent: true, problems: [])
+            if let jpg = ["jpg", "JPG", "jpeg", "JPEG"].map({ base.appendingPathExtension($0).path }).first(where: FileManager.default.fileExists) {
+                (r.pairedWith, r.pairedIdentifier) = (jpg, jpegID(jpg))
+            }
+        }
+        if r.contentIdentifier == nil { r.problems.append("no content identifier") }
+        if r.pairedWith == nil { r.problems.append("no partner file next to it (\(isPhoto ? "NAME.mov" : "NAME.jpg"))") }
+        else if r.pairedIdentifier == nil { r.problems.append("\(r.pairedWith!) carries no content identifier") }
+        else if r.pairedIdentifier != r.contentIdentifier { r.problems.append("the UUIDs differ: \(r.contentIdentifier ?? "-") vs \(r.pairedIdentifier!)") }
+        if r.stillImageTimeTrack == false { r.problems.append("the movie has no still-image-time track") }
+        r.consistent = r.problems.isEmpty
+        return r
     }
 
     /// Extracts the embedded MP4 (the last Length bytes) and reads it back.

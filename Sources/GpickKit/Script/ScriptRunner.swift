@@ -141,8 +141,9 @@ public actor ScriptRunner {
             emit("shutter", ["line": s.line])
             // In a session the shutter fires at once with whatever the ring holds.
             let r = try await LivePhotoCapture.capture(session: session, ring: ring!, encoder: encoder, name: target, settings: LivePhotoSettings())
-            if let p = r.motionPhoto {
-                emit("file-written", ["path": p, "line": s.line, "still-time": r.stillTime, "clip-duration": r.clipDuration, "clip-frames": r.clipFrames])
+            for p in [r.still, r.movie, r.motionPhoto].compactMap({ $0 }) {
+                emit("file-written", ["path": p, "line": s.line, "still-time": r.stillTime, "clip-duration": r.clipDuration,
+                                      "clip-frames": r.clipFrames])
             }
         case .preview, .flip, .suspend, .resume:
             break  // handled above

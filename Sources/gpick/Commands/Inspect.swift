@@ -50,6 +50,13 @@ struct Inspect: AsyncParsableCommand {
                 if let s = mp.stampAtPresentation { print("  stamp at still time: \(s)") }
                 for p in mp.problems { print("  problem: \(p)") }
             }
+            if let a = report.appleLivePhoto {
+                print("apple live photo: \(a.consistent ? "consistent pair" : "INCONSISTENT")")
+                if let id = a.contentIdentifier { print("  content identifier: \(id)") }
+                if let p = a.pairedWith { print("  paired with: \(p)") }
+                if let t = a.stillTime { print(String(format: "  still time: %.3f s", t)) }
+                for p in a.problems { print("  problem: \(p)") }
+            }
             if stamps, let st = report.stamps {
                 for (i, s) in st.enumerated() { print("frame \(i): \(s ?? "none")") }
             }

@@ -6,9 +6,11 @@ struct Live: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Take a live photo: the still at the shutter plus a clip from --before to --after around it.",
         discussion: """
-        Writes NAME.MP.jpg, a Google Motion Photo (the JPEG, with the MP4 clip appended and described in \
-        its XMP), which Google Photos and other Motion Photo viewers play. The session waits until --before \
-        seconds are buffered, so the clip is complete. The Apple pair (--format apple|both) comes later.
+        apple writes NAME.jpg + NAME.mov sharing one UUID (Apple MakerNote tag 17 in the JPEG, the \
+        com.apple.quicktime.content.identifier key in the MOV, and a still-image-time track at the still); \
+        motion writes NAME.MP.jpg, a Google Motion Photo (the JPEG with the MP4 clip appended and described \
+        in its XMP); both (the default) writes all three. The session waits until --before seconds are \
+        buffered, so the clip is complete.
         """)
 
     @Option(name: [.short, .customLong("output")], help: "Name of the live photo (NAME.MP.jpg is written).")
@@ -20,8 +22,8 @@ struct Live: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Seconds of clip after the shutter (0 < s ≤ 10).")
     var after = 1.5
 
-    @Option(name: .long, help: "motion (Google Motion Photo); apple and both are not available yet.")
-    var format = "motion"
+    @Option(name: .long, help: "apple (NAME.jpg + NAME.mov), motion (NAME.MP.jpg) or both.")
+    var format = "both"
 
     @Flag(name: .long, help: "Replace existing outputs.")
     var force = false
@@ -65,7 +67,10 @@ struct Live: AsyncParsableCommand {
                 events.emit("shutter", [:])
                 let r = try await LivePhotoCapture.capture(session: session, ring: ring, encoder: encoder, name: name, settings: settings)
                 ring.disarm()
-                if let p = r.motionPhoto { events.fileWritten(p, bytes: fileBytes(p), extra: ["still-time": r.stillTime, "clip-duration": r.clipDuration, "clip-frames": r.clipFrames]) }
+                for p in [r.still, r.movie, r.motionPhoto].compactMap({ $0 }) {
+                    events.fileWritten(p, bytes: fileBytes(p), extra: ["still-time": r.stillTime, "clip-duration": r.clipDuration,
+                                                                       "clip-frames": r.clipFrames, "content-identifier": r.contentIdentifier ?? ""])
+                }
                 events.finished(["still-time": r.stillTime, "clip-duration": r.clipDuration, "clip-frames": r.clipFrames])
             } catch {
                 await session.stop()
