@@ -89,6 +89,17 @@ import Testing
         }
     }
 
+    @Test func liveModeArmsTheRingBeforeTheFirstShutter() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["session", "--mode", "live", "--source", "test", "--output-dir", dir] + Self.small,
+                                           timeout: 60, stdin: "wait 2s\nlive a\nmode photo\nsnap s.jpg\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        let mp = try #require((try await Self.report("\(dir)/a.MP.jpg"))["motionPhoto"] as? [String: Any])
+        // The ring was filling before the shutter: the clip has its whole 1.5 s "before" part.
+        #expect((mp["presentationTimestampUs"] as? Int ?? 0) >= 1_500_000, "\(mp)")
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/s.jpg"))
+    }
+
     @Test func shotsWithoutSound() async throws {
         let dir = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["session", "--source", "test", "--output-dir", dir] + Self.small,

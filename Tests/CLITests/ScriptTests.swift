@@ -47,7 +47,7 @@ import Testing
         #expect(r.status == 65)
         #expect(r.stderrLines == ["gpick: error: \(dir)/s.gpick:2:15: expected \"every K\" after the file"])
         #expect(TestEnvironment.files(in: out).isEmpty)
-        for (text, pos) in [("snap \"open.jpg\n", "1:6"), ("wait 3 parsecs\n", "1:8"), ("recrod 1s a.mp4\n", "1:1"), ("expect a.jpg frames ~ 3\n", "1:21")] {
+        for (text, pos) in [("snap \"open.jpg\n", "1:6"), ("wait 3 parsecs\n", "1:8"), ("recrod 1s a.mp4\n", "1:1"), ("expect a.jpg frames ~ 3\n", "1:21"), ("mode video\n", "1:6")] {
             try text.write(toFile: "\(dir)/t.gpick", atomically: true, encoding: .utf8)
             let e = try await Subprocess.gpick(["script", "\(dir)/t.gpick", "--output-dir", out])
             #expect(e.status == 65 && e.stderr.contains("t.gpick:\(pos): "), "\(text): \(e.stderr)")

@@ -22,6 +22,8 @@ public enum ScriptCommand: Sendable, Equatable {
     case suspend
     case resume
     case live(String)
+    /// Capture mode: `live` keeps the pre-roll ring armed, `photo` does not.
+    case mode(live: Bool)
     case countdown(Int)
     case expect(path: String, Expectation)
     case echo(String)

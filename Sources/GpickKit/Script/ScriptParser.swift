@@ -3,7 +3,7 @@ import Foundation
 /// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.
 public enum ScriptParser {
     public static let commands = ["source", "preview", "snap", "burst", "record", "wait", "set", "flip",
-                                  "suspend", "resume", "live", "countdown", "expect", "echo"]
+                                  "suspend", "resume", "live", "mode", "countdown", "expect", "echo"]
 
     /// Parses a whole script; the first syntax error stops it, naming line and column.
     public static func parse(_ text: String) throws(ScriptSyntaxError) -> [ScriptStatement] {
@@ -82,6 +82,10 @@ public enum ScriptParser {
         case "live":
             try arity(1...1, "NAME")
             cmd = .live(t[1].text)
+        case "mode":
+            try arity(1...1, "photo|live")
+            guard ["photo", "live"].contains(t[1].text) else { throw err(t[1], "mode takes photo or live, not \"\(t[1].text)\"") }
+            cmd = .mode(live: t[1].text == "live")
         case "countdown":
             try arity(1...1, "N")
             cmd = .countdown(try int(t[1], "countdown", min: 1))

@@ -14,6 +14,8 @@ public actor ScriptRunner {
         public var outputDirectory: String
         public var keepGoing = false
         public var jpegQuality: Int?
+        /// Live capture mode: the pre-roll ring is armed from the session's start.
+        public var liveMode = false
         public init(configuration: SessionConfiguration, outputDirectory: String) {
             self.configuration = configuration
             self.outputDirectory = outputDirectory
@@ -34,6 +36,19 @@ public actor ScriptRunner {
     public init(_ options: Options, emit: @escaping Emit) {
         self.options = options
         self.emit = emit
+    }
+
+    /// In live mode the session starts now, so the ring is filling before the first shutter.
+    public func prepare() async throws {
+        if options.liveMode { try await armRing() }
+    }
+
+    private func armRing() async throws {
+        let session = try await runningSession()
+        if ring == nil {
+            ring = try LiveRing.arm(in: session, seconds: LivePhotoSettings().before + 0.5)
+            emit("mode", ["mode": "live"])
+        }
     }
 
     /// Runs statements in order. A failure names its line; it stops the run unless `keepGoing`.
@@ -132,10 +147,17 @@ public actor ScriptRunner {
         case .expect(let path, let expectation):
             try await check(path, expectation)
             emit("expect-passed", ["path": path, "line": s.line])
+        case .mode(let live):
+            options.liveMode = live
+            if live { try await armRing() } else if let r = ring {
+                r.disarm()
+                ring = nil
+                emit("mode", ["mode": "photo"])
+            }
         case .live(let path):
             let target = try output(path)
             let session = try await runningSession()
-            if ring == nil { ring = try LiveRing.arm(in: session, seconds: 2.0) }
+            try await armRing()
             let encoder = try encoders[.jpeg] ?? StillEncoder(format: .jpeg, quality: options.jpegQuality, library: options.configuration.library)
             encoders[.jpeg] = encoder
             emit("shutter", ["line": s.line])

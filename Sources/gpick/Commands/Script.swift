@@ -13,8 +13,12 @@ struct ScriptOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: "JPEG quality 1…100 for snap and burst.")
     var quality: Int?
 
+    @Option(name: .long, help: "photo, or live: keep a live-photo pre-roll armed from the start, so every `live` shot has its before part.")
+    var mode = "photo"
+
     func validate() throws {
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality \(quality) must be 1…100") }
+        guard ["photo", "live"].contains(mode) else { throw ValidationError("unknown --mode \"\(mode)\" (use photo or live)") }
     }
 
     func runnerOptions(_ capture: SourceOptions, _ pipelines: PipelineOptions) throws(GpickError) -> ScriptRunner.Options {
@@ -26,6 +30,7 @@ struct ScriptOptions: ParsableArguments {
                                      outputDirectory: URL(fileURLWithPath: outputDir).standardized.path)
         o.keepGoing = keepGoing
         o.jpegQuality = quality
+        o.liveMode = mode == "live"
         return o
     }
 }
@@ -74,9 +79,16 @@ struct Script: AsyncParsableCommand {
             do { statements = try ScriptParser.parse(text) } catch let error as ScriptSyntaxError {
                 throw GpickError(.input, "\(file):\(error.line):\(error.column): \(error.message)")
             }
-            let runner = ScriptRunner(try script.runnerOptions(capture, pipelines), emit: scriptPrinter(events))
+            let emit = scriptPrinter(events)
+            let runner = ScriptRunner(try script.runnerOptions(capture, pipelines), emit: emit)
             events.started(["file": file, "statements": statements.count])
-            let ok = await runInterruptibly(runner) { await runner.run(statements) }
+            let ok = await runInterruptibly(runner) {
+                do { try await runner.prepare() } catch {
+                    emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
+                    return false
+                }
+                return await runner.run(statements)
+            }
             events.finished(["ok": ok, "failures": await runner.failures])
             if !ok { throw ExitCode(1) }
         }
@@ -101,6 +113,10 @@ struct Session: AsyncParsableCommand {
             events.started([:])
             let keepGoing = script.keepGoing
             let ok = await runInterruptibly(runner) {
+                do { try await runner.prepare() } catch {
+                    emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
+                    return false
+                }
                 var lineNumber = 0
                 var syntaxFailures = 0
                 for await line in StdinLines.stream() {
