@@ -93,20 +93,24 @@ public enum LivePhotoCapture {
         let presentationUs = Int64((shutter - start) / 1000)
         let stillTime = Double(presentationUs) / 1e6
         var result = LivePhotoResult(stillTime: stillTime, clipDuration: 0, clipFrames: 0, stamp: stamp?.description)
+        // The MP4 (Motion Photo) and the MOV (Apple) are muxed side by side: two small pipelines.
+        let wantMotion = settings.format != .apple, wantApple = settings.format != .motion
+        let movFile: PipelineFile? = wantApple ? try library.load("live-clip-mov") : nil
+        let mp4Scratch = name.sibling(".\(outs[0].name).clip.mp4"), movScratch = name.sibling(".\(outs[outs.count - 1].name).clip.mov")
+        async let mp4Clip: Result<ClipWriter.Clip, GpickError>? = wantMotion ? Self.mux(video, audio, start, mp4Scratch, library, nil) : nil
+        async let movClip: Result<ClipWriter.Clip, GpickError>? = wantApple ? Self.mux(video, audio, start, movScratch, library, movFile) : nil
+        let (mp4Result, movResult) = await (mp4Clip, movClip)
         var files: [(OutputPath, [UInt8])] = []
-        if settings.format != .apple {
-            let clip = try await ClipWriter.write(video: video, audio: audio, start: start,
-                                                  scratch: name.sibling(".\(outs[0].name).clip.mp4"), library: library)
+        if let r = mp4Result {
+            let clip = try r.get()
             files.append((outs[0], try MotionPhoto.compose(jpeg: jpeg, mp4: clip.bytes, presentationUs: presentationUs)))
             result.motionPhoto = outs[0].path
             (result.clipDuration, result.clipFrames) = (clip.duration, clip.frames)
         }
-        if settings.format != .motion {
+        if let r = movResult {
+            let clip = try r.get()
             let (stillOut, movOut) = (outs[outs.count - 2], outs[outs.count - 1])
             let uuid = UUID().uuidString.uppercased()
-            let clip = try await ClipWriter.write(video: video, audio: audio, start: start,
-                                                  scratch: name.sibling(".\(movOut.name).clip.mov"), library: library,
-                                                  file: try library.load("live-clip-mov"))
             files.append((stillOut, try AppleMakerNote.insert(uuid: uuid, into: jpeg)))
             files.append((movOut, try AppleLivePhoto.patch(mov: clip.bytes, uuid: uuid, stillTime: stillTime)))
             (result.still, result.movie, result.contentIdentifier) = (stillOut.path, movOut.path, uuid)
@@ -114,6 +118,16 @@ public enum LivePhotoCapture {
         }
         try await writeAll(files)
         return result
+    }
+
+    static func mux(_ video: [LiveRing.Entry], _ audio: [LiveRing.Entry], _ start: UInt64, _ scratch: OutputPath,
+                    _ library: PipelineLibrary, _ file: PipelineFile?) async -> Result<ClipWriter.Clip, GpickError> {
+        do {
+            return .success(try await ClipWriter.write(video: video, audio: audio, start: start, scratch: scratch,
+                                                       library: library, file: file))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// All files or none: every temp file is written (and fsynced) first, then they are renamed;

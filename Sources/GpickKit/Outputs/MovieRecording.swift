@@ -179,6 +179,16 @@ public final class MovieRecording: @unchecked Sendable {
             self.session.control.async { self.finalize() }
             return .ok
         }
+        // Frames are counted where they enter the branch, inside the push: a frame the tee probe
+        // passed can still miss the branch if a stop from another thread unlinks it first.
+        branch.videoEntry.addProbe(.buffer) { [weak self] info in
+            guard let self, let pts = info.buffer?.pts else { return .ok }
+            self.state.lock.withLock {
+                self.state.frames += 1
+                self.state.lastPTS = pts
+            }
+            return .ok
+        }
         session.register(self)
         do {
             try branch.attach(to: session,
@@ -217,8 +227,6 @@ public final class MovieRecording: @unchecked Sendable {
             trigger()
             return .drop
         }
-        s.frames += 1
-        s.lastPTS = pts
         s.lock.unlock()
         return .ok
     }

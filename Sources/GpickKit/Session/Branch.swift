@@ -9,8 +9,8 @@ import GstCore
 final class Branch: @unchecked Sendable {
     let bin: Bin
     let name: String
-    private let videoEntry: Pad
-    private let audioEntry: Pad?
+    let videoEntry: Pad
+    let audioEntry: Pad?
     private(set) var videoTeePad: Pad?
     private(set) var audioTeePad: Pad?
 

@@ -82,13 +82,7 @@ struct Script: AsyncParsableCommand {
             let emit = scriptPrinter(events)
             let runner = ScriptRunner(try script.runnerOptions(capture, pipelines), emit: emit)
             events.started(["file": file, "statements": statements.count])
-            let ok = await runInterruptibly(runner) {
-                do { try await runner.prepare() } catch {
-                    emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
-                    return false
-                }
-                return await runner.run(statements)
-            }
+            let ok = await runInterruptibly(runner, emit: emit) { await runner.run(statements) }
             events.finished(["ok": ok, "failures": await runner.failures])
             if !ok { throw ExitCode(1) }
         }
@@ -112,11 +106,7 @@ struct Session: AsyncParsableCommand {
             let runner = ScriptRunner(try script.runnerOptions(capture, pipelines), emit: emit)
             events.started([:])
             let keepGoing = script.keepGoing
-            let ok = await runInterruptibly(runner) {
-                do { try await runner.prepare() } catch {
-                    emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
-                    return false
-                }
+            let ok = await runInterruptibly(runner, emit: emit) {
                 var lineNumber = 0
                 var syntaxFailures = 0
                 for await line in StdinLines.stream() {
@@ -140,10 +130,18 @@ struct Session: AsyncParsableCommand {
     }
 }
 
-/// Runs the body; SIGINT/SIGTERM cancel it. Either way, recordings are finalised before returning.
-func runInterruptibly(_ runner: ScriptRunner, _ body: @escaping @Sendable () async -> Bool) async -> Bool {
+/// Prepares the runner (live mode starts the session at once), then runs the body; SIGINT/SIGTERM
+/// cancel it. Either way, recordings are finalised before returning.
+func runInterruptibly(_ runner: ScriptRunner, emit: @escaping ScriptRunner.Emit,
+                      _ body: @escaping @Sendable () async -> Bool) async -> Bool {
     let stopper = SignalStopper()
-    let task = Task { await body() }
+    let task = Task { () async -> Bool in
+        do { try await runner.prepare() } catch {
+            emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
+            return false
+        }
+        return await body()
+    }
     stopper.onSignal { _ in task.cancel() }
     let ok = await task.value
     await runner.finish()
