@@ -59,13 +59,6 @@ public final class Bus: @unchecked Sendable {
         lock.withLock { observer = handler }
     }
 
-    /// Posts an application message (e.g. to wake the reader with a custom event).
-    public func postApplication(_ name: String) {
-        let s = gst_structure_new_empty(name)
-        let m = gst_message_new_application(nil, s)
-        gst_bus_post(pointer, m)
-    }
-
     fileprivate func deliver(_ message: BusMessage) {
         lock.withLock { observer }?(message)
         lock.lock()

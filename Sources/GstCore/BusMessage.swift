@@ -15,7 +15,6 @@ public enum BusMessage: Sendable {
     case element(source: String?, name: String, structure: String)
     /// A plugin is missing: the human description GStreamer gives of it.
     case missingPlugin(source: String?, description: String)
-    case application(name: String, structure: String)
 
     init?(_ m: UnsafeMutablePointer<GstMessage>) {
         let src = cgst_message_src_name(m).map { String(cString: $0) }
@@ -54,10 +53,6 @@ public enum BusMessage: Sendable {
             guard let s = gst_message_get_structure(m) else { return nil }
             self = .element(source: src, name: String(cString: gst_structure_get_name(s)),
                             structure: takeString(gst_structure_to_string(s)) ?? "")
-        case GST_MESSAGE_APPLICATION:
-            guard let s = gst_message_get_structure(m) else { return nil }
-            self = .application(name: String(cString: gst_structure_get_name(s)),
-                                structure: takeString(gst_structure_to_string(s)) ?? "")
         default:
             return nil
         }

@@ -64,12 +64,6 @@ public class Element: @unchecked Sendable {
         }
     }
 
-    public var currentState: ElementState {
-        var cur = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
-        _ = gst_element_get_state(pointer, &cur, &pending, 0)
-        return ElementState(cur)
-    }
-
     // MARK: pads and links
 
     /// A static pad (transfer full).
@@ -84,13 +78,6 @@ public class Element: @unchecked Sendable {
 
     public func releaseRequestPad(_ pad: Pad) {
         gst_element_release_request_pad(pointer, pad.pointer)
-    }
-
-    public func link(to other: Element) throws(GStreamerError) {
-        if gst_element_link(pointer, other.pointer) == 0 {
-            throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_NEGOTIATION.rawValue),
-                                 message: "cannot link \(name) to \(other.name)", source: name)
-        }
     }
 
     @discardableResult

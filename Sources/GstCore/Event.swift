@@ -33,16 +33,3 @@ public enum EventType: Sendable, Equatable {
         }
     }
 }
-
-/// A copy of a GstSegment, for converting buffer timestamps to running time.
-/// `@unchecked Sendable`: GstSegment is a plain value struct copied here, with no pointers we own.
-public struct Segment: @unchecked Sendable {
-    let segment: GstSegment
-    init(_ s: GstSegment) { segment = s }
-    /// Running time of a stream time position in this segment, or nil when it falls outside.
-    public func runningTime(of position: UInt64) -> UInt64? {
-        var seg = segment
-        let t = gst_segment_to_running_time(&seg, GST_FORMAT_TIME, guint64(position))
-        return UInt64(t) == Gst.clockTimeNone ? nil : UInt64(t)
-    }
-}

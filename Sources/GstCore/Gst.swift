@@ -42,7 +42,5 @@ public enum Gst {
         return names
     }
 
-    /// The running time in nanoseconds for `ns` seconds, for readability at call sites.
-    public static func seconds(_ s: Double) -> UInt64 { UInt64(s * 1_000_000_000) }
     public static let clockTimeNone: UInt64 = UInt64(cgst_clock_time_none())
 }

@@ -36,9 +36,6 @@ public final class Pad: @unchecked Sendable {
     @discardableResult
     public func sendEvent(_ event: Event) -> Bool { gst_pad_send_event(pointer, event.take()) != 0 }
 
-    @discardableResult
-    public func pushEvent(_ event: Event) -> Bool { gst_pad_push_event(pointer, event.take()) != 0 }
-
     public var currentCaps: Caps? { gst_pad_get_current_caps(pointer).map { Caps(adopting: $0) } }
 
     /// Adds a probe. The closure runs on a streaming thread: it must not block or change states.
@@ -46,10 +43,6 @@ public final class Pad: @unchecked Sendable {
     public func addProbe(_ mask: ProbeMask, _ callback: @escaping @Sendable (ProbeInfo) -> ProbeReturn) -> UInt {
         let box = Unmanaged.passRetained(ProbeBox(callback)).toOpaque()
         return UInt(gst_pad_add_probe(pointer, mask.c, probeTrampoline, box, releaseProbeBox))
-    }
-
-    public func removeProbe(_ id: UInt) {
-        gst_pad_remove_probe(pointer, gulong(id))
     }
 }
 
@@ -97,14 +90,6 @@ public struct ProbeInfo {
         guard cgst_probe_type(info).rawValue & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue != 0,
               let e = cgst_probe_event(info) else { return nil }
         return EventType(cgst_event_type(e))
-    }
-
-    /// The segment carried by a SEGMENT event, for running-time conversions.
-    public var segmentEvent: Segment? {
-        guard let e = cgst_probe_event(info), cgst_event_type(e) == GST_EVENT_SEGMENT else { return nil }
-        var seg: UnsafePointer<GstSegment>? = nil
-        gst_event_parse_segment(e, &seg)
-        return seg.map { Segment($0.pointee) }
     }
 }
 

@@ -117,7 +117,6 @@ public final class TempFile: @unchecked Sendable {
         published = true
     }
 
-    public var isPublished: Bool { lock.withLock { published } }
     public var currentPath: String { lock.withLock { published ? target.path : tempPath } }
 
     /// fsyncs and closes; with `publish`, renames first-time.
