@@ -382,6 +382,4 @@ public final class MovieRecording: @unchecked Sendable {
     public var progress: (frames: Int, bytes: Int64) {
         (state.lock.withLock { state.frames }, file.size)
     }
-
-    public var targetFrames: Int? { state.lock.withLock { state.maxFrames } }
 }

@@ -220,7 +220,3 @@ public enum PipelineBuilder {
     }
 }
 
-extension GStreamerError {
-    /// Lifts a core error to a user error without interpretation (callers interpret where they know more).
-    var asUserError: GpickError { GpickError(.runtime, description) }
-}

@@ -80,7 +80,3 @@ struct Live: AsyncParsableCommand {
         }
     }
 }
-
-func fileBytes(_ p: String) -> Int64 {
-    ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.int64Value ?? 0
-}

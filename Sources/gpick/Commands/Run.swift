@@ -61,7 +61,7 @@ struct Run: AsyncParsableCommand {
                 stopper.onSignal { _ in cont.yield() }
                 let outcome = try await PipelineRun.run(file, values: values, outputs: outputs, inputs: inputs, duration: duration,
                                                         policy: PipelinePolicy(allowNetwork: allowNetwork, allowPaths: allowPaths), stop: stop)
-                for f in outcome.files { events.fileWritten(f, bytes: fileSize(f)) }
+                for f in outcome.files { events.fileWritten(f, bytes: fileBytes(f)) }
             case .source, .audioSource, .session:
                 if config.source == .auto { config.source = .test(.init()) }
                 let part = PipelineBuilder.Part(file, values: values, outputs: paths.mapValues { .string($0) })
@@ -157,8 +157,4 @@ struct Run: AsyncParsableCommand {
             events.finished([:])
         }
     }
-}
-
-private func fileSize(_ p: String) -> Int64 {
-    ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.int64Value ?? 0
 }

@@ -33,3 +33,8 @@ func formatBytes(_ n: Int64) -> String {
     if n < 1024 * 1024 { return String(format: "%.1f KiB", Double(n) / 1024) }
     return String(format: "%.1f MiB", Double(n) / 1048576)
 }
+
+/// Size of a written file, for file-written events.
+func fileBytes(_ p: String) -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.int64Value ?? 0
+}
