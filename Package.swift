@@ -20,10 +20,12 @@ let package = Package(
             pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libglib2.0-dev"])]
         ),
+        // Pixel work that must be fast even in debug builds (placeholder blur, crossfade).
+        .target(name: "CImaging", cSettings: [.unsafeFlags(["-O2"])]),
         // Layer 1: a small safe Swift core over GStreamer.
         .target(name: "GstCore", dependencies: ["CGStreamer"]),
         // Layer 2: the capture toolkit.
-        .target(name: "GpickKit", dependencies: ["GstCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "GpickKit", dependencies: ["GstCore", "CImaging", .product(name: "Yams", package: "Yams")]),
         // Layer 3: the CLI.
         .executableTarget(name: "gpick", dependencies: [
             "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),

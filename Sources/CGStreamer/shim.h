@@ -81,6 +81,17 @@ static inline void cgst_post_error(GstElement *element, GQuark domain, gint code
 static inline GstClockTime cgst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
 static inline guint64 cgst_second(void) { return GST_SECOND; }
 
+// MARK: navigation (keys pressed in a video sink's window)
+#include <gst/video/navigation.h>
+/// The key name of a navigation key-press event, or NULL for any other event (borrowed).
+static inline const char *cgst_navigation_key_press(GstEvent *e) {
+    const gchar *key = NULL;
+    if (GST_EVENT_TYPE(e) != GST_EVENT_NAVIGATION) return NULL;
+    if (gst_navigation_event_get_type(e) != GST_NAVIGATION_EVENT_KEY_PRESS) return NULL;
+    if (!gst_navigation_event_parse_key_event(e, &key)) return NULL;
+    return key;
+}
+
 // MARK: buffers and probes
 static inline GstClockTime cgst_buffer_pts(GstBuffer *b) { return GST_BUFFER_PTS(b); }
 static inline GstClockTime cgst_buffer_dts(GstBuffer *b) { return GST_BUFFER_DTS(b); }

@@ -51,6 +51,7 @@ public struct ProbeMask: OptionSet, Sendable {
     public init(rawValue: UInt32) { self.rawValue = rawValue }
     public static let buffer = ProbeMask(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue)
     public static let eventDownstream = ProbeMask(rawValue: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
+    public static let eventUpstream = ProbeMask(rawValue: GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue)
     public static let block = ProbeMask(rawValue: GST_PAD_PROBE_TYPE_BLOCK.rawValue)
     public static let idle = ProbeMask(rawValue: GST_PAD_PROBE_TYPE_IDLE.rawValue)
     var c: GstPadProbeType { GstPadProbeType(rawValue: rawValue) }
@@ -84,6 +85,14 @@ public struct ProbeInfo {
     public func writableBuffer() -> BufferView? {
         guard buffer != nil, let b = cgst_probe_writable_buffer(info) else { return nil }
         return BufferView(pointer: b)
+    }
+
+    /// The key of a navigation key-press event travelling upstream from a video sink (a key
+    /// pressed in its window), e.g. "q" or "space".
+    public var navigationKeyPress: String? {
+        guard cgst_probe_type(info).rawValue & GST_PAD_PROBE_TYPE_EVENT_UPSTREAM.rawValue != 0,
+              let e = cgst_probe_event(info), let key = cgst_navigation_key_press(e) else { return nil }
+        return String(cString: key)
     }
 
     public var eventType: EventType? {

@@ -34,22 +34,6 @@ public final class Sample: @unchecked Sendable {
     }
 }
 
-/// A buffer we own one reference to, e.g. a retimed copy to push into an appsrc.
-///
-/// `@unchecked Sendable` invariant: owned exclusively until `take()` hands it to GStreamer; never
-/// shared while owned.
-public final class OwnedBuffer: @unchecked Sendable {
-    private var pointer: UnsafeMutablePointer<GstBuffer>?
-    init(adopting p: UnsafeMutablePointer<GstBuffer>) { pointer = p }
-    deinit { if let pointer { cgst_buffer_unref(pointer) } }
-
-    func take() -> UnsafeMutablePointer<GstBuffer> {
-        guard let p = pointer else { preconditionFailure("buffer pushed twice") }
-        pointer = nil
-        return p
-    }
-}
-
 extension Sample {
     /// A shallow copy of the buffer (memory shared, metadata copied) with new timestamps: ring
     /// buffers are shared, so their timestamps are never changed in place.

@@ -10,7 +10,7 @@ struct Gpick: AsyncParsableCommand {
         commandName: "gpick",
         abstract: "Camera capture for Linux: stills, bursts, recordings and more, from a camera or the test source.",
         version: "0.1.0",
-        subcommands: [Snap.self, Record.self, Live.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self]
+        subcommands: [PreviewCommand.self, Snap.self, Record.self, Live.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self]
     )
 
     /// Errors print as one line on stderr (no usage dump), with a non-zero exit.
@@ -18,6 +18,8 @@ struct Gpick: AsyncParsableCommand {
         // Loading the plugin registry takes tens of ms: start it now, alongside argument parsing
         // and pipeline-file loading (Gst.initialize runs once; later callers wait for it).
         Thread.detachNewThread { _ = try? Gst.initialize() }
+        // Events and printed paths are read line by line by scripts and pipes: never hold a line back.
+        Console.lineBufferStandardOutput()
         do {
             var command = try parseAsRoot()
             if var async = command as? AsyncParsableCommand {

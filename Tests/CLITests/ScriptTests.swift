@@ -30,13 +30,33 @@ import Testing
         }
     }
 
-    @Test func flipDemoReportsNotYetAndFinalisesTheRecording() async throws {
+    @Test func flipDemoFlipsSuspendsAndResumesInOneRecording() async throws {
         let dir = TestEnvironment.tempDir()
-        let r = try await Subprocess.gpick(["script", "\(Self.samples)/flip-demo.gpick", "--source", "test", "--output-dir", dir] + Self.small)
-        #expect(r.status != 0)
-        #expect(r.stderrLines.count == 1 && r.stderr.contains("line 4") && r.stderr.contains("not available yet"), "\(r.stderr)")
-        let stamps = try await Media.stampIndices("\(dir)/flip.mp4")
-        #expect(stamps.count >= 25 && Media.isConsecutive(stamps, from: stamps.first! ?? -1))
+        let r = try await Subprocess.gpick(["script", "\(Self.samples)/flip-demo.gpick", "--source", "test",
+                                            "--front", "test:ball?id=2&warmup=0.3", "--output-dir", dir, "--json"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["event"] as? String }
+        for e in ["switching", "flip", "source-live", "suspended", "file-written"] { #expect(events.contains(e), "no \(e) event") }
+        let frames = try await Media.frames("\(dir)/flip.mp4")
+        // Runs of (camera id or nil for placeholder/crossfade): back, blur, front, blur, front again.
+        var runs: [(id: Int?, stamps: [Int])] = []
+        for f in frames {
+            let id = f.stamp?.sourceID
+            if runs.last.map({ $0.id == id }) == true { runs[runs.count - 1].stamps.append(f.stamp?.index ?? -1) } else {
+                runs.append((id, [f.stamp?.index ?? -1]))
+            }
+        }
+        let shape = runs.map { $0.id.map(String.init) ?? "-" }.joined(separator: " ")
+        #expect(shape == "1 - 2 - 2", "runs: \(runs.map { "\($0.id.map(String.init) ?? "-")×\($0.stamps.count)" })")
+        if runs.count == 5 {
+            #expect(Media.isConsecutive(runs[0].stamps, from: runs[0].stamps[0]))
+            #expect(Media.isConsecutive(runs[2].stamps, from: runs[2].stamps[0]) && runs[2].stamps[0] <= 6)
+            #expect(runs[3].stamps.count >= 12, "0.5 s suspended: \(runs[3].stamps.count) placeholder frames")
+            #expect(Media.isConsecutive(runs[4].stamps, from: runs[4].stamps[0]) && runs[4].stamps[0] <= 6, "resumed from the start")
+        }
+        let pts = frames.compactMap(\.pts)
+        #expect(zip(pts, pts.dropFirst()).allSatisfy { abs($1 - $0 - 1.0 / 30) < 0.002 }, "timestamps continuous")
     }
 
     @Test func syntaxErrorNamesLineAndColumnBeforeAnythingRuns() async throws {

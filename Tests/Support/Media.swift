@@ -4,8 +4,8 @@ import GstCore
 
 /// Decodes outputs through GStreamer so tests check frames and pixels, not file sizes.
 public enum Media {
-    public static func frames(_ path: String) async throws -> [DecodedFrame] {
-        try await MediaInspector.decodeFrames(path: path, library: TestEnvironment.library)
+    public static func frames(_ path: String, measure: Bool = false) async throws -> [DecodedFrame] {
+        try await MediaInspector.decodeFrames(path: path, library: TestEnvironment.library, measure: measure)
     }
 
     /// Stamp indices of every frame (nil where a frame carries no valid stamp).

@@ -72,15 +72,36 @@ public struct Subprocess {
         func startReading() {
             for (pipe, isOut) in [(out, true), (err, false)] {
                 group.enter()
-                DispatchQueue.global().async {
-                    let d = pipe.fileHandleForReading.readDataToEndOfFile()
-                    self.lock.withLock { if isOut { self.outData = d } else { self.errData = d } }
+                // Its own thread: reading blocks.
+                Thread.detachNewThread {
+                    while true {
+                        let d = pipe.fileHandleForReading.availableData
+                        if d.isEmpty { break }
+                        self.lock.withLock { if isOut { self.outData.append(d) } else { self.errData.append(d) } }
+                    }
                     self.group.leave()
                 }
             }
         }
 
         public var pid: Int32 { process.processIdentifier }
+
+        /// What the child has printed on stdout so far.
+        public var stdoutSoFar: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }
+
+        /// Waits until the child's stdout contains `text` (an event line, a URL).
+        @discardableResult
+        public func waitForOutput(_ text: String, timeout: Double = 20) async throws -> String {
+            let deadline = Date().addingTimeInterval(timeout)
+            while true {
+                let out = stdoutSoFar
+                if out.contains(text) { return out }
+                guard process.isRunning, Date() < deadline else {
+                    throw TestFailure("no \"\(text)\" in the output of \(process.arguments ?? []): \(out.suffix(500)) \(lock.withLock { String(decoding: errData, as: UTF8.self) })")
+                }
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+        }
 
         /// Waits until `path` exists (e.g. a recording appears at its first bytes).
         public func waitForFile(_ path: String, timeout: Double = 20) async throws {

@@ -8,6 +8,8 @@ public struct DecodedFrame: Sendable, Codable {
     /// Mean luma and chroma of the whole frame (for colour checks).
     public var width: Int
     public var height: Int
+    /// Mean colour and detail, when asked for.
+    public var measure: FrameMeasure? = nil
 }
 
 /// What `gpick inspect` reports.
@@ -150,7 +152,8 @@ public enum MediaInspector {
     }
 
     /// Decodes every video frame of a file (or the still) and reads its stamp.
-    public static func decodeFrames(path: String, library: PipelineLibrary, timeout: Double = 120) async throws(GpickError) -> [DecodedFrame] {
+    public static func decodeFrames(path: String, library: PipelineLibrary, measure: Bool = false,
+                                    timeout: Double = 120) async throws(GpickError) -> [DecodedFrame] {
         let file = try library.load("decode-frames")
         let bin = try PipelineBuilder.build(file, outputs: ["path": .string(path)], asPipeline: true)
         guard let pipeline = bin as? Pipeline, let tap = file.tap("frames") else {
@@ -162,7 +165,7 @@ public enum MediaInspector {
             sink.setCallbacks(onSample: { sample in
                 let frame = sample.withVideoFrame { f -> DecodedFrame in
                     DecodedFrame(pts: sample.buffer?.pts.map { Double($0) / 1e9 }, stamp: FrameStamp.read(from: f),
-                                 width: f.width, height: f.height)
+                                 width: f.width, height: f.height, measure: measure ? FrameMeasure(f) : nil)
                 }
                 if let frame { collected.append(frame) }
             })

@@ -64,6 +64,10 @@ public enum LaunchLine {
             // An appsrc gets a stand-in producing what the tap carries (raw video by default).
             let standIn: String
             switch tap.value.caps {
+            case _ where file.kind == .session && tap.value.element == "feed":
+                // The session's switch feeds the source, after the input stage.
+                let input = inline(file.input?.value ?? "videoconvert ! videoscale", assignments)
+                standIn = "\(testVideo) ! \(input.replacingOccurrences(of: "name=format", with: "name=format caps=\"\(videoCaps)\""))"
             case let c? where c.hasPrefix("video/x-h264"):
                 standIn = "\(testVideo) ! \(videoCaps) ! x264enc tune=zerolatency key-int-max=15 ! h264parse ! video/x-h264,stream-format=avc,alignment=au"
             case let c? where c.hasPrefix("audio/mpeg"):
@@ -88,7 +92,7 @@ public enum LaunchLine {
                 .replacingOccurrences(of: "name=asrc ", with: "name=asrc num-buffers=\(audioBuffers) ")
         case .session:
             audio = audio.map { "\(testAudio) ! \($0)" }
-            text = "\(testVideo) ! \(main)" + (audio.map { " \($0)" } ?? "")
+            text = main + (audio.map { " \($0)" } ?? "")
         case .encoder, .pipeline:
             text = main + (audio.map { " \($0)" } ?? "")
         }

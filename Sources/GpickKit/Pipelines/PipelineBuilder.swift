@@ -56,7 +56,7 @@ public enum PipelineBuilder {
     /// Parses `text` (the parts' descriptions joined by the caller) and applies every part's
     /// bindings, taps and policy checks.
     public static func compose(_ text: String, parts: [Part], policy: PipelinePolicy = .init(),
-                               asPipeline: Bool, checkOnly: Bool = false) throws(GpickError) -> Bin {
+                               asPipeline: Bool, checkOnly: Bool = false, checkTaps: Bool = true) throws(GpickError) -> Bin {
         do { try Gst.initialize() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
         for part in parts {
             for key in part.values.keys where part.file.parameter(key) == nil {
@@ -71,7 +71,7 @@ public enum PipelineBuilder {
             throw parseError(error, files: parts.map(\.file))
         }
         for part in parts {
-            try checkTaps(part.file, in: bin, text: text)
+            if checkTaps { try Self.checkTaps(part.file, in: bin, text: text) }
             try checkPolicy(part.file, in: bin, policy: policy)
             try apply(part, to: bin, checkOnly: checkOnly)
         }
@@ -117,6 +117,21 @@ public enum PipelineBuilder {
     public static func validate(_ file: PipelineFile, policy: PipelinePolicy = .init()) throws(GpickError) {
         _ = try build(file, audio: file.audio != nil, policy: policy,
                       asPipeline: file.kind == .encoder || file.kind == .pipeline, checkOnly: true)
+        if let input = file.input {
+            let bin = try compose(input.value, parts: [Part(file)], policy: policy, asPipeline: false, checkOnly: true, checkTaps: false)
+            guard bin.element(named: "format") != nil else {
+                throw file.error(input.line, "the input stage needs an element named \"format\" (a capsfilter: the session sets its caps)")
+            }
+        }
+        if file.kind == .session {
+            let bin = try build(file, audio: false, asPipeline: false, checkOnly: true)
+            guard let feed = bin.element(named: "feed"), (try? AppSrc(feed)) != nil else {
+                throw file.error(file.pipeline.line, "a session pipeline starts with an appsrc named \"feed\" (the switch pushes frames into it)")
+            }
+            for name in ["video", "frames"] where bin.element(named: name) == nil {
+                throw file.error(file.pipeline.line, "a session pipeline needs an element named \"\(name)\" (\(name == "video" ? "the video tee outputs attach to" : "the retained-frame appsink"))")
+            }
+        }
     }
 
     static func propertyNames(_ element: Element) throws -> [String] {
@@ -176,7 +191,8 @@ public enum PipelineBuilder {
     /// The line of the file where `word` first appears in the description.
     static func lineOf(_ word: String, in file: PipelineFile) -> Int? {
         guard !word.isEmpty else { return nil }
-        for (base, text) in [(file.pipeline.line, file.pipeline.value), (file.audio?.line ?? 0, file.audio?.value ?? "")] {
+        for (base, text) in [(file.pipeline.line, file.pipeline.value), (file.audio?.line ?? 0, file.audio?.value ?? ""),
+                             (file.input?.line ?? 0, file.input?.value ?? "")] {
             for (i, l) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
             where containsWord(l, word) {
                 return base + i

@@ -13,7 +13,8 @@ public struct PipelineFile: Sendable {
         case branch
         /// A standalone pipeline fed by an appsrc tap and read by an appsink tap (still encoders).
         case encoder
-        /// The session's shared middle part (format caps, tees, retained-frame tap).
+        /// The session's shared middle part: the per-source `input` stage, then the switch's `feed`
+        /// appsrc, tees and the retained-frame tap.
         case session
         /// A complete pipeline for `gpick run`.
         case pipeline
@@ -33,6 +34,8 @@ public struct PipelineFile: Sendable {
     public var pipeline: Located<String>
     /// For branches: the audio path, appended when the session has audio.
     public var audio: Located<String>?
+    /// For sessions: the stage every source passes through before the switch (ends in `format`).
+    public var input: Located<String>?
     /// Parameter name → (element, property), in file order.
     public var bindings: [Binding]
     /// Tap name → element name (must be appsink or appsrc).
@@ -110,7 +113,7 @@ public struct Parameter: Sendable {
             case .fraction(let n, let d): "\(n)/\(d)"
             case .string(let s): s
             case .bool(let b): String(b)
-            case .duration(let s): Duration.format(seconds: s)
+            case .duration(let s): DurationText.format(seconds: s)
             }
         }
     }
@@ -146,7 +149,7 @@ public struct Parameter: Sendable {
             default: throw bad("is not true or false")
             }
         case .duration:
-            guard let s = Duration.parse(text) else { throw bad("is not a duration like 1.5s, 500ms or 2m") }
+            guard let s = DurationText.parse(text) else { throw bad("is not a duration like 1.5s, 500ms or 2m") }
             return .duration(s)
         case .string, .source, .outputPath, .inputPath:
             return .string(text)
@@ -155,7 +158,7 @@ public struct Parameter: Sendable {
 }
 
 /// Durations in pipeline files and scripts: "1.5s", "500ms", "2m", "1h", or plain seconds.
-public enum Duration {
+public enum DurationText {
     public static func parse(_ text: String) -> Double? {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000001), ("s", 1), ("m", 60), ("h", 3600)]

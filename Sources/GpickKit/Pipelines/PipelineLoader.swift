@@ -4,7 +4,7 @@ import Yams
 /// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
 /// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
 public enum PipelineLoader {
-    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "audio", "bindings", "taps"]
+    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps"]
     static let parameterKeys = ["type", "default", "min", "max", "choices", "required", "help"]
 
     public static func load(path: String) throws(GpickError) -> PipelineFile {
@@ -59,6 +59,14 @@ public enum PipelineLoader {
         let audio = try string("audio", required: false)
         let audioLine = map["audio"].map { n in n.scalar?.style == .literal || n.scalar?.style == .folded ? line(n) + 1 : line(n) }
         let summary = try string("description", required: false)?.value ?? ""
+        let input = try string("input", required: false)
+        let inputLine = map["input"].map { n in n.scalar?.style == .literal || n.scalar?.style == .folded ? line(n) + 1 : line(n) }
+        if kind == .session, input == nil {
+            throw fail(root, "a session file needs \"input\": the stage each source passes through (convert, scale, an element named format)")
+        }
+        if kind != .session, let n = map["input"] {
+            throw fail(n, "\"input\" belongs in session files only")
+        }
 
         var parameters: [Parameter] = []
         if let pnode = map["parameters"] {
@@ -106,6 +114,7 @@ public enum PipelineLoader {
         return PipelineFile(path: path, name: name.value, kind: kind, summary: summary, parameters: parameters,
                             pipeline: .init(value: pipeline.value, line: pipelineLine),
                             audio: audio.map { .init(value: $0.value, line: audioLine ?? $0.line) },
+                            input: input.map { .init(value: $0.value, line: inputLine ?? $0.line) },
                             bindings: bindings, taps: taps)
     }
 

@@ -10,7 +10,8 @@ public struct ScriptStatement: Sendable {
 
 public enum ScriptCommand: Sendable, Equatable {
     case source(String)
-    case preview(start: Bool)
+    /// `preview start [SINK]` / `preview stop`; no sink: the default for this terminal or display.
+    case preview(start: Bool, sink: PreviewSink?)
     case snap(String)
     case burst(count: Int, path: String, every: Int)
     case recordStart(String)
@@ -31,10 +32,6 @@ public enum ScriptCommand: Sendable, Equatable {
     /// Commands whose capability a later release delivers; the grammar holds them already.
     public var laterCapability: String? {
         switch self {
-        case .preview: "preview"
-        case .flip: "flip"
-        case .suspend: "suspend"
-        case .resume: "resume"
         case .live: nil
         default: nil
         }

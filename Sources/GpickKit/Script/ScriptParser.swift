@@ -26,7 +26,7 @@ public enum ScriptParser {
             if t.count - 1 > n.upperBound { throw err(t[n.upperBound + 1], "unexpected \"\(t[n.upperBound + 1].text)\"; usage: \(head.text) \(usage)") }
         }
         func duration(_ tok: ScriptToken) throws(ScriptSyntaxError) -> Double {
-            guard let d = Duration.parse(tok.text) else { throw err(tok, "\"\(tok.text)\" is not a duration (like 1.5s, 500ms, 2m)") }
+            guard let d = DurationText.parse(tok.text) else { throw err(tok, "\"\(tok.text)\" is not a duration (like 1.5s, 500ms, 2m)") }
             return d
         }
         func int(_ tok: ScriptToken, _ what: String, min: Int = 1) throws(ScriptSyntaxError) -> Int {
@@ -39,9 +39,15 @@ public enum ScriptParser {
             try arity(1...1, "SOURCE (test[:PATTERN], v4l2:/dev/videoN, file:PATH, auto)")
             cmd = .source(t[1].text)
         case "preview":
-            try arity(1...1, "start|stop")
+            try arity(1...2, "start [window|terminal|http] | stop")
             guard ["start", "stop"].contains(t[1].text) else { throw err(t[1], "preview takes start or stop, not \"\(t[1].text)\"") }
-            cmd = .preview(start: t[1].text == "start")
+            var sink: PreviewSink?
+            if t.count == 3 {
+                guard t[1].text == "start" else { throw err(t[2], "preview stop takes nothing more") }
+                guard let s = PreviewSink(rawValue: t[2].text) else { throw err(t[2], "preview sink \"\(t[2].text)\" is not window, terminal or http") }
+                sink = s
+            }
+            cmd = .preview(start: t[1].text == "start", sink: sink)
         case "snap":
             try arity(1...1, "FILE")
             cmd = .snap(t[1].text)
@@ -112,10 +118,10 @@ public enum ScriptParser {
             return .frames(op, n)
         case "duration":
             guard a.count == 2 || (a.count == 4 && a[2].text == "within") else { throw err(what, "expected: duration D [within T]") }
-            guard let d = Duration.parse(a[1].text) else { throw err(a[1], "\"\(a[1].text)\" is not a duration") }
+            guard let d = DurationText.parse(a[1].text) else { throw err(a[1], "\"\(a[1].text)\" is not a duration") }
             var tol: Double?
             if a.count == 4 {
-                guard let t = Duration.parse(a[3].text) else { throw err(a[3], "\"\(a[3].text)\" is not a duration") }
+                guard let t = DurationText.parse(a[3].text) else { throw err(a[3], "\"\(a[3].text)\" is not a duration") }
                 tol = t
             }
             return .duration(d, tolerance: tol)

@@ -16,6 +16,8 @@ public actor ScriptRunner {
         public var jpegQuality: Int?
         /// Live capture mode: the pre-roll ring is armed from the session's start.
         public var liveMode = false
+        /// Port of an HTTP preview (0: any free port).
+        public var previewPort = 8080
         public init(configuration: SessionConfiguration, outputDirectory: String) {
             self.configuration = configuration
             self.outputDirectory = outputDirectory
@@ -29,6 +31,7 @@ public actor ScriptRunner {
     private var session: CaptureSession?
     private var encoders: [StillFormat: StillEncoder] = [:]
     private var recording: (MovieRecording, line: Int)?
+    private var preview: Preview?
     /// Armed by the first `live`: from then on the session keeps a pre-roll (live capture mode).
     private var ring: LiveRing?
     public private(set) var failures = 0
@@ -86,6 +89,10 @@ public actor ScriptRunner {
         }
         ring?.disarm()
         ring = nil
+        if let p = preview {
+            preview = nil
+            await p.stop()
+        }
         for e in encoders.values { e.close() }
         encoders.removeAll()
         await session?.stop()
@@ -167,8 +174,33 @@ public actor ScriptRunner {
                 emit("file-written", ["path": p, "line": s.line, "still-time": r.stillTime, "clip-duration": r.clipDuration,
                                       "clip-frames": r.clipFrames])
             }
-        case .preview, .flip, .suspend, .resume:
-            break  // handled above
+        case .flip:
+            let session = try await runningSession()
+            if recording == nil, ring == nil, session.sourceState != .live { try await session.waitUntilLive() }
+            let p = try await session.flip()
+            emit("flip", ["position": p.rawValue, "line": s.line])
+        case .suspend:
+            try await runningSession().suspend()
+        case .resume:
+            try await runningSession().resume()
+        case .preview(true, let sink):
+            if preview != nil { throw GpickError(.usage, "a preview is already showing (preview stop first)") }
+            let session = try await runningSession()
+            let kind = try sink ?? PreviewSink.automatic()
+            var o = PreviewOptions()
+            o.port = options.previewPort
+            let emit = self.emit
+            let p = try await Preview.start(kind, in: session, options: o) { key in emit("key", ["key": key.rawValue]) }
+            preview = p
+            var fields: EventFields = ["sink": kind.rawValue, "line": s.line]
+            if let url = p.url { fields["url"] = url }
+            emit("preview-started", fields)
+        case .preview(false, _):
+            guard let p = preview else { throw GpickError(.usage, "no preview is showing") }
+            preview = nil
+            let shown = p.framesShown
+            await p.stop()
+            emit("preview-stopped", ["frames": shown, "line": s.line])
         }
     }
 
@@ -184,6 +216,9 @@ public actor ScriptRunner {
             case .notice(let m): emit("notice", ["message": m])
             case .warning(let m): emit("warning", ["message": m])
             case .sourceFailed(let err): emit("source-failed", ["message": err.message])
+            case .switching(let p, let spec): emit("switching", ["position": p.rawValue, "source": "\(spec)"])
+            case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
+            case .suspended: emit("suspended", [:])
             }
         }
         try await s.start()

@@ -1,3 +1,4 @@
+import Foundation
 import GstCore
 
 /// An output branch on a running session: a bin whose `video` (and `audio`) queues are fed from
@@ -91,6 +92,26 @@ final class Branch: @unchecked Sendable {
         }
     }
 
+    /// Cuts the branch off like `cutInput` and returns once every pad is unlinked (or after a
+    /// second, if the tee never goes idle).
+    func cutInputAndWait() async {
+        let pads = [videoTeePad, audioTeePad].compactMap { $0 }
+        await withTaskGroup(of: Void.self) { group in
+            for pad in pads {
+                group.addTask {
+                    let done = OneShot()
+                    pad.addProbe(.idle) { info in
+                        let p = Pad(info.pad, transfer: .none)
+                        if let peer = p.peer { p.unlink(peer) }
+                        done.fire()
+                        return .remove
+                    }
+                    await done.wait(timeout: 1)
+                }
+            }
+        }
+    }
+
     /// Stops the bin and removes it (control queue or start-up only, never a streaming thread).
     func detach(from session: CaptureSession) {
         _ = try? bin.setState(.null)
@@ -99,5 +120,37 @@ final class Branch: @unchecked Sendable {
         if let pad = audioTeePad { session.audioTee?.releaseRequestPad(pad) }
         videoTeePad = nil
         audioTeePad = nil
+    }
+}
+
+/// A one-time signal from any thread to one async waiter.
+///
+/// `@unchecked Sendable` invariant: `fired` and `waiter` are guarded by `lock`.
+final class OneShot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fired = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func fire() {
+        let w = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            guard !fired else { return nil }
+            fired = true
+            defer { waiter = nil }
+            return waiter
+        }
+        w?.resume()
+    }
+
+    /// Waits for `fire()`, or `timeout` seconds.
+    func wait(timeout: Double) async {
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in fire() }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now = lock.withLock { () -> Bool in
+                if fired { return true }
+                waiter = c
+                return false
+            }
+            if now { c.resume() }
+        }
     }
 }

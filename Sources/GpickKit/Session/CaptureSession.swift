@@ -27,7 +27,15 @@ public struct SessionFormat: Sendable, Equatable {
 
 /// What a session is made of. Like AVFoundation's session configuration: set it, then start.
 public struct SessionConfiguration: Sendable {
+    /// The back camera (the one a session starts with unless `position` says otherwise).
     public var source: SourceSpec = .auto
+    /// The front camera; nil picks one: for a test back camera, a test source with another pattern
+    /// and stamp id 2; for a real camera, the next camera found.
+    public var front: SourceSpec?
+    /// The position the session starts at.
+    public var position: CameraPosition = .back
+    /// The front camera's picture is mirrored left-right (as phones show selfies).
+    public var mirrorFront = false
     public var audio: AudioSpec = .none
     public var format = SessionFormat()
     public var library = PipelineLibrary()
@@ -49,11 +57,23 @@ public enum SessionEvent: Sendable {
     case notice(String)
     case warning(String)
     case sourceFailed(GpickError)
+    /// The session switched to this camera; outputs see the placeholder until it delivers.
+    case switching(CameraPosition, SourceSpec)
+    /// The camera at this position delivers frames (after start, a flip or a resume).
+    case sourceLive(CameraPosition)
+    case suspended
 }
 
-/// A capture session: one pipeline that keeps running (source → format → tees) while outputs
-/// (recordings, still taps, previews) are attached and detached. Stills come from the retained
-/// frame tap, so a snap never pays a pipeline start.
+/// What the session's camera is doing.
+public enum SourceState: Sendable, Equatable {
+    case starting, live, suspended
+    case failed(String)
+}
+
+/// A capture session: one pipeline that keeps running (switch → format → tees) while outputs
+/// (recordings, still taps, previews) are attached and detached, and cameras are started, flipped,
+/// suspended and resumed upstream of the switch. Stills come from the retained frame tap, so a
+/// snap never pays a pipeline start.
 ///
 /// `@unchecked Sendable` invariant: mutable state is guarded by `lock`; GStreamer objects are
 /// thread-safe; state changes happen only from the caller's task or the control queue, never from
@@ -65,9 +85,17 @@ public final class CaptureSession: @unchecked Sendable {
     private(set) var videoTee: Element?
     private(set) var audioTee: Element?
     let frames: FrameHub
+    private var switcher: FrameSwitch?
+    private var stage: SourceStage?
+    private var generation = 0
+    private var currentPosition: CameraPosition
+    private var state: SourceState = .starting
+    private var sourceError: GpickError?
     private var busTask: Task<Void, Never>?
     private var failure: GpickError?
     private var recordings: [String: MovieRecording] = [:]
+    /// Other branches (previews) and what to tell them when one of their elements fails.
+    private var auxiliary: [String: @Sendable (GpickError) -> Void] = [:]
     private var nextBranch = 1
     private var eventHandler: (@Sendable (SessionEvent) -> Void)?
     /// State changes and teardown of branches run here, off the streaming threads.
@@ -75,9 +103,18 @@ public final class CaptureSession: @unchecked Sendable {
 
     public init(_ configuration: SessionConfiguration) {
         self.configuration = configuration
-        let skip = configuration.warmupFrames ?? (configuration.source.isCamera ? 10 : 0)
-        frames = FrameHub(skip: skip)
+        currentPosition = configuration.position
+        let box = SwitchBox()
+        frames = FrameHub(isSynthetic: { box.switcher?.isSynthetic($0) ?? false })
+        switchBox = box
     }
+
+    /// Lets the hub ask the switch, which is made later, about synthetic frames.
+    private final class SwitchBox: @unchecked Sendable {
+        // `@unchecked Sendable` invariant: written once in build(), before the pipeline plays.
+        var switcher: FrameSwitch?
+    }
+    private let switchBox: SwitchBox
 
     /// Receives notices, warnings and source failures (called on any thread).
     public func onEvent(_ handler: @escaping @Sendable (SessionEvent) -> Void) {
@@ -89,7 +126,10 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     public var format: SessionFormat { configuration.format }
-    public var source: SourceSpec { configuration.source }
+    /// The camera at the current position.
+    public var source: SourceSpec { lock.withLock { spec(for: currentPosition) } ?? configuration.source }
+    public var position: CameraPosition { lock.withLock { currentPosition } }
+    public var sourceState: SourceState { lock.withLock { state } }
     public var hasAudio: Bool { configuration.audio != .none || configuration.audioFile != nil }
 
     /// Resolves `auto`, builds the pipeline, plays it and waits for the first frame.
@@ -109,10 +149,15 @@ public final class CaptureSession: @unchecked Sendable {
                 emit(.notice("no camera found; using the test source (\(configuration.source))"))
             }
         }
-        try configuration.source.checkAccessible()
+        let first = try await resolvedSpec(for: currentPosition)
+        try first.checkAccessible()
         let pipeline = try build()
         self.pipeline = pipeline
         startBusReader(pipeline)
+        switcher?.activate(generation: 0, skip: warmupFrames(for: first))
+        let stage = try makeStage(first, position: currentPosition, generation: 0)
+        try stage.start(in: pipeline)
+        lock.withLock { self.stage = stage }
     }
 
     /// Plays the prepared pipeline and waits for the first frame.
@@ -132,7 +177,7 @@ public final class CaptureSession: @unchecked Sendable {
             throw e
         } catch {
             await stop()
-            throw GpickError(.device, "\(configuration.source) delivered no frame within \(Int(configuration.startTimeout)) s")
+            throw GpickError(.device, "\(source) delivered no frame within \(Int(configuration.startTimeout)) s")
         }
     }
 
@@ -141,38 +186,192 @@ public final class CaptureSession: @unchecked Sendable {
         let active = lock.withLock { Array(recordings.values) }
         for r in active { r.requestStop() }
         for r in active { _ = try? await r.finished() }
+        switcher?.shutdown()
         if let p = pipeline {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                control.async {
-                    _ = try? p.setState(.null)
-                    c.resume()
-                }
-            }
+            await onControl { _ = try? p.setState(.null) }
         }
         busTask?.cancel()
         frames.fail(GpickError(.runtime, "the session has stopped"))
     }
 
-    /// Frames delivered since the session started (after warm-up).
+    /// Frames delivered by cameras since the session started (after warm-up).
     public var deliveredFrames: Int { frames.frameCount }
 
-    /// The retained frame: the newest frame the session has seen.
+    /// The retained frame: the newest camera frame the session has seen (nil while a camera
+    /// switches or is suspended).
     public var latestFrame: Sample? { frames.latestFrame }
 
-    /// `count` frames (every `every`-th) starting with the current one: zero shutter lag.
+    /// `count` frames (every `every`-th) starting with the current one: zero shutter lag. While a
+    /// camera switches they start with its first frame; while suspended or lost they fail.
     public func nextFrames(_ count: Int, every: Int = 1) -> AsyncThrowingStream<Sample, Error> {
         frames.frames(count: count, every: every, fromCurrent: true)
     }
 
-    /// Why the session failed, if it did.
-    public var failureReason: GpickError? { lock.withLock { failure } }
+    /// Why the session failed, or why its camera delivers nothing (lost and not replaced).
+    public var failureReason: GpickError? { lock.withLock { failure ?? sourceError } }
 
-    /// Sets a property on one of the session's own elements (`src.pattern ball`). Elements of
-    /// output branches and anything that writes files or sends data are out of reach.
+    // MARK: cameras
+
+    /// Switches to the other camera without stopping the pipeline: outputs see the blurred last
+    /// frame until the new camera delivers, then a short crossfade into it. Returns the new
+    /// position at once; `waitUntilLive()` waits for the camera.
+    @discardableResult
+    public func flip() async throws(GpickError) -> CameraPosition {
+        let target = position.other
+        try await switchSource(to: target)
+        return target
+    }
+
+    /// Stops the camera; outputs (and a recording) see the blurred last frame.
+    public func suspend() async throws(GpickError) {
+        guard let pipeline, let switcher else { throw GpickError(.runtime, "the session is not running") }
+        let old: SourceStage? = lock.withLock {
+            guard state != .suspended else { return nil }
+            state = .suspended
+            generation += 1
+            defer { stage = nil }
+            return stage
+        }
+        switcher.hold()
+        frames.hold(reason: GpickError(.usage, "the camera is suspended (resume it first)"), after: nil)
+        emit(.suspended)
+        if let old { await onControl { old.stop(in: pipeline) } }
+    }
+
+    /// Restarts the camera at the current position, with the same unblur as a flip.
+    public func resume() async throws(GpickError) {
+        try await switchSource(to: position)
+    }
+
+    /// Waits until the current camera delivers (after a flip or resume).
+    public func waitUntilLive(timeout: Double? = nil) async throws(GpickError) {
+        let limit = timeout ?? configuration.startTimeout
+        let deadline = Date().addingTimeInterval(limit)
+        while true {
+            switch sourceState {
+            case .live: return
+            case .suspended: throw GpickError(.usage, "the camera is suspended (resume it first)")
+            case .failed(let m): throw GpickError(.device, m)
+            case .starting: break
+            }
+            if let f = lock.withLock({ failure }) { throw f }
+            guard Date() < deadline else { throw GpickError(.device, "\(source) delivered no frame within \(Int(limit)) s") }
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+    }
+
+    private func switchSource(to target: CameraPosition) async throws(GpickError) {
+        guard let pipeline, let switcher else { throw GpickError(.runtime, "the session is not running") }
+        let spec = try await resolvedSpec(for: target)
+        try spec.checkAccessible()
+        let (gen, old) = lock.withLock { () -> (Int, SourceStage?) in
+            generation += 1
+            currentPosition = target
+            state = .starting
+            defer { stage = nil }
+            return (generation, stage)
+        }
+        switcher.activate(generation: gen, skip: warmupFrames(for: spec))
+        frames.hold(reason: nil, after: switcher.lastOutputTime)
+        emit(.switching(target, spec))
+        let new: SourceStage
+        do {
+            new = try makeStage(spec, position: target, generation: gen)
+        } catch {
+            markSourceLost(gen, error)
+            throw error
+        }
+        let result = await onControl { () -> GpickError? in
+            old?.stop(in: pipeline)
+            do throws(GpickError) { try new.start(in: pipeline); return nil } catch { return error }
+        }
+        if let result {
+            markSourceLost(gen, result)
+            throw result
+        }
+        lock.withLock { if generation == gen { stage = new } }
+    }
+
+    /// The camera for a position, with the defaults for the front one.
+    private func resolvedSpec(for p: CameraPosition) async throws(GpickError) -> SourceSpec {
+        if let s = lock.withLock({ spec(for: p) }) { return s }
+        // No front camera given: a second test source, or the next real camera.
+        switch configuration.source {
+        case .test(let o):
+            var f = o
+            f.id = o.id == 2 ? 3 : 2
+            f.pattern = o.pattern == "ball" ? "smpte" : "ball"
+            f.failAfter = nil
+            configuration.front = .test(f)
+            return .test(f)
+        case .v4l2(let dev):
+            let devices = (try? await offPool { try DeviceMonitor.devices() }) ?? []
+            if let other = devices.compactMap(\.path).first(where: { $0 != dev && access($0, R_OK | W_OK) == 0 }) {
+                configuration.front = .v4l2(device: other)
+                return .v4l2(device: other)
+            }
+            throw GpickError(.device, "no front camera: only \(dev) was found (give one with --front)")
+        default:
+            throw GpickError(.usage, "no front camera for \(configuration.source) (give one with --front)")
+        }
+    }
+
+    private func spec(for p: CameraPosition) -> SourceSpec? {
+        p == .back ? configuration.source : configuration.front
+    }
+
+    private func warmupFrames(for spec: SourceSpec) -> Int {
+        configuration.warmupFrames ?? (spec.isCamera ? 10 : 0)
+    }
+
+    /// A source's first frame reached the switch. (The session's first camera says nothing:
+    /// starting is the command's own event.)
+    private func sourceBecameLive(_ gen: Int) {
+        let pos: CameraPosition? = lock.withLock {
+            guard gen == generation else { return nil }
+            state = .live
+            sourceError = nil
+            return currentPosition
+        }
+        guard let pos else { return }
+        frames.release()
+        if gen > 0 { emit(.sourceLive(pos)) }
+    }
+
+    /// The camera of generation `gen` failed (or could not start): the switch holds the blurred
+    /// last frame, recordings are finalised with what they have, and an error event goes out. A
+    /// camera that never delivered a frame fails the whole session, as before any output.
+    private func markSourceLost(_ gen: Int, _ error: GpickError) {
+        let (current, everLive, active) = lock.withLock { () -> (Bool, Bool, [MovieRecording]) in
+            guard gen == generation, failure == nil else { return (false, false, []) }
+            let everLive = frames.frameCount > 0
+            if everLive {
+                state = .failed(error.message)
+                sourceError = error
+            }
+            return (true, everLive, Array(recordings.values))
+        }
+        guard current else { return }
+        guard everLive else { fail(error); return }
+        // Recordings first, so not one placeholder frame gets into them after the camera's last.
+        for r in active { r.sourceFailed(error) }
+        switcher?.hold(generation: gen)
+        frames.hold(reason: error, after: nil)
+        emit(.sourceFailed(error))
+        if let pipeline, let old = lock.withLock({ stage }), old.generation == gen {
+            control.async { old.stop(in: pipeline) }
+        }
+    }
+
+    /// Sets a property on one of the session's own elements (`src.pattern ball`), looking in the
+    /// current camera's stage first. Elements of output branches and anything that writes files
+    /// or sends data are out of reach.
     public func setProperty(element: String, property: String, value: String) throws(GpickError) {
         guard let pipeline else { throw GpickError(.runtime, "the session is not running") }
-        guard let e = pipeline.directChild(named: element) else {
-            let names = pipeline.children.filter { $0.name != element }.map(\.name)
+        let stageBin = lock.withLock { stage?.bin }
+        guard let e = stageBin?.directChild(named: element) ?? pipeline.directChild(named: element) else {
+            let names = ((stageBin?.children ?? []) + pipeline.children).map(\.name)
+                .filter { $0 != element && !$0.hasPrefix("source-") && !$0.hasPrefix("recording-") }
             let hint = Suggest.closest(to: element, in: names).map { " (did you mean \"\($0)\"?)" } ?? ""
             throw GpickError(.input, "no element \"\(element)\" in the session\(hint)")
         }
@@ -190,30 +389,14 @@ public final class CaptureSession: @unchecked Sendable {
 
     // MARK: building
 
+    /// The main pipeline: the session file's feed, tees and retained-frame tap (and audio).
     private func build() throws(GpickError) -> Pipeline {
         let lib = configuration.library
-        var sourcePart: PipelineBuilder.Part
-        var testOptions: SourceSpec.TestOptions?
-        switch configuration.source {
-        case .test(let o):
-            testOptions = o
-            sourcePart = .init(try lib.load("source-test"), values: ["pattern": .string(o.pattern)])
-        case .v4l2(let dev):
-            sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
-        case .file(let path):
-            sourcePart = .init(try lib.load("source-file"), outputs: ["path": .string(path)])
-        case .auto:
-            throw GpickError(.runtime, "source not resolved")
-        }
-        if let custom = configuration.sourceFile {
-            sourcePart = custom
-            testOptions = nil
-        }
         var sessionPart: PipelineBuilder.Part
         if let custom = configuration.sessionFile { sessionPart = custom } else { sessionPart = .init(try lib.load("session")) }
         let session = sessionPart.file
-        var text = sourcePart.file.pipeline.value + " ! " + session.pipeline.value
-        var parts = [sourcePart, sessionPart]
+        var text = session.pipeline.value
+        var parts = [sessionPart]
         if configuration.audio != .none || configuration.audioFile != nil {
             var audio: PipelineBuilder.Part
             if let custom = configuration.audioFile { audio = custom } else {
@@ -227,19 +410,53 @@ public final class CaptureSession: @unchecked Sendable {
         let f = configuration.format
         do {
             let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
-            try pipeline.requireElement(named: "format").set("caps", caps: caps)
+            let feed = try AppSrc(try pipeline.requireElement(named: "feed"))
+            feed.setCaps(caps)
+            let switcher = FrameSwitch(feed: feed, fps: f.fps, clock: { [weak pipeline] in pipeline?.runningTime })
+            self.switcher = switcher
+            switchBox.switcher = switcher
             let sink = try AppSink(try pipeline.requireElement(named: "frames"))
             let hub = frames
             sink.setCallbacks(onSample: { hub.deliver($0) })
             videoTee = try pipeline.requireElement(named: "video")
             audioTee = hasAudio ? try pipeline.requireElement(named: "audio") : nil
-            if let o = testOptions, let pad = try pipeline.requireElement(named: "format").staticPad("src") {
-                TestSourceProbe(options: o).install(on: pad, source: try pipeline.requireElement(named: "src"))
-            }
         } catch {
             throw GpickError(.pipeline, "session pipeline: \(error.message)")
         }
         return pipeline
+    }
+
+    /// A stage for `spec`: its source part (or the `gpick run` override) then the session's input.
+    private func makeStage(_ spec: SourceSpec, position: CameraPosition, generation gen: Int? = nil) throws(GpickError) -> SourceStage {
+        let lib = configuration.library
+        var sourcePart: PipelineBuilder.Part
+        var testOptions: SourceSpec.TestOptions?
+        switch spec {
+        case .test(let o):
+            testOptions = o
+            sourcePart = .init(try lib.load("source-test"), values: ["pattern": .string(o.pattern)])
+        case .v4l2(let dev):
+            sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
+        case .file(let path):
+            sourcePart = .init(try lib.load("source-file"), outputs: ["path": .string(path)])
+        case .auto:
+            throw GpickError(.runtime, "source not resolved")
+        }
+        if let custom = configuration.sourceFile, position == configuration.position {
+            sourcePart = custom
+            testOptions = nil
+        }
+        let sessionFile: PipelineFile
+        if let custom = configuration.sessionFile { sessionFile = custom.file } else { sessionFile = try lib.load("session") }
+        var text = sourcePart.file.pipeline.value + " ! " + (sessionFile.input?.value ?? "videoconvert ! videoscale ! capsfilter name=format")
+        if position == .front && configuration.mirrorFront { text += " ! videoflip method=horizontal-flip" }
+        guard let switcher else { throw GpickError(.runtime, "the session is not built") }
+        let g = gen ?? lock.withLock { generation }
+        return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
+                               testOptions: testOptions, format: configuration.format) { [weak self] sample in
+            guard let self else { return }
+            if switcher.sourceFrame(sample, generation: g) { self.sourceBecameLive(g) }
+        }
     }
 
     static func resolveAuto() async -> SourceSpec {
@@ -250,14 +467,28 @@ public final class CaptureSession: @unchecked Sendable {
         return .test(.init())
     }
 
+    /// Runs `body` on the control queue (state changes wait for streaming threads: never on the
+    /// cooperative pool).
+    func onControl<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (c: CheckedContinuation<T, Never>) in
+            control.async { c.resume(returning: body()) }
+        }
+    }
+
     // MARK: bus
 
     private func startBusReader(_ pipeline: Pipeline) {
         // A branch's error is pinned to it before anything else runs, so an EOS racing behind the
-        // error cannot finalise the branch as a success.
+        // error cannot finalise the branch as a success. A camera's error switches to the
+        // placeholder right here, on the posting thread, before another frame can be shown.
         pipeline.bus.observeSync { [weak self] m in
-            guard case .error(let e) = m, let self, let owner = self.owner(of: e) else { return }
-            owner.markError(ErrorInterpreter.describe(e, source: self.configuration.source, output: owner.output.path))
+            guard case .error(let e) = m, let self else { return }
+            if let owner = self.owner(of: e) {
+                owner.markError(ErrorInterpreter.describe(e, source: self.configuration.source, output: owner.output.path))
+            } else if let gen = e.sourcePath.flatMap(SourceStage.generation(inPath:)) {
+                let spec = self.lock.withLock { self.stage?.generation == gen ? self.stage?.spec : nil } ?? self.source
+                self.markSourceLost(gen, ErrorInterpreter.describe(e, source: spec))
+            }
         }
         let messages = pipeline.bus.messages()
         busTask = Task.detached { [weak self] in
@@ -283,13 +514,19 @@ public final class CaptureSession: @unchecked Sendable {
         }
     }
 
-    /// Sends an error to the recording it came from, or fails the session.
+    /// Sends an error to the recording it came from, or fails the session. Camera errors were
+    /// handled on the posting thread.
     private func route(_ e: GStreamerError) {
         if let owner = owner(of: e) {
             owner.fail(ErrorInterpreter.describe(e, source: configuration.source, output: owner.output.path))
             return
         }
-        let error = ErrorInterpreter.describe(e, source: configuration.source)
+        if e.sourcePath.flatMap(SourceStage.generation(inPath:)) != nil { return }
+        if let path = e.sourcePath, let handler = lock.withLock({ auxiliary.first { path.contains(":\($0.key)/") }?.value }) {
+            handler(ErrorInterpreter.describe(e, source: source))
+            return
+        }
+        let error = ErrorInterpreter.describe(e, source: source)
         fail(error)
     }
 
@@ -299,7 +536,7 @@ public final class CaptureSession: @unchecked Sendable {
         return lock.withLock { recordings.values.first { path.contains(":\($0.branchName)/") } }
     }
 
-    /// A source or session failure: recordings are finalised with what they have.
+    /// A session failure: recordings are finalised with what they have.
     func fail(_ error: GpickError) {
         let (first, active) = lock.withLock { () -> (Bool, [MovieRecording]) in
             let first = failure == nil
@@ -320,6 +557,11 @@ public final class CaptureSession: @unchecked Sendable {
             return "\(prefix)-\(nextBranch)"
         }
     }
+
+    func registerAuxiliary(_ name: String, _ onError: @escaping @Sendable (GpickError) -> Void) {
+        lock.withLock { auxiliary[name] = onError }
+    }
+    func unregisterAuxiliary(_ name: String) { lock.withLock { _ = auxiliary.removeValue(forKey: name) } }
 
     func register(_ r: MovieRecording) { lock.withLock { recordings[r.branchName] = r } }
     func unregister(_ r: MovieRecording) { lock.withLock { _ = recordings.removeValue(forKey: r.branchName) } }

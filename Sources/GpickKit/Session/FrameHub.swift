@@ -2,7 +2,10 @@ import Foundation
 import GstCore
 
 /// The retained-frame buffer and frame subscriptions, fed by the session's appsink on its
-/// streaming thread. Holds one frame (the newest); subscribers get the next N frames as they come.
+/// streaming thread. Holds one frame (the newest camera frame); subscribers get the next N
+/// frames as they come. Placeholder and crossfade frames are not camera frames: they are never
+/// retained or delivered. While a camera switches, the hub is held: the old camera's frame is
+/// gone and requests wait for the new camera; while suspended or failed, requests fail.
 ///
 /// `@unchecked Sendable` invariant: all mutable state is guarded by `lock`; the appsink callback
 /// only stores and yields, never blocks.
@@ -10,8 +13,12 @@ final class FrameHub: @unchecked Sendable {
     private let lock = NSLock()
     private var latest: Sample?
     private var delivered = 0
-    private var skip: Int
     private var failure: GpickError?
+    /// Set while no camera delivers: requests fail with it (suspended, camera lost).
+    private var heldReason: GpickError?
+    /// Frames at or before this output time belong to a camera that was switched away from.
+    private var staleUntil: UInt64?
+    private let isSynthetic: @Sendable (UInt64) -> Bool
     private var subscribers: [Int: Subscriber] = [:]
     private var nextID = 0
     private var firstFrameWaiters: [Int: CheckedContinuation<Void, Error>] = [:]
@@ -23,15 +30,17 @@ final class FrameHub: @unchecked Sendable {
         let continuation: AsyncThrowingStream<Sample, Error>.Continuation
     }
 
-    /// `skip`: frames dropped at start (a real camera's warm-up: exposure and white balance settle).
-    init(skip: Int) { self.skip = skip }
+    /// `isSynthetic`: whether a frame (by output timestamp) was made by the session's switch.
+    init(isSynthetic: @escaping @Sendable (UInt64) -> Bool = { _ in false }) { self.isSynthetic = isSynthetic }
 
     var latestFrame: Sample? { lock.withLock { latest } }
     var frameCount: Int { lock.withLock { delivered } }
 
     func deliver(_ sample: Sample) {
+        if let pts = sample.buffer?.pts, isSynthetic(pts) { return }
         lock.lock()
-        if skip > 0 { skip -= 1; lock.unlock(); return }
+        if let stale = staleUntil, let pts = sample.buffer?.pts, pts <= stale { lock.unlock(); return }
+        if heldReason != nil { lock.unlock(); return }
         latest = sample
         delivered += 1
         let waiters = firstFrameWaiters
@@ -56,7 +65,7 @@ final class FrameHub: @unchecked Sendable {
     func frames(count: Int, every: Int = 1, fromCurrent: Bool = true) -> AsyncThrowingStream<Sample, Error> {
         let (stream, cont) = AsyncThrowingStream<Sample, Error>.makeStream()
         lock.lock()
-        if let failure {
+        if let failure = failure ?? heldReason {
             lock.unlock()
             cont.finish(throwing: failure)
             return stream
@@ -99,6 +108,24 @@ final class FrameHub: @unchecked Sendable {
             let c = lock.withLock { firstFrameWaiters.removeValue(forKey: id) }
             c?.resume(throwing: CancellationError())
         }
+    }
+
+    /// The camera is switching (`reason` nil: requests wait for the new one) or gone (`reason`:
+    /// requests fail with it). Frames up to `after` (output time) are the old camera's.
+    func hold(reason: GpickError?, after: UInt64?) {
+        lock.lock()
+        latest = nil
+        staleUntil = after
+        heldReason = reason
+        let subs = reason == nil ? [] : Array(subscribers.values)
+        if reason != nil { subscribers.removeAll() }
+        lock.unlock()
+        if let reason { for s in subs { s.continuation.finish(throwing: reason) } }
+    }
+
+    /// A camera delivers again.
+    func release() {
+        lock.withLock { heldReason = nil }
     }
 
     /// Fails every waiter and subscriber; later requests fail at once.

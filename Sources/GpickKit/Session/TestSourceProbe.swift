@@ -13,6 +13,7 @@ final class TestSourceProbe: Sendable {
         var index = 0
         var info: VideoInfo?
         var failed = false
+        var firstBuffer: DispatchTime?
     }
 
     init(options: SourceSpec.TestOptions) {
@@ -26,6 +27,12 @@ final class TestSourceProbe: Sendable {
             self.state.lock.lock()
             defer { self.state.lock.unlock() }
             if self.state.failed { return .drop }
+            if let warmup = self.options.warmup, warmup > 0 {
+                // A camera starting up: nothing comes out until `warmup` has passed.
+                let now = DispatchTime.now()
+                if self.state.firstBuffer == nil { self.state.firstBuffer = now }
+                if Double(now.uptimeNanoseconds - self.state.firstBuffer!.uptimeNanoseconds) / 1e9 < warmup { return .drop }
+            }
             if let limit = self.options.failAfter, self.state.index >= limit {
                 self.state.failed = true
                 source.postError(.read,

@@ -11,6 +11,8 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
         public var id = 1
         /// Post a source error after this many frames (simulates an unplugged camera).
         public var failAfter: Int?
+        /// Seconds the source holds back its first frame (a camera's start-up delay, made real).
+        public var warmup: Double?
         public init() {}
     }
     case auto
@@ -25,6 +27,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             var opts: [String] = []
             if o.id != 1 { opts.append("id=\(o.id)") }
             if let f = o.failAfter { opts.append("fail-after=\(f)") }
+            if let w = o.warmup { opts.append("warmup=\(w)") }
             return "test:\(o.pattern)" + (opts.isEmpty ? "" : "?" + opts.joined(separator: "&"))
         case .v4l2(let d): return "v4l2:\(d)"
         case .file(let p): return "file:\(p)"
@@ -61,8 +64,13 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
                         throw GpickError(.usage, "test source fail-after \"\(kv[1])\" must be a frame count ≥ 0")
                     }
                     o.failAfter = v
+                case "warmup":
+                    guard let v = DurationText.parse(kv[1]), v <= 60 else {
+                        throw GpickError(.usage, "test source warmup \"\(kv[1])\" must be a duration of 0…60 s (e.g. 0.5, 500ms, 2s)")
+                    }
+                    o.warmup = v
                 default:
-                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after"]).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after", "warmup"]).map { " (did you mean \"\($0)\"?)" } ?? ""
                     throw GpickError(.usage, "unknown test source option \"\(kv[0])\"\(hint)")
                 }
             }
@@ -79,7 +87,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             return .file(path: p)
         }
         let scheme = text.split(separator: ":").first.map(String.init) ?? text
-        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in --source \(text) (use auto, test[:PATTERN][?id=N&fail-after=N], v4l2:/dev/videoN or file:PATH)")
+        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in --source \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS], v4l2:/dev/videoN or file:PATH)")
     }
 
     /// Checks a camera or file before any pipeline starts, naming it in the message.

@@ -16,7 +16,11 @@ struct ScriptOptions: ParsableArguments {
     @Option(name: .long, help: "photo, or live: keep a live-photo pre-roll armed from the start, so every `live` shot has its before part.")
     var mode = "photo"
 
+    @Option(name: .customLong("preview-port"), parsing: .unconditional, help: "Port on 127.0.0.1 for `preview start http` (0: any free port).")
+    var previewPort = 8080
+
     func validate() throws {
+        guard (0...65535).contains(previewPort) else { throw ValidationError("--preview-port \(previewPort) must be 0…65535") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality \(quality) must be 1…100") }
         guard ["photo", "live"].contains(mode) else { throw ValidationError("unknown --mode \"\(mode)\" (use photo or live)") }
     }
@@ -31,6 +35,7 @@ struct ScriptOptions: ParsableArguments {
         o.keepGoing = keepGoing
         o.jpegQuality = quality
         o.liveMode = mode == "live"
+        o.previewPort = previewPort
         return o
     }
 }
@@ -48,6 +53,7 @@ func scriptPrinter(_ events: Events) -> ScriptRunner.Emit {
         switch name {
         case "capture-data-delivered", "file-written": if let p = fields["path"] as? String { print(p) }
         case "echo": print(fields["text"] as? String ?? "")
+        case "preview-started": if let u = fields["url"] as? String { print(u) }
         case "countdown": print(fields["remaining"].map { "\($0)" } ?? "")
         case "error": Console.error(fields["message"] as? String ?? "failed")
         case "notice", "warning": Console.notice(fields["message"] as? String ?? "")

@@ -56,6 +56,9 @@ final class Events: Sendable {
         case .notice(let m): notice(m)
         case .warning(let m): warning(m)
         case .sourceFailed(let err): emit("source-failed", ["message": err.message])
+        case .switching(let p, let spec): emit("switching", ["position": p.rawValue, "source": "\(spec)"])
+        case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
+        case .suspended: emit("suspended", [:])
         }
     }
 }

@@ -15,8 +15,15 @@ struct PipelineOptions: ParsableArguments {
 }
 
 struct SourceOptions: ParsableArguments {
-    @Option(name: .long, help: "auto | test[:PATTERN][?id=N&fail-after=N] | v4l2:/dev/videoN | file:PATH")
+    @Option(name: [.customLong("source"), .customLong("back")],
+            help: "The (back) camera: auto | test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS] | v4l2:/dev/videoN | file:PATH")
     var source = "auto"
+
+    @Option(name: .long, help: "The front camera, for flips (default: a second test source, or the next camera found).")
+    var front: String?
+
+    @Flag(name: .customLong("mirror-front"), help: "Mirror the front camera left-right, as phones show selfies.")
+    var mirrorFront = false
 
     @Option(name: .long, parsing: .unconditional, help: "Frame width in pixels (even, 16…8192).")
     var width = 1280
@@ -32,6 +39,10 @@ struct SourceOptions: ParsableArguments {
 
     mutating func validate() throws {
         do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.message) }
+        if let front {
+            do { _ = try SourceSpec.parse(front) } catch { throw ValidationError("--front: " + error.message) }
+            if front == "auto" { throw ValidationError("--front auto is not allowed: name the front camera, or leave --front out") }
+        }
         do { try SessionFormat(width: width, height: height, fps: fps).validate() } catch { throw ValidationError(error.message) }
         guard AudioSpec(rawValue: audio) != nil else {
             throw ValidationError("unknown --audio \"\(audio)\" (use none, test or auto)")
@@ -41,6 +52,8 @@ struct SourceOptions: ParsableArguments {
     func configuration(library: PipelineLibrary, audioDefault: AudioSpec = .none) throws(GpickError) -> SessionConfiguration {
         var c = SessionConfiguration()
         c.source = try SourceSpec.parse(source, patterns: testPatterns(library))
+        if let front { c.front = try SourceSpec.parse(front, patterns: testPatterns(library)) }
+        c.mirrorFront = mirrorFront
         c.audio = AudioSpec(rawValue: audio) ?? audioDefault
         c.format = SessionFormat(width: width, height: height, fps: fps)
         c.library = library

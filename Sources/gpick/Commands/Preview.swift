@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+import GpickKit
+
+struct PreviewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "preview",
+        abstract: "Show the camera live: in a window, in this terminal, or as a page on 127.0.0.1.",
+        discussion: """
+        Keys (window and terminal): f flips between the back and front camera (the blurred last \
+        frame shows while the other one starts), s takes a still into --output-dir, q quits. \
+        Without --sink: a window when a display is available, the terminal when stdout is one.
+        """)
+
+    @Option(name: .long, help: "window | terminal | http")
+    var sink: String?
+
+    @Option(name: .long, parsing: .unconditional, help: "Seconds to run (default: until q, Ctrl-C or SIGTERM).")
+    var duration: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "HTTP port on 127.0.0.1 (0: any free port).")
+    var port = 8080
+
+    @Option(name: .customLong("output-dir"), help: "Where stills taken with the s key go.")
+    var outputDir = "."
+
+    @OptionGroup var capture: SourceOptions
+    @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        if let sink, PreviewSink(rawValue: sink) == nil {
+            throw ValidationError("unknown --sink \"\(sink)\" (use window, terminal or http)")
+        }
+        if let duration, !(duration > 0) { throw ValidationError("--duration \(duration) must be a positive number of seconds") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port) must be 0…65535") }
+    }
+
+    func run() async throws {
+        let events = Events(json: out.json, command: "preview")
+        try await reporting(events) {
+            let kind = try sink.map { PreviewSink(rawValue: $0)! } ?? PreviewSink.automatic()
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDir), isDir.boolValue else {
+                throw GpickError(.output, "output directory does not exist: \(outputDir)")
+            }
+            let directory = URL(fileURLWithPath: outputDir).standardized.path
+            let library = pipelines.library
+            let config = try capture.configuration(library: library)
+            let session = CaptureSession(config)
+            session.onEvent { events.sessionEvent($0) }
+            try await session.start()
+            let (keys, keyInput) = AsyncStream<PreviewKey>.makeStream()
+            var options = PreviewOptions()
+            options.port = port
+            let preview: Preview
+            do {
+                preview = try await Preview.start(kind, in: session, options: options) { keyInput.yield($0) }
+            } catch {
+                await session.stop()
+                throw error
+            }
+            preview.onClosed { error in
+                if let error { events.emit("preview-failed", ["message": error.message]) }
+                keyInput.yield(.quit)
+            }
+            var started: [String: Any] = ["sink": kind.rawValue, "source": "\(session.source)",
+                                          "width": config.format.width, "height": config.format.height]
+            if let url = preview.url {
+                started["url"] = url
+                if !out.json { print(url) }
+            }
+            events.started(started)
+
+            let stopper = SignalStopper()
+            stopper.onSignal { _ in keyInput.yield(.quit) }
+            let timer = duration.map { d in
+                Task { try? await Task.sleep(nanoseconds: UInt64(d * 1e9)); keyInput.yield(.quit) }
+            }
+            let snapper = KeySnapper(session: session, directory: directory, library: library, events: events)
+            for await key in keys {
+                switch key {
+                case .quit: break
+                case .flip:
+                    do {
+                        let p = try await session.flip()
+                        events.emit("flip", ["position": p.rawValue])
+                    } catch {
+                        events.emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
+                    }
+                    continue
+                case .snap:
+                    await snapper.snap()
+                    continue
+                }
+                break
+            }
+            timer?.cancel()
+            let shown = preview.framesShown
+            await preview.stop()
+            snapper.close()
+            await session.stop()
+            events.finished(["frames": shown])
+        }
+    }
+}
+
+/// Stills taken with the s key: the retained frame (zero lag), numbered names that never clobber.
+final class KeySnapper: @unchecked Sendable {
+    // Invariant: used from the preview command's one loop only (keys are handled in order).
+    private let session: CaptureSession
+    private let directory: String
+    private let library: PipelineLibrary
+    private let events: Events
+    private var encoder: StillEncoder?
+    private var next = 1
+
+    init(session: CaptureSession, directory: String, library: PipelineLibrary, events: Events) {
+        self.session = session
+        self.directory = directory
+        self.library = library
+        self.events = events
+    }
+
+    func snap() async {
+        do {
+            if encoder == nil { encoder = try StillEncoder(format: .jpeg, quality: nil, library: library) }
+            var target: OutputPath
+            repeat {
+                target = try OutputPath(String(format: "snap-%04d.jpg", next), confinedTo: directory)
+                next += 1
+            } while FileManager.default.fileExists(atPath: target.path)
+            for try await frame in session.nextFrames(1) {
+                let bytes = try await encoder!.encode(frame)
+                try await AtomicWrite.store(bytes, to: target)
+                events.fileWritten(target.path, bytes: Int64(bytes.count))
+            }
+        } catch {
+            events.emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
+            if !events.json { Console.error((error as? GpickError)?.message ?? "\(error)") }
+        }
+    }
+
+    func close() { encoder?.close() }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import GpickKit
+import GpickTestSupport
+import Testing
+
+/// Flips, suspend/resume and a lost camera, proven on the frames of a recording: stamps of the
+/// first camera in order, then blurred placeholder frames (no stamp, not black, little detail,
+/// the colour of the last frame), a crossfade, then stamps of the second camera in order, with
+/// continuous timestamps and as many frames as the duration holds.
+@Suite(.serialized) struct FlipTests {
+    static func config(front: String? = "test:ball?id=2&warmup=0.5", back: String = "test") throws -> SessionConfiguration {
+        var c = SessionConfiguration()
+        c.source = try SourceSpec.parse(back)
+        c.front = try front.map { try SourceSpec.parse($0) }
+        c.format = SessionFormat(width: 320, height: 240, fps: 30)
+        c.library = TestEnvironment.library
+        return c
+    }
+
+    /// Splits decoded frames into runs: camera `a` stamps, synthetic frames, camera `b` stamps.
+    struct Runs {
+        var before: [DecodedFrame] = []
+        var synthetic: [DecodedFrame] = []
+        var after: [DecodedFrame] = []
+        var misplaced: [String] = []
+        init(_ frames: [DecodedFrame], a: Int, b: Int) {
+            var phase = 0
+            for f in frames {
+                let id = f.stamp?.sourceID
+                switch (phase, id) {
+                case (0, a): before.append(f)
+                case (0, nil), (1, nil): phase = 1; synthetic.append(f)
+                case (0, b), (1, b), (2, b): phase = 2; after.append(f)
+                case (2, nil) where after.count < 8: synthetic.append(f)  // crossfade frames in which the stamp does not read
+                default: misplaced.append("\(id.map(String.init) ?? "none")@\(f.pts ?? -1)")
+                }
+            }
+        }
+    }
+
+    static func checkTimeline(_ frames: [DecodedFrame], seconds: Double) {
+        let pts = frames.compactMap(\.pts)
+        #expect(pts.count == frames.count)
+        let gaps = zip(pts, pts.dropFirst()).map { $1 - $0 }.filter { abs($0 - 1.0 / 30) > 0.002 }
+        #expect(gaps.isEmpty, "timestamps not continuous: \(gaps.prefix(5))")
+        #expect(frames.count == Int((seconds * 30).rounded()), "\(frames.count) frames for \(seconds) s")
+    }
+
+    /// Placeholder frames: no stamp, not black, a blur (little detail), the colour of the last
+    /// frame of the first camera.
+    static func checkPlaceholder(_ runs: Runs, minimum: Int) throws {
+        let last = try #require(runs.before.last?.measure)
+        let sharp = runs.before.compactMap(\.measure?.detail).reduce(0, +) / Double(max(1, runs.before.count))
+        let ph = runs.synthetic.prefix(minimum)
+        #expect(ph.count >= minimum, "only \(ph.count) placeholder frames")
+        for f in ph {
+            let m = try #require(f.measure)
+            #expect(m.meanY > 24, "a black frame at \(f.pts ?? -1)")
+            #expect(abs(m.meanY - last.meanY) < 8 && abs(m.meanU - last.meanU) < 6 && abs(m.meanV - last.meanV) < 6,
+                    "placeholder colour \(m) is far from the last frame's \(last)")
+            #expect(m.detail < sharp / 3, "placeholder detail \(m.detail) vs sharp \(sharp): not a blur")
+        }
+    }
+
+    @Test func flipInsideARecording() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try Self.config())
+        try await session.start()
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/flip.mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 4))
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(try await session.flip() == .front)
+        #expect(session.position == .front)
+        let result = try await rec.finished()
+        let snapStamp = try await session.nextFrames(1).first { _ in true }?.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
+        await session.stop()
+        #expect(result.frames == 120)
+        #expect(snapStamp?.sourceID == 2, "a still after the flip comes from the front camera")
+
+        let frames = try await Media.frames("\(dir)/flip.mp4", measure: true)
+        Self.checkTimeline(frames, seconds: 4)
+        let runs = Runs(frames, a: 1, b: 2)
+        #expect(runs.misplaced.isEmpty, "\(runs.misplaced)")
+        #expect(Media.isConsecutive(runs.before.map { $0.stamp?.index }, from: runs.before.first?.stamp?.index ?? 0))
+        // The flip came after 1.5 s (later when the machine is busy), well before the end.
+        #expect(runs.before.count >= 40 && runs.before.count <= 80, "\(runs.before.count) frames before the flip")
+        #expect(runs.before.count + runs.synthetic.count + runs.after.count == 120)
+        // warmup=0.5 s: about 15 placeholder frames (fewer only if the flip itself was late).
+        try Self.checkPlaceholder(runs, minimum: 10)
+        let b = runs.after.map { $0.stamp?.index }
+        #expect(Media.isConsecutive(b, from: b.first! ?? -1), "front stamps not in order: \(b.prefix(10))")
+        #expect((b.first! ?? 99) <= 6, "the crossfade lasts at most 6 frames (200 ms)")
+    }
+
+    @Test func suspendAndResumeKeepTheRecordingGoing() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try Self.config(front: nil))
+        try await session.start()
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/s.mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 3))
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        try await session.suspend()
+        #expect(session.sourceState == .suspended)
+        do {
+            for try await _ in session.nextFrames(1) {}
+            Issue.record("a still while suspended must fail")
+        } catch {
+            #expect("\(error)".contains("suspended"))
+        }
+        try await Task.sleep(nanoseconds: 700_000_000)
+        try await session.resume()
+        try await session.waitUntilLive()
+        let result = try await rec.finished()
+        await session.stop()
+        #expect(result.frames == 90)
+        let frames = try await Media.frames("\(dir)/s.mp4", measure: true)
+        Self.checkTimeline(frames, seconds: 3)
+        let runs = Runs(frames, a: 1, b: 1)
+        // Resumed, the camera starts counting from 0 again: the same id after the placeholder.
+        let before = runs.before.filter { $0.pts ?? 0 < (runs.synthetic.first?.pts ?? 99) }
+        try Self.checkPlaceholder(Runs(Array(frames.prefix(before.count + 15)), a: 1, b: 99), minimum: 15)
+        #expect(runs.synthetic.count >= 18, "about 0.7 s of placeholder: \(runs.synthetic.count)")
+    }
+
+    @Test func lostCameraShowsThePlaceholderAndFinalisesTheRecording() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try Self.config(back: "test?fail-after=45"))
+        let events = EventLog()
+        session.onEvent { events.add($0) }
+        try await session.start()
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/f.mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 5))
+        let result = try await rec.finished()
+        // The session carries on with the placeholder; stills fail with the camera's error.
+        #expect(session.sourceState != .live)
+        do {
+            for try await _ in session.nextFrames(1) {}
+            Issue.record("a still from a lost camera must fail")
+        } catch {
+            #expect("\(error)".contains("fail-after"), "\(error)")
+        }
+        await session.stop()
+        #expect(events.failed, "an error event")
+        #expect(result.sourceError != nil)
+        let stamps = try await Media.stampIndices("\(dir)/f.mp4")
+        #expect(stamps.count == result.frames && stamps.allSatisfy { $0 != nil }, "no placeholder frame in the finalised file")
+        #expect(Media.isConsecutive(stamps, from: stamps.first! ?? -1) && stamps.last! == 44)
+        let info = try await Media.discover("\(dir)/f.mp4")
+        let expected: Double = Double(stamps.count) / 30
+        let played = Double(info.duration) / 1e9
+        #expect(abs(played - expected) < 0.04, "the file plays: \(played) s")
+    }
+
+    /// 100 flips in one session with a recording running (a process of its own, so other
+    /// tests' fds do not count): file descriptors and memory stay flat, the recording plays.
+    @Test func hundredFlipsKeepMemoryAndFilesFlat() async throws {
+        let dir = TestEnvironment.tempDir()
+        let soak = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("gpick-soak").path
+        let r = try await Subprocess.run(soak, ["flips", "100", "\(TestEnvironment.repoRoot)/pipelines", dir], timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Int])
+        let fds = o["fdsBefore"] ?? 0, fdsAfter = o["fdsAfter"] ?? 999
+        let rss = o["rssBeforeKiB"] ?? 0, rssAfter = o["rssAfterKiB"] ?? Int.max
+        #expect(fdsAfter - fds <= 2, "fds \(fds) → \(fdsAfter)")
+        #expect(rssAfter - rss < 12 * 1024, "RSS \(rss) → \(rssAfter) KiB")
+        // Both cameras, alternating, in one file.
+        let ids = Set(try await Media.frames("\(dir)/flips.mkv").compactMap { $0.stamp?.sourceID })
+        #expect(ids == [1, 2])
+    }
+}
+
+/// Collects session events (any thread).
+final class EventLog: @unchecked Sendable {
+    // Invariant: `events` only touched under `lock`.
+    private let lock = NSLock()
+    private var events: [SessionEvent] = []
+    func add(_ e: SessionEvent) { lock.withLock { events.append(e) } }
+    var failed: Bool {
+        let all = lock.withLock { events }
+        return all.contains { e in
+            if case .sourceFailed = e { return true }
+            return false
+        }
+    }
+}
