@@ -8,6 +8,9 @@
 #   3. memory : peak RSS of a 60 s 1080p30 recording with audio, and frame-stamp continuity (no drops)
 #   4. session: snap latency in a running session (command → file), against one frame + encode time
 #   5. live   : extra memory of armed live mode, shutter → outputs time, frames kept while writing
+#               (in a recording and in an HTTP preview)
+#   6. flip   : blurred placeholder from one 1080p frame (ms), flip request → first placeholder
+#               frame, black frames in a recording through flips, terminal preview CPU at 1080p30
 #
 # Environment knobs (all optional):
 #   GPICK=path            binary to benchmark (default .build/release/gpick)
@@ -320,7 +323,7 @@ PY
 # Armed live mode keeps an H.264 encoder and a ring of whole GOPs running: its extra memory over
 # a plain session, the time from shutter to all three outputs, and whether the stream keeps
 # every frame while a live photo is written (a recording running alongside must stay unbroken).
-log "5/5 live photos at 1080p30"
+log "5/6 live photos at 1080p30"
 mkdir -p "$W/live"
 LIVE_ARGS="--source test --width 1920 --height 1080 --fps 30 --json --output-dir $W/live"
 printf 'snap warm.jpg\nwait 5s\n' >"$W/plain.script"
@@ -340,9 +343,9 @@ printf 'wait 2s\nlive l1\nwait 0.5s\nlive l2\nwait 0.5s\nlive l3\n' >"$W/live.sc
 timeout 120 "$GPICK" session --mode live $LIVE_ARGS <"$W/live.script" >"$W/live.json" 2>"$W/live.err" \
   || { cat "$W/live.err" >&2; die "gpick session (live) failed"; }
 rm -f "$W/live/"l*
-printf 'record start rec.mp4\nwait 2s\nlive l1\nwait 0.5s\nlive l2\nwait 0.5s\nlive l3\nrecord stop\n' >"$W/live-rec.script"
+printf 'record start rec.mp4\npreview start http\nwait 2s\nlive l1\nwait 0.5s\nlive l2\nwait 0.5s\nlive l3\npreview stop\nrecord stop\n' >"$W/live-rec.script"
 # shellcheck disable=SC2086
-timeout 180 "$GPICK" session --mode live $LIVE_ARGS <"$W/live-rec.script" >"$W/live-rec.json" 2>"$W/live.err" \
+timeout 180 "$GPICK" session --mode live --preview-port 0 $LIVE_ARGS <"$W/live-rec.script" >"$W/live-rec.json" 2>"$W/live.err" \
   || { cat "$W/live.err" >&2; die "gpick session (live + recording) failed"; }
 "$GPICK" inspect "$W/live/rec.mp4" --stamps --json >"$W/rec.json" 2>"$W/rec.err" || { cat "$W/rec.err" >&2; die "inspect failed"; }
 put live_cmd "printf 'wait 2s\\\\nlive l1\\\\nwait 0.5s\\\\nlive l2\\\\n…' | $GPICK session --mode live --source test --width 1920 --height 1080 --json"
@@ -367,7 +370,61 @@ print(f"live_latency_max={max(lat) if lat else -1:.3f}")
 print(f"live_latency_median={statistics.median(lat) if lat else -1:.3f}")
 print(f"live_rec_frames={len(idx)}")
 print(f"live_rec_unbroken={'yes' if unbroken else 'no'}")
+pv = [json.loads(l) for l in open(f"{w}/live-rec.json") if '"preview-stopped"' in l]
+print(f"live_preview_frames={pv[0]['frames'] if pv else -1}")
+print(f"live_preview_camera_frames={pv[0]['camera-frames'] if pv else -1}")
 PY
+
+# ================================================================ 6. flips and previews
+# The placeholder's own cost (the C routine on one 1080p frame), then flips in a 1080p30 session
+# with a recording running: flip command → first placeholder frame out (JSON event times), and
+# black frames in the recording (ffmpeg's blackframe filter, not gpick's own reading). Then the
+# terminal preview of 1080p30 in a 200×60 tmux pane: CPU over a session without a preview.
+log "6/6 flips and previews"
+cc -O2 -I Sources/CImaging/include bench/imaging/bench.c Sources/CImaging/imaging.c -o "$W/imaging-bench" -lm \
+  || die "cannot build bench/imaging/bench.c"
+"$W/imaging-bench" >"$W/imaging.txt" || { cat "$W/imaging.txt" >&2; die "imaging bench failed its checks"; }
+put blur_line "$(grep -m1 '^placeholder_1080p_ms' "$W/imaging.txt")"
+put blend_line "$(grep -m1 '^blend_1080p_ms' "$W/imaging.txt")"
+mkdir -p "$W/flip"
+{ printf 'record start flips.mp4\nwait 1.5s\n'; for i in 1 2 3 4 5 6; do printf 'flip\nwait 1.2s\n'; done; printf 'record stop\n'; } >"$W/flip.script"
+FLIP_ARGS="--source test --front test:pinwheel?id=2&warmup=0.5 --width 1920 --height 1080 --fps 30 --json --output-dir $W/flip"
+# shellcheck disable=SC2086
+timeout 120 "$GPICK" session $FLIP_ARGS <"$W/flip.script" >"$W/flip.json" 2>"$W/flip.err" \
+  || { cat "$W/flip.err" >&2; die "gpick session (flips) failed"; }
+put flip_cmd "{ printf 'record start flips.mp4\\nwait 1.5s\\n'; 6× printf 'flip\\nwait 1.2s\\n'; printf 'record stop\\n'; } | $GPICK session $FLIP_ARGS"
+put flip_black "$(ffmpeg -nostdin -hide_banner -i "$W/flip/flips.mp4" -vf blackframe=amount=98:threshold=32 -f null - 2>&1 | grep -c 'blackframe' || true)"
+put flip_packets "$(video_packets "$W/flip/flips.mp4")"
+put flip_duration "$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$W/flip/flips.mp4")"
+python3 - "$W" >>"$RES" <<'PY'
+import json, statistics, sys
+w = sys.argv[1]
+flip_t, ph_t = [], []
+for line in open(f"{w}/flip.json"):
+    o = json.loads(line)
+    if o.get("event") == "command" and o.get("text") == "flip": flip_t.append(o["t"])
+    if o.get("event") == "placeholder": ph_t.append(o["t"])
+lat = [(p - f) * 1000 for f, p in zip(flip_t, ph_t)]
+print(f"flip_count={len(flip_t)}")
+print(f"flip_placeholders={len(ph_t)}")
+print(f"flip_latency_median={statistics.median(lat) if lat else -1:.1f}")
+print(f"flip_latency_max={max(lat) if lat else -1:.1f}")
+PY
+if command -v tmux >/dev/null; then
+  TMUX_SOCK=gpick-bench-$$
+  printf 'set src.pattern smpte\nwait 10s\n' >"$W/base.script"
+  /usr/bin/time -f '%e %U %S' -o "$W/base.time" "$GPICK" session --source test --width 1920 --height 1080 --fps 30 \
+    <"$W/base.script" >/dev/null 2>&1 || die "baseline session failed"
+  tmux -L "$TMUX_SOCK" new-session -d -s b -x 200 -y 60 \
+    "/usr/bin/time -f '%e %U %S' -o '$ROOT/$W/term.time' '$GPICK' preview --sink terminal --duration 10 --source test --width 1920 --height 1080 --fps 30 2>'$ROOT/$W/term.err'; touch '$ROOT/$W/term.done'"
+  for _ in $(seq 1 300); do [[ -e $W/term.done ]] && break; sleep 0.1; done
+  tmux -L "$TMUX_SOCK" kill-server 2>/dev/null || true
+  [[ -e $W/term.done ]] || die "terminal preview did not finish"
+  put term_time "$(tail -1 "$W/term.time")"
+  put base_time "$(tail -1 "$W/base.time")"
+  put term_summary "$(grep -m1 'frames shown' "$W/term.err" | sed 's/^gpick: //')"
+  put term_cmd "tmux new-session -x 200 -y 60 \"$GPICK preview --sink terminal --duration 10 --source test --width 1920 --height 1080\"  vs  printf 'set src.pattern smpte\\nwait 10s\\n' | $GPICK session (same source)"
+fi
 
 put load_end "$(cut -d' ' -f1-3 /proc/loadavg)"
 put elapsed "$(($(date +%s) - T_START))"
@@ -510,14 +567,51 @@ uok = R["live_rec_unbroken"] == "yes"
 summary.append(("Live mode 1080p30, extra RSS over a plain session", f"{extra:.1f} MiB", "<= 16 MiB", lok))
 summary.append(("Live photo, shutter → all outputs (max of 3)", f"{lat_x:.2f} s", "<= after + 0.5 s = 2.0 s", latok))
 summary.append(("Live photos during a recording, frames kept", f"{R['live_rec_frames']} consecutive" if uok else "broken", "no frame dropped", uok))
+pf_shown, pf_cam = int(R.get("live_preview_frames", -1)), int(R.get("live_preview_camera_frames", -1))
+pok = pf_cam > 0 and pf_shown >= pf_cam
+summary.append(("Live photos during an HTTP preview, frames shown", f"{pf_shown} of {pf_cam}", "no frame dropped in the preview", pok))
 L += ["## 5. Live photos: 1080p30 session in live mode", "", "```", rel(R["live_cmd"]), rel(R["live_rec_cmd"]), "```", "",
       f"- Max RSS, median of 3: plain session {float(R['live_rss_photo']) / 1024:.1f} MiB, armed live mode "
       f"{float(R['live_rss_live']) / 1024:.1f} MiB: **{extra:+.1f} MiB** — target <= 16 MiB: {pf(lok)}",
       f"- Shutter → NAME.jpg + NAME.mov + NAME.MP.jpg written: median {float(R['live_latency_median']):.2f} s, "
       f"max {lat_x:.2f} s over {R['live_shots']} shots (--after 1.5) — target <= 2.0 s: {pf(latok)}",
       f"- Second run, a 1080p recording running through three shots: {R['live_rec_frames']} frames, stamps "
-      f"{'consecutive' if uok else 'BROKEN'} — {pf(uok)} (the preview itself arrives with issue 4; the "
-      "session's stream is what it will show)", ""]
+      f"{'consecutive' if uok else 'BROKEN'} — {pf(uok)}",
+      f"- The same run showed an HTTP preview (`preview start http`) through the three shots: {pf_shown} frames "
+      f"encoded and served of {pf_cam} camera frames — {pf(pok)}", ""]
+
+# 6. flips and previews
+def kv(line):
+    return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
+blur, blend = kv(R["blur_line"]), kv(R["blend_line"])
+bok = blur["median"] <= 3.0
+summary.append(("Blurred placeholder from one 1080p frame (median)", f"{blur['median']:.2f} ms", "<= 3 ms", bok))
+fl_m, fl_x = float(R["flip_latency_median"]), float(R["flip_latency_max"])
+fok = int(R["flip_count"]) > 0 and int(R["flip_placeholders"]) == int(R["flip_count"]) and fl_x <= 1000 / 30
+black = int(R["flip_black"]); blk_ok = black == 0
+summary.append(("Flip request → first placeholder frame (max)", f"{fl_x:.1f} ms", "<= 33.3 ms (one frame)", fok))
+summary.append(("Black frames in a recording through flips", str(black), "0", blk_ok))
+L += ["## 6. Flips and previews", "",
+      "### Placeholder cost", "",
+      "```", "cc -O2 -I Sources/CImaging/include bench/imaging/bench.c Sources/CImaging/imaging.c && ./a.out", "```", "",
+      f"- Downscale ÷8 → blur small → bilinear upscale of one 1920×1080 I420 frame: median **{blur['median']:.2f} ms**, "
+      f"p95 {blur['p95']:.2f} ms — target <= 3 ms: {pf(bok)} (the stock `gaussianblur` takes ~260 ms)",
+      f"- Crossfade (one 1080p blend): median {blend['median']:.2f} ms, p95 {blend['p95']:.2f} ms", "",
+      "### Flips in a 1080p30 session with a recording running", "", "```", rel(R["flip_cmd"]), "```", "",
+      f"- {R['flip_count']} flips, {R['flip_placeholders']} placeholder episodes; flip command → first placeholder frame out: "
+      f"median **{fl_m:.1f} ms**, max {fl_x:.1f} ms — target <= one frame (33.3 ms): {pf(fok)}",
+      f"- Recording: {R['flip_packets']} frames, {float(R['flip_duration']):.3f} s; black frames (ffmpeg blackframe, 98 % of pixels below 32): "
+      f"**{black}** — {pf(blk_ok)}", ""]
+if "term_time" in R:
+    tw, tu, ts = (float(x) for x in R["term_time"].split())
+    bw, bu, bs = (float(x) for x in R["base_time"].split())
+    extra = ((tu + ts) - (bu + bs)) / tw * 100
+    tok = extra <= 25
+    summary.append(("Terminal preview of 1080p30, CPU over a plain session", f"{extra:.1f} % of a core", "<= 25 %", tok))
+    L += ["### Terminal preview of 1080p30 (tmux pane 200×60)", "", "```", rel(R["term_cmd"]), "```", "",
+          f"- Preview process: {tu + ts:.2f} CPU s in {tw:.1f} s; the same session without a preview: {bu + bs:.2f} CPU s in {bw:.1f} s",
+          f"- The preview's own cost: **{extra:.1f} % of one core** — target <= 25 %: {pf(tok)}",
+          f"- {R.get('term_summary', '')}", ""]
 
 head = ["## Summary", "", "| benchmark | result | target | |", "|---|---|---|---|"]
 head += [f"| {a} | {b} | {c} | {pf(d)} |" for a, b, c, d in summary]

@@ -67,38 +67,54 @@ static uint32_t mul_recip(uint64_t v, uint64_t r) { return (uint32_t)((v * r + (
 
 /* ---- downscale ---------------------------------------------------------------------------- */
 
-/* colsum[x] = row[x] (first) or += row[x]. uint16 keeps the vector lanes narrow; callers flush
- * every COLSUM_ROWS rows. Two loops rather than a branch inside one, which gcc spills. */
-static void add_row_u16(uint16_t *colsum, const uint8_t *row, int w, int first) {
+/* colsum[x] = sum of n rows starting at `row`. The vector loop walks column chunks outermost so the
+ * running sum stays in registers instead of being reloaded and stored once per row. */
+static void sum_rows_u16(uint16_t *colsum, const uint8_t *row, int stride, int n, int w) {
     int x = 0;
 #if GPICK_VEC
-    if (first) {
-        for (; x + 16 <= w; x += 16) {
+    for (; x + 16 <= w; x += 16) {
+        const uint8_t *p = row + x;
+        v16u16 acc = {0};
+        for (int k = 0; k < n; k++, p += stride) {
             v16u8 b;
-            memcpy(&b, row + x, 16);
-            v16u16 v = __builtin_convertvector(b, v16u16);
-            memcpy(colsum + x, &v, 32);
+            memcpy(&b, p, 16);
+            acc += __builtin_convertvector(b, v16u16);
         }
-    } else {
-        for (; x + 16 <= w; x += 16) {
-            v16u8 b;
-            v16u16 s;
-            memcpy(&b, row + x, 16);
-            memcpy(&s, colsum + x, 32);
-            s += __builtin_convertvector(b, v16u16);
-            memcpy(colsum + x, &s, 32);
-        }
+        memcpy(colsum + x, &acc, 32);
     }
 #endif
-    for (; x < w; x++) colsum[x] = (uint16_t)((first ? 0 : colsum[x]) + row[x]);
+    for (int k = 0; k < n; k++, row += stride)
+        for (int i = x; i < w; i++) colsum[i] = (uint16_t)((k ? colsum[i] : 0) + row[i]);
 }
 
+/* Sum of the four 16-bit lanes of v, given that it fits 16 bits (so no lane carries). */
+static uint32_t hsum4_u16(uint64_t v) { return (uint32_t)((v * UINT64_C(0x0001000100010001)) >> 48); }
+
 /* Adds the column sums of each f-wide block (last one partial) into sums[]. */
-static void flush_colsum(uint64_t *sums, const uint16_t *colsum, int w, int f, int sw) {
-    for (int bx = 0; bx < sw; bx++) {
+static void flush_colsum(uint64_t *sums, const uint16_t *colsum, int w, int f, int sw, int rows) {
+    int bx = 0;
+    /* SWAR: a whole block's sum is at most f·rows·255, which fits 16 bits when f·rows ≤ 257, so
+     * four columns at a time can be added as one uint64 and folded once (f = 8 being the norm). */
+    if (f % 4 == 0 && (int64_t)f * rows <= 257) {
+        for (; (int64_t)(bx + 1) * f <= w; bx++) {
+            const uint16_t *c = colsum + (size_t)bx * f;
+            uint64_t acc = 0;
+            for (int j = 0; j < f; j += 4) {
+                uint64_t v;
+                memcpy(&v, c + j, 8);
+                acc += v;
+            }
+            sums[bx] += hsum4_u16(acc);
+        }
+    }
+    for (; bx < sw; bx++) {
         int x = bx * f, x1 = x + f < w ? x + f : w;
-        uint64_t s0 = 0, s1 = 0; /* unrolled, two chains: a plain loop is overhead- and latency-bound */
-        for (; x + 4 <= x1; x += 4) s0 += (uint32_t)colsum[x] + colsum[x + 1], s1 += (uint32_t)colsum[x + 2] + colsum[x + 3];
+        /* Unrolled into two chains: a plain loop is overhead- and latency-bound. */
+        uint64_t s0 = 0, s1 = 0;
+        for (; x + 4 <= x1; x += 4) {
+            s0 += (uint32_t)colsum[x] + colsum[x + 1];
+            s1 += (uint32_t)colsum[x + 2] + colsum[x + 3];
+        }
         for (; x < x1; x++) s0 += colsum[x];
         sums[bx] += s0 + s1;
     }
@@ -112,9 +128,8 @@ static void downscale(const plane_in *in, int f, int sw, int sh, scratch *sc) {
         memset(sc->sums, 0, (size_t)sw * sizeof *sc->sums);
         for (int r = 0; r < rows; r += COLSUM_ROWS) {
             int n = rows - r < COLSUM_ROWS ? rows - r : COLSUM_ROWS;
-            for (int k = 0; k < n; k++)
-                add_row_u16(sc->colsum, in->data + (size_t)(y0 + r + k) * in->stride, in->w, k == 0);
-            flush_colsum(sc->sums, sc->colsum, in->w, f, sw);
+            sum_rows_u16(sc->colsum, in->data + (size_t)(y0 + r) * in->stride, in->stride, n, in->w);
+            flush_colsum(sc->sums, sc->colsum, in->w, f, sw, n);
         }
         /* Only the last column's block may be narrower. */
         uint64_t rfull = recip32((uint64_t)rows * f), rlast = recip32((uint64_t)rows * lastw);
@@ -146,8 +161,8 @@ static void box_row(const uint16_t *in, uint16_t *out, int n, int r) {
     int inside = r < n - 1 ? r : n - 1;
     uint64_t sum = ((uint64_t)r + 1) * in[0] + (uint64_t)(r - inside) * in[n - 1];
     for (int i = 1; i <= inside; i++) sum += in[i];
-    int e1 = r < n ? r + 1 : n;                     /* i < e1: in[i - r] clamps */
-    int e2 = n - 1 - r > e1 ? n - 1 - r : e1;       /* i >= e2: in[i + r + 1] clamps */
+    int e1 = r < n ? r + 1 : n;               /* i < e1: in[i - r] clamps */
+    int e2 = n - 1 - r > e1 ? n - 1 - r : e1; /* i >= e2: in[i + r + 1] clamps */
     sum = box_span_clamped(in, out, n, r, rc, sum, 0, e1);
     for (int i = e1; i < e2; i++) {
         out[i] = (uint16_t)mul_recip(sum, rc);

@@ -62,7 +62,7 @@ import Testing
         defer { display.stop() }
         let env = ["DISPLAY": display.name, "XDG_RUNTIME_DIR": runtime]
         let p = try Subprocess.start(TestEnvironment.binary, ["preview", "--json", "--output-dir", dir, "--duration", "30",
-                                                             "--front", "test:ball?id=2"] + Self.small, env: env)
+                                                             "--front", "test:pinwheel?id=2"] + Self.small, env: env)
         try await p.waitForOutput("\"event\":\"started\"")
         #expect(Self.events(p.stdoutSoFar).first?["sink"] as? String == "window", "a display means a window by default")
         // The window appears at the top left of the bare X server and shows the bars.

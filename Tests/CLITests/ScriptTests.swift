@@ -33,7 +33,7 @@ import Testing
     @Test func flipDemoFlipsSuspendsAndResumesInOneRecording() async throws {
         let dir = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["script", "\(Self.samples)/flip-demo.gpick", "--source", "test",
-                                            "--front", "test:ball?id=2&warmup=0.3", "--output-dir", dir, "--json"] + Self.small)
+                                            "--front", "test:pinwheel?id=2&warmup=0.3", "--output-dir", dir, "--json"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .compactMap { $0["event"] as? String }

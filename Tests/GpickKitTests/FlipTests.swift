@@ -8,7 +8,7 @@ import Testing
 /// the colour of the last frame), a crossfade, then stamps of the second camera in order, with
 /// continuous timestamps and as many frames as the duration holds.
 @Suite(.serialized) struct FlipTests {
-    static func config(front: String? = "test:ball?id=2&warmup=0.5", back: String = "test") throws -> SessionConfiguration {
+    static func config(front: String? = "test:pinwheel?id=2&warmup=0.5", back: String = "test") throws -> SessionConfiguration {
         var c = SessionConfiguration()
         c.source = try SourceSpec.parse(back)
         c.front = try front.map { try SourceSpec.parse($0) }

@@ -28,6 +28,9 @@ public final class LiveRing: @unchecked Sendable {
     /// Start times that captures in progress still need: pruning never passes the oldest.
     private var pins: [UInt64] = []
 
+    /// Tallest clip the ring encodes (when the file has a `size` capsfilter).
+    public static let maxClipHeight = 720
+
     /// Arms the ring on a running session, keeping at least `seconds` of pre-roll.
     /// `file` replaces the shipped `live-ring` (same taps: `video`, and `audio` with sound).
     public static func arm(in session: CaptureSession, seconds: Double, keyInterval: Int? = nil,
@@ -40,6 +43,17 @@ public final class LiveRing: @unchecked Sendable {
             values["key-interval"] = try p.parse(String(keyInterval ?? max(1, session.format.fps / 2)))
         }
         let bin = try PipelineBuilder.build(file, audio: session.hasAudio, values: values, asPipeline: false)
+        if let size = bin.element(named: "size") {
+            // The clip is at most `maxClipHeight` lines, like a phone's: the still keeps the full size.
+            let f = session.format
+            let h = min(f.height, maxClipHeight)
+            let w = max(2, (f.width * h / f.height) & ~1)
+            do {
+                try size.set("caps", caps: try Caps("video/x-raw,format=I420,width=\(w),height=\(h),pixel-aspect-ratio=1/1"))
+            } catch {
+                throw GpickError(.pipeline, "\(file.path): size: \(error.message)")
+            }
+        }
         let branch = try Branch(bin: bin, name: session.allocateBranchName("live-ring"), audio: session.hasAudio)
         let ring = LiveRing(session: session, branch: branch, keep: UInt64(seconds * 1e9))
         do {

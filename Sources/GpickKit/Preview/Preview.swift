@@ -25,6 +25,9 @@ public final class Preview: @unchecked Sendable {
 
     /// Frames drawn, encoded or handed to the window so far.
     public var framesShown: Int { lock.withLock { shown } }
+    /// Camera frames the session delivered since the preview started (shown ones and dropped ones).
+    public var framesOffered: Int { session.deliveredFrames - startFrames }
+    private let startFrames: Int
     /// HTTP viewers connected now.
     public var viewerCount: Int { server?.viewerCount ?? 0 }
 
@@ -34,6 +37,7 @@ public final class Preview: @unchecked Sendable {
         self.branch = branch
         self.server = server
         self.screen = screen
+        startFrames = session.deliveredFrames
     }
 
     /// Starts a preview of `sink` on the running session.

@@ -198,9 +198,9 @@ public actor ScriptRunner {
         case .preview(false, _):
             guard let p = preview else { throw GpickError(.usage, "no preview is showing") }
             preview = nil
-            let shown = p.framesShown
+            let (shown, offered) = (p.framesShown, p.framesOffered)
             await p.stop()
-            emit("preview-stopped", ["frames": shown, "line": s.line])
+            emit("preview-stopped", ["frames": shown, "camera-frames": offered, "line": s.line])
         }
     }
 
@@ -219,6 +219,8 @@ public actor ScriptRunner {
             case .switching(let p, let spec): emit("switching", ["position": p.rawValue, "source": "\(spec)"])
             case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
             case .suspended: emit("suspended", [:])
+        case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])
+            case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])
             }
         }
         try await s.start()

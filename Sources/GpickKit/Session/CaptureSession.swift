@@ -62,6 +62,22 @@ public enum SessionEvent: Sendable {
     /// The camera at this position delivers frames (after start, a flip or a resume).
     case sourceLive(CameraPosition)
     case suspended
+    /// The first blurred placeholder frame went out (output running time in ns).
+    case placeholder(UInt64)
+}
+
+/// The newest camera frame a session holds (one frame; no copy: it shares the buffer).
+public struct RetainedFrame: Sendable {
+    public let sample: Sample
+    /// Running time of the frame on the session's timeline (ns).
+    public let time: UInt64?
+    /// The frame stamp, when the camera is the test source.
+    public let stamp: FrameStamp?
+    init(_ sample: Sample) {
+        self.sample = sample
+        time = sample.buffer?.pts
+        stamp = sample.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
+    }
 }
 
 /// What the session's camera is doing.
@@ -201,6 +217,9 @@ public final class CaptureSession: @unchecked Sendable {
     /// switches or is suspended).
     public var latestFrame: Sample? { frames.latestFrame }
 
+    /// The retained frame with what it is: its stamp (test sources) and its running time.
+    public var retainedFrame: RetainedFrame? { frames.latestFrame.map(RetainedFrame.init) }
+
     /// `count` frames (every `every`-th) starting with the current one: zero shutter lag. While a
     /// camera switches they start with its first frame; while suspended or lost they fail.
     public func nextFrames(_ count: Int, every: Int = 1) -> AsyncThrowingStream<Sample, Error> {
@@ -300,7 +319,8 @@ public final class CaptureSession: @unchecked Sendable {
         case .test(let o):
             var f = o
             f.id = o.id == 2 ? 3 : 2
-            f.pattern = o.pattern == "ball" ? "smpte" : "ball"
+            // A moving, bright pattern (not the ball's black field, which reads as black frames).
+            f.pattern = o.pattern == "pinwheel" ? "smpte" : "pinwheel"
             f.failAfter = nil
             configuration.front = .test(f)
             return .test(f)
@@ -413,6 +433,7 @@ public final class CaptureSession: @unchecked Sendable {
             let feed = try AppSrc(try pipeline.requireElement(named: "feed"))
             feed.setCaps(caps)
             let switcher = FrameSwitch(feed: feed, fps: f.fps, clock: { [weak pipeline] in pipeline?.runningTime })
+            switcher.onPlaceholder = { [weak self] pts in self?.emit(.placeholder(pts)) }
             self.switcher = switcher
             switchBox.switcher = switcher
             let sink = try AppSink(try pipeline.requireElement(named: "frames"))

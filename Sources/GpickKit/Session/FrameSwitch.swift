@@ -28,7 +28,12 @@ final class FrameSwitch: @unchecked Sendable {
     private(set) var mode: Mode = .live
     private var generation = 0
     private var skip = 0
-    private var offset: Int64?
+    /// Whether the current generation has shown a frame yet.
+    private var generationShown = false
+    /// Whether the current generation's timestamps are its capture times on the session clock.
+    private var useCaptureTime = true
+    /// Output time of slot 0 of the output grid: the first frame the session ever showed.
+    private var anchor: UInt64?
     private var lastPTS: UInt64?
     private var lastLive: Sample?
     private var placeholder: OwnedBuffer?
@@ -38,6 +43,11 @@ final class FrameSwitch: @unchecked Sendable {
     private var stopped = false
     private let tickerDone = DispatchSemaphore(value: 0)
     private var tickerStarted = false
+    /// The first placeholder frame of an episode has not been pushed yet.
+    private var placeholderPending = false
+    /// Told (on the ticker thread, outside the lock) when the first placeholder frame of an
+    /// episode went out, with its output time.
+    var onPlaceholder: (@Sendable (UInt64) -> Void)?
 
     init(feed: AppSrc, fps: Int, clock: @escaping @Sendable () -> UInt64?) {
         self.feed = feed
@@ -54,7 +64,7 @@ final class FrameSwitch: @unchecked Sendable {
         cond.lock()
         self.generation = generation
         self.skip = skip
-        offset = nil
+        generationShown = false
         enterPlaceholderLocked(mirror: mirrorPlaceholder)
         cond.unlock()
     }
@@ -64,7 +74,7 @@ final class FrameSwitch: @unchecked Sendable {
         cond.lock()
         if let generation, generation != self.generation { cond.unlock(); return }
         self.generation += 1_000_000
-        offset = nil
+        generationShown = false
         enterPlaceholderLocked(mirror: mirror)
         cond.unlock()
     }
@@ -76,7 +86,7 @@ final class FrameSwitch: @unchecked Sendable {
         return synthetic.contains(pts)
     }
 
-    var isLive: Bool { cond.withLock { mode == .live && offset != nil } }
+    var isLive: Bool { cond.withLock { mode == .live && generationShown } }
 
     /// Ends the ticker (session stop).
     func shutdown() {
@@ -94,6 +104,7 @@ final class FrameSwitch: @unchecked Sendable {
             if let frame = lastLive { placeholder = Placeholder.make(from: frame, mirror: mirror) }
             self.mirror = mirror
             mode = .placeholder
+            placeholderPending = true
         }
         startTickerLocked()
         cond.broadcast()
@@ -111,16 +122,37 @@ final class FrameSwitch: @unchecked Sendable {
         cond.lock()
         guard generation == self.generation, !stopped, let pts = sample.buffer?.pts else { cond.unlock(); return false }
         if skip > 0 { skip -= 1; cond.unlock(); return false }
-        let first = offset == nil
-        if offset == nil {
-            // The first frame of a source continues the timeline right after what was shown.
-            offset = lastPTS.map { Int64($0 + frameDuration) - Int64(pts) } ?? 0
-            if mode == .placeholder { mode = placeholder == nil ? .live : .fading(0) }
-        }
-        let out = UInt64(max(0, Int64(pts) + offset!))
-        if let last = lastPTS, out < last + frameDuration / 2 {
-            cond.unlock()  // a source running ahead of the timeline: skip a frame
+        // Every output frame sits on one grid (anchor + k frames). A frame's slot comes from its
+        // capture time when the source's timestamps are believable (cameras, a test source
+        // started in step with the clock), else from when it arrived (a source whose timestamps
+        // start at 0 when added later). That is decided once, at a source's first frame: a busy
+        // machine delivers late, and late frames keep their own slots.
+        let now = clock() ?? pts
+        let fd = frameDuration
+        if !generationShown { useCaptureTime = pts <= now + 2 * fd && pts + 3_000_000_000 >= now }
+        let t = useCaptureTime ? pts : now
+        let anchor = self.anchor ?? t
+        self.anchor = anchor
+        let k = Int64((Double(Int64(t) - Int64(anchor)) / Double(fd)).rounded())
+        let next = lastPTS.map { Int64(($0 - anchor) / fd) + 1 } ?? k
+        if k < next - 2 {
+            cond.unlock()  // ahead of the clock (a burst, a duplicate): skip a frame
             return false
+        }
+        let out = anchor + UInt64(max(next, k)) * fd
+        let first = !generationShown
+        if first {
+            generationShown = true
+            if mode == .placeholder, let ph = placeholder, lastPTS != nil {
+                // The ticker fell behind (a busy machine): the placeholder fills the slots it
+                // missed, so the timeline has no hole where the camera was switching.
+                var slot = next
+                while slot < k {
+                    push(ph.copy(pts: anchor + UInt64(slot) * fd, duration: fd), at: anchor + UInt64(slot) * fd, synthetic: true)
+                    slot += 1
+                }
+            }
+            if mode == .placeholder { mode = placeholder == nil ? .live : .fading(0) }
         }
         var buffer: OwnedBuffer?
         var isSynthetic = false
@@ -170,8 +202,15 @@ final class FrameSwitch: @unchecked Sendable {
                 continue
             }
             push(ph.copy(pts: due, duration: frameDuration), at: due, synthetic: true)
+            if placeholderPending, let tell = onPlaceholder {
+                placeholderPending = false
+                cond.unlock()
+                tell(due)
+                cond.lock()
+            }
         }
         cond.unlock()
         tickerDone.signal()
     }
 }
+

@@ -53,6 +53,12 @@ final class SourceStage: @unchecked Sendable {
 
     /// Adds the bin to the running pipeline and starts it (control queue or before play).
     func start(in pipeline: Pipeline) throws(GpickError) {
+        // A test source added to a running session counts its timestamps from 0; offset them to
+        // now, as a camera's would be, so it paces itself by the clock instead of catching up.
+        if case .test = spec, let now = pipeline.runningTime, now > 0, let src = bin.element(named: "src"),
+           src.hasProperty("timestamp-offset") {
+            try? src.set("timestamp-offset", .int(Int64(now)))
+        }
         do {
             try pipeline.add(bin)
             try bin.syncStateWithParent()

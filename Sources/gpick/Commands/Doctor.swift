@@ -37,12 +37,14 @@ struct Doctor: AsyncParsableCommand {
 
 /// Elements behind each command, and the Debian package of each element.
 enum Requirements {
-    static let session = ["videotestsrc", "videoconvert", "videoscale", "capsfilter", "tee", "queue", "appsink"]
+    static let session = ["videotestsrc", "videoconvert", "videoscale", "capsfilter", "tee", "queue", "appsink", "appsrc"]
     static let byCommand: [(String, [String])] = [
         ("snap", session + ["appsrc", "jpegenc", "pngenc"]),
         ("record (mp4/mkv)", session + ["x264enc", "h264parse", "mp4mux", "matroskamux", "fdsink", "avenc_aac", "aacparse", "audiotestsrc", "audioconvert", "audioresample"]),
         ("record (webm)", session + ["vp9enc", "webmmux", "opusenc", "fdsink"]),
-        ("camera sources", ["v4l2src", "decodebin", "videorate", "autoaudiosrc"]),
+        ("live", session + ["openh264enc", "h264parse", "avenc_aac", "aacparse", "mp4mux", "qtmux", "jpegenc"]),
+        ("preview", session + ["autovideosink", "videorate", "jpegenc"]),
+        ("camera sources", ["v4l2src", "decodebin", "videorate", "autoaudiosrc", "videoflip"]),
         ("inspect", ["filesrc", "decodebin", "appsink", "jpegdec", "avdec_h264", "qtdemux", "matroskademux"]),
     ]
 

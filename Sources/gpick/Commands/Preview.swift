@@ -96,11 +96,13 @@ struct PreviewCommand: AsyncParsableCommand {
                 break
             }
             timer?.cancel()
-            let shown = preview.framesShown
+            let shown = preview.framesShown, offered = preview.framesOffered
+            let seconds = events.elapsed
             await preview.stop()
             snapper.close()
             await session.stop()
-            events.finished(["frames": shown])
+            events.finished(["frames": shown, "camera-frames": offered])
+            if !out.json { Console.notice("preview: \(shown) frames shown of \(offered) from the camera in \(String(format: "%.1f", seconds)) s") }
         }
     }
 }

@@ -59,6 +59,7 @@ final class Events: Sendable {
         case .switching(let p, let spec): emit("switching", ["position": p.rawValue, "source": "\(spec)"])
         case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
         case .suspended: emit("suspended", [:])
+        case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])
         }
     }
 }
