@@ -7,7 +7,8 @@
  * 16-bit arithmetic that vectorises.
  *
  * Fixed point: the small image holds 1/16 levels (max 4080) while it is averaged and blurred, then
- * 1/4 levels (max 1020) so that both lerps (6-bit weights) fit in uint16 lanes: 1020 × 64 < 2^16.
+ * 1/4 levels (max 1020, 1022 with ROW_BIAS) so that both lerps (6-bit weights) fit in uint16 lanes:
+ * 1022 × 64 < 2^16.
  *
  * No global state (thread-safe). One malloc per call: the small image twice (blur ping-pong) plus a
  * few full-width rows — about 150 KB for 1080p, never a full frame.
@@ -32,9 +33,10 @@ enum {
     SMALL_FRAC = 4,   /* fractional bits of the small image while averaging and blurring */
     ROW_FRAC = 2,     /* fractional bits of the small image when upscaling, and of expanded rows */
     W_BITS = 6,       /* bilinear weight bits (exact for power-of-two factors up to 32) */
+    ROW_BIAS = 2,     /* half a level in ROW_FRAC units, added to expanded rows: the final rounding */
     PAD = 8,          /* tail slack of expanded rows and taps: vector stores may run past a run */
     BLUR_PASSES = 3,  /* three box passes ≈ Gaussian */
-    COLSUM_ROWS = 257 /* 257 × 255 = 65535 still fits a uint16 column sum */
+    COLSUM_ROWS = 128 /* 128 rows × 2 columns × 255 still fit a uint16 column sum */
 };
 
 typedef struct {
@@ -54,7 +56,7 @@ typedef struct {
     int32_t *run_i;    /* sw: left small index of each run */
     uint16_t *small;   /* sw × sh */
     uint16_t *tmp;     /* sw × sh: blur ping-pong */
-    uint16_t *colsum;  /* w: vertical sums of up to COLSUM_ROWS source rows */
+    uint16_t *colsum;  /* w: column (or column-pair) sums of up to COLSUM_ROWS source rows */
     uint16_t *rows[2]; /* w + PAD each: horizontally expanded small rows, ROW_FRAC */
     uint16_t *tapw;    /* w + PAD: weight of the right neighbour per output column */
     int nruns;
@@ -67,39 +69,51 @@ static uint32_t mul_recip(uint64_t v, uint64_t r) { return (uint32_t)((v * r + (
 
 /* ---- downscale ---------------------------------------------------------------------------- */
 
-/* colsum[x] = sum of n rows starting at `row`. The vector loop walks column chunks outermost so the
- * running sum stays in registers instead of being reloaded and stored once per row. */
-static void sum_rows_u16(uint16_t *colsum, const uint8_t *row, int stride, int n, int w) {
+/* Column sums of n rows in 16-bit lanes; returns how many entries it wrote. For even f, adjacent
+ * columns are summed in pairs (col[i] = columns 2i and 2i+1; the last entry holds one column when
+ * w is odd): a block never splits a pair, the flush has half the entries, and the pair sums come
+ * for free from the 16-bit lanes of the loaded bytes. The vector loop walks column chunks outermost
+ * so the running sum stays in a register instead of being reloaded and stored once per row. */
+static int sum_rows(uint16_t *col, const uint8_t *row, int stride, int n, int w, int pairs) {
+    if (!pairs) {
+        for (int k = 0; k < n; k++, row += stride)
+            for (int x = 0; x < w; x++) col[x] = (uint16_t)((k ? col[x] : 0) + row[x]);
+        return w;
+    }
     int x = 0;
 #if GPICK_VEC
     for (; x + 16 <= w; x += 16) {
         const uint8_t *p = row + x;
-        v16u16 acc = {0};
+        v8u16 acc = {0};
         for (int k = 0; k < n; k++, p += stride) {
-            v16u8 b;
-            memcpy(&b, p, 16);
-            acc += __builtin_convertvector(b, v16u16);
+            v8u16 v;
+            memcpy(&v, p, 16);
+            acc += (v & 0xFF) + (v >> 8); /* byte order does not matter: both bytes are added */
         }
-        memcpy(colsum + x, &acc, 32);
+        memcpy(col + x / 2, &acc, 16);
     }
 #endif
     for (int k = 0; k < n; k++, row += stride)
-        for (int i = x; i < w; i++) colsum[i] = (uint16_t)((k ? colsum[i] : 0) + row[i]);
+        for (int i = x; i < w; i += 2) {
+            int v = row[i] + (i + 1 < w ? row[i + 1] : 0);
+            col[i / 2] = (uint16_t)((k ? col[i / 2] : 0) + v);
+        }
+    return (w + 1) / 2;
 }
 
 /* Sum of the four 16-bit lanes of v, given that it fits 16 bits (so no lane carries). */
 static uint32_t hsum4_u16(uint64_t v) { return (uint32_t)((v * UINT64_C(0x0001000100010001)) >> 48); }
 
-/* Adds the column sums of each f-wide block (last one partial) into sums[]. */
-static void flush_colsum(uint64_t *sums, const uint16_t *colsum, int w, int f, int sw, int rows) {
+/* Adds col[] into the block sums, `per` entries to a block (the last one may be partial).
+ * `swar`: a whole block's sum fits 16 bits, so four entries can be added as one uint64 and
+ * folded once. */
+static void flush_blocks(uint64_t *sums, const uint16_t *col, int entries, int per, int sw, int swar) {
     int bx = 0;
-    /* SWAR: a whole block's sum is at most f·rows·255, which fits 16 bits when f·rows ≤ 257, so
-     * four columns at a time can be added as one uint64 and folded once (f = 8 being the norm). */
-    if (f % 4 == 0 && (int64_t)f * rows <= 257) {
-        for (; (int64_t)(bx + 1) * f <= w; bx++) {
-            const uint16_t *c = colsum + (size_t)bx * f;
+    if (swar && per % 4 == 0) {
+        for (; (int64_t)(bx + 1) * per <= entries; bx++) {
+            const uint16_t *c = col + (size_t)bx * per;
             uint64_t acc = 0;
-            for (int j = 0; j < f; j += 4) {
+            for (int j = 0; j < per; j += 4) {
                 uint64_t v;
                 memcpy(&v, c + j, 8);
                 acc += v;
@@ -108,28 +122,29 @@ static void flush_colsum(uint64_t *sums, const uint16_t *colsum, int w, int f, i
         }
     }
     for (; bx < sw; bx++) {
-        int x = bx * f, x1 = x + f < w ? x + f : w;
+        int i = bx * per, i1 = i + per < entries ? i + per : entries;
         /* Unrolled into two chains: a plain loop is overhead- and latency-bound. */
         uint64_t s0 = 0, s1 = 0;
-        for (; x + 4 <= x1; x += 4) {
-            s0 += (uint32_t)colsum[x] + colsum[x + 1];
-            s1 += (uint32_t)colsum[x + 2] + colsum[x + 3];
+        for (; i + 4 <= i1; i += 4) {
+            s0 += (uint32_t)col[i] + col[i + 1];
+            s1 += (uint32_t)col[i + 2] + col[i + 3];
         }
-        for (; x < x1; x++) s0 += colsum[x];
+        for (; i < i1; i++) s0 += col[i];
         sums[bx] += s0 + s1;
     }
 }
 
 /* Box average of each f×f block of `in` into sc->small (SMALL_FRAC fixed point). */
 static void downscale(const plane_in *in, int f, int sw, int sh, scratch *sc) {
-    int lastw = in->w - (sw - 1) * f;
+    int lastw = in->w - (sw - 1) * f, pairs = f % 2 == 0;
     for (int by = 0; by < sh; by++) {
         int y0 = by * f, rows = y0 + f < in->h ? f : in->h - y0;
         memset(sc->sums, 0, (size_t)sw * sizeof *sc->sums);
         for (int r = 0; r < rows; r += COLSUM_ROWS) {
             int n = rows - r < COLSUM_ROWS ? rows - r : COLSUM_ROWS;
-            sum_rows_u16(sc->colsum, in->data + (size_t)(y0 + r) * in->stride, in->stride, n, in->w);
-            flush_colsum(sc->sums, sc->colsum, in->w, f, sw, n);
+            const uint8_t *first = in->data + (size_t)(y0 + r) * in->stride;
+            int entries = sum_rows(sc->colsum, first, in->stride, n, in->w, pairs);
+            flush_blocks(sc->sums, sc->colsum, entries, pairs ? f / 2 : f, sw, (int64_t)f * n * 255 <= 65535);
         }
         /* Only the last column's block may be narrower. */
         uint64_t rfull = recip32((uint64_t)rows * f), rlast = recip32((uint64_t)rows * lastw);
@@ -240,41 +255,48 @@ static void make_taps(scratch *sc, int w, int f, int sw, int mirror) {
     memset(sc->tapw + w, 0, PAD * sizeof *sc->tapw);
 }
 
-/* Small row → full-width row, once per small row rather than once per output row. */
+/* Small row → full-width row, once per small row rather than once per output row. Within a run,
+ * a·(1 − t) + b·t is computed as a·2^W_BITS + (b − a)·t in wrapping uint16 arithmetic: the true
+ * value stays in [0, 2^16), so the wrap of a negative b − a cancels out. ROW_BIAS is added here once
+ * so that lerp_rows needs no rounding term. */
 static void expand_row(const scratch *sc, const uint16_t *s, uint16_t *out, int sw) {
-    const uint16_t half = 1 << (W_BITS - 1), one = 1 << W_BITS;
-    for (int k = 0; k < sc->nruns; k++) {
-        int i = sc->run_i[k], x = sc->run_x[k], x1 = sc->run_x[k + 1];
-        uint16_t a = s[i], b = s[i + 1 < sw ? i + 1 : i];
+    const int add = (1 << (W_BITS - 1)) + (ROW_BIAS << W_BITS), nruns = sc->nruns;
+    /* Locals, not sc->…: memcpy stores may alias anything, which would force reloads. */
+    const int32_t *run_i = sc->run_i, *run_x = sc->run_x;
+    const uint16_t *tapw = sc->tapw;
+    for (int k = 0; k < nruns; k++) {
+        int i = run_i[k], x = run_x[k], x1 = run_x[k + 1];
+        int a = s[i], b = s[i + 1 < sw ? i + 1 : i];
+        uint16_t base = (uint16_t)((a << W_BITS) + add), d = (uint16_t)(b - a);
 #if GPICK_VEC
         /* Whole vectors: the overshoot lands in the next run (rewritten next) or in the PAD. */
         for (; x < x1; x += 8) {
-            v8u16 wt, v;
-            memcpy(&wt, sc->tapw + x, 16);
-            v = (a * (one - wt) + b * wt + half) >> W_BITS;
+            v8u16 t, v;
+            memcpy(&t, tapw + x, 16);
+            v = (base + d * t) >> W_BITS;
             memcpy(out + x, &v, 16);
         }
 #else
-        for (; x < x1; x++) out[x] = (uint16_t)((a * (one - sc->tapw[x]) + b * sc->tapw[x] + half) >> W_BITS);
+        for (; x < x1; x++) out[x] = (uint16_t)((uint16_t)(base + d * tapw[x]) >> W_BITS);
 #endif
     }
 }
 
-/* out[x] = round(lerp(a[x], b[x], wb / 2^W_BITS)) in whole levels. */
+/* out[x] = round(lerp(a[x], b[x], wb / 2^W_BITS)) in whole levels (the rounding is ROW_BIAS). */
 static void lerp_rows(const uint16_t *a, const uint16_t *b, uint8_t *out, int w, int wb) {
     const int shift = ROW_FRAC + W_BITS;
-    const uint16_t wa = (uint16_t)((1 << W_BITS) - wb), half = (uint16_t)(1 << (shift - 1));
+    const uint16_t wa = (uint16_t)((1 << W_BITS) - wb);
     int x = 0;
 #if GPICK_VEC
     for (; x + 16 <= w; x += 16) {
         v16u16 va, vb;
         memcpy(&va, a + x, 32);
         memcpy(&vb, b + x, 32);
-        v16u8 r = __builtin_convertvector((va * wa + vb * (uint16_t)wb + half) >> shift, v16u8);
+        v16u8 r = __builtin_convertvector((va * wa + vb * (uint16_t)wb) >> shift, v16u8);
         memcpy(out + x, &r, 16);
     }
 #endif
-    for (; x < w; x++) out[x] = (uint8_t)((a[x] * wa + b[x] * wb + half) >> shift);
+    for (; x < w; x++) out[x] = (uint8_t)((a[x] * wa + b[x] * wb) >> shift);
 }
 
 /* Output rows advance monotonically over small rows, so two cached expanded rows suffice:
@@ -369,8 +391,8 @@ static void blend_row(const uint8_t *a, const uint8_t *b, uint8_t *d, int w, int
         v16u8 va, vb;
         memcpy(&va, a + x, 16);
         memcpy(&vb, b + x, 16);
-        v16u16 s = __builtin_convertvector(va, v16u16) * wa + __builtin_convertvector(vb, v16u16) * wb + 128;
-        v16u8 r = __builtin_convertvector(s >> 8, v16u8);
+        v16u16 s = __builtin_convertvector(va, v16u16) * wa + __builtin_convertvector(vb, v16u16) * wb;
+        v16u8 r = __builtin_convertvector((s + 128) >> 8, v16u8);
         memcpy(d + x, &r, 16);
     }
 #endif

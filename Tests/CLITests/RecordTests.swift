@@ -5,6 +5,22 @@ import Testing
 @Suite(.serialized) struct RecordTests {
     static let small = ["--width", "320", "--height", "240"]
 
+    /// A file source plays like a camera; when it ends, the recording is finalised with every
+    /// frame it delivered (a 45-frame file recorded for "2 s" gives 45 frames, promptly).
+    @Test func fileSourceEndFinalisesTheRecording() async throws {
+        let dir = TestEnvironment.tempDir()
+        let src = "\(dir)/src.mkv"
+        let make = try await Subprocess.gpick(["record", "--duration", "1.5", "-o", src, "--source", "test", "--width", "320", "--height", "240"])
+        #expect(make.status == 0, "\(make.stderr)")
+        let start = Date()
+        let r = try await Subprocess.gpick(["record", "--duration", "2", "-o", "\(dir)/out.mp4", "--source", "file:\(src)",
+                                            "--width", "320", "--height", "240"], timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Date().timeIntervalSince(start) < 5, "the end of the file ends the recording")
+        let stamps = try await Media.stampIndices("\(dir)/out.mp4")
+        #expect(stamps.count == 45 && Media.isConsecutive(stamps, from: stamps.first! ?? -1), "\(stamps)")
+    }
+
     @Test func threeSecondsAreNinetyStampedFrames() async throws {
         let dir = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["record", "--source", "test", "--duration", "3", "-o", "\(dir)/r.mp4"] + Self.small)

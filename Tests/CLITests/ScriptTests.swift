@@ -59,6 +59,18 @@ import Testing
         #expect(zip(pts, pts.dropFirst()).allSatisfy { abs($1 - $0 - 1.0 / 30) < 0.002 }, "timestamps continuous")
     }
 
+    /// Sources start only when needed: a script that captures nothing never opens the camera
+    /// (a missing one is not an error until a command needs it).
+    @Test func cameraOpensOnlyWhenACommandNeedsIt() async throws {
+        let dir = TestEnvironment.tempDir()
+        try "echo no camera needed\n".write(toFile: "\(dir)/e.gpick", atomically: true, encoding: .utf8)
+        let r = try await Subprocess.gpick(["script", "\(dir)/e.gpick", "--source", "v4l2:/dev/video99", "--output-dir", dir])
+        #expect(r.status == 0 && r.stdout == "no camera needed\n", "\(r.stderr)")
+        try "echo first\nsnap a.jpg\n".write(toFile: "\(dir)/s.gpick", atomically: true, encoding: .utf8)
+        let s = try await Subprocess.gpick(["script", "\(dir)/s.gpick", "--source", "v4l2:/dev/video99", "--output-dir", dir])
+        #expect(s.status != 0 && s.stdout == "first\n" && s.stderr.contains("/dev/video99"), "\(s.stderr)")
+    }
+
     @Test func syntaxErrorNamesLineAndColumnBeforeAnythingRuns() async throws {
         let dir = TestEnvironment.tempDir()
         try "snap a.jpg\nburst 3 b.jpg evry 2\n".write(toFile: "\(dir)/s.gpick", atomically: true, encoding: .utf8)

@@ -279,6 +279,9 @@ public final class MovieRecording: @unchecked Sendable {
         session.control.asyncAfter(deadline: .now() + grace) { [weak self] in self?.trigger() }
     }
 
+    /// The source ran out (a file's end): finalise what was captured.
+    func sourceEnded() { trigger() }
+
     /// The source failed: finalise what was captured.
     func sourceFailed(_ error: GpickError) {
         state.lock.withLock { state.sourceError = error }

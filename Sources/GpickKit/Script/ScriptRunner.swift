@@ -190,7 +190,12 @@ public actor ScriptRunner {
             var o = PreviewOptions()
             o.port = options.previewPort
             let emit = self.emit
-            let p = try await Preview.start(kind, in: session, options: o) { key in emit("key", ["key": key.rawValue]) }
+            // Keys pressed in a window or terminal preview: f flips, q closes the preview; every
+            // key is also an event, so a program driving `gpick session` can react (s, for one).
+            let p = try await Preview.start(kind, in: session, options: o) { [weak self] key in
+                emit("key", ["key": key.rawValue])
+                Task { await self?.previewKey(key) }
+            }
             preview = p
             var fields: EventFields = ["sink": kind.rawValue, "line": s.line]
             if let url = p.url { fields["url"] = url }
@@ -201,6 +206,24 @@ public actor ScriptRunner {
             let (shown, offered) = (p.framesShown, p.framesOffered)
             await p.stop()
             emit("preview-stopped", ["frames": shown, "camera-frames": offered, "line": s.line])
+        }
+    }
+
+    private func previewKey(_ key: PreviewKey) async {
+        switch key {
+        case .flip:
+            guard let session else { return }
+            do { emit("flip", ["position": try await session.flip().rawValue]) } catch {
+                emit("error", ["message": error.message])
+            }
+        case .quit:
+            if let p = preview {
+                preview = nil
+                await p.stop()
+                emit("preview-stopped", ["frames": p.framesShown, "camera-frames": p.framesOffered])
+            }
+        case .snap:
+            break
         }
     }
 
@@ -219,7 +242,6 @@ public actor ScriptRunner {
             case .switching(let p, let spec): emit("switching", ["position": p.rawValue, "source": "\(spec)"])
             case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
             case .suspended: emit("suspended", [:])
-        case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])
             case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])
             }
         }

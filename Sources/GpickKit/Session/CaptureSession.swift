@@ -383,6 +383,21 @@ public final class CaptureSession: @unchecked Sendable {
         }
     }
 
+    /// The source of generation `gen` ran out (a file source's end): recordings are finalised
+    /// with everything it delivered, and outputs hold the blurred last frame.
+    private func markSourceEnded(_ gen: Int, _ spec: SourceSpec) {
+        let active: [MovieRecording]? = lock.withLock {
+            guard gen == generation, failure == nil else { return nil }
+            state = .failed("\(spec) has ended")
+            return Array(recordings.values)
+        }
+        guard let active else { return }
+        for r in active { r.sourceEnded() }
+        switcher?.hold(generation: gen)
+        frames.hold(reason: GpickError(.input, "\(spec) has ended"), after: nil)
+        emit(.notice("\(spec) has ended"))
+    }
+
     /// Sets a property on one of the session's own elements (`src.pattern ball`), looking in the
     /// current camera's stage first. Elements of output branches and anything that writes files
     /// or sends data are out of reach.
@@ -474,10 +489,10 @@ public final class CaptureSession: @unchecked Sendable {
         guard let switcher else { throw GpickError(.runtime, "the session is not built") }
         let g = gen ?? lock.withLock { generation }
         return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
-                               testOptions: testOptions, format: configuration.format) { [weak self] sample in
+                               testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
             guard let self else { return }
             if switcher.sourceFrame(sample, generation: g) { self.sourceBecameLive(g) }
-        }
+        }, ended: { [weak self] in self?.markSourceEnded(g, spec) })
     }
 
     static func resolveAuto() async -> SourceSpec {

@@ -37,7 +37,6 @@ final class FrameSwitch: @unchecked Sendable {
     private var lastPTS: UInt64?
     private var lastLive: Sample?
     private var placeholder: OwnedBuffer?
-    private var mirror = false
     /// Output timestamps of recent synthetic frames (placeholder and crossfade), newest last.
     private var synthetic: [UInt64] = []
     private var stopped = false
@@ -60,12 +59,12 @@ final class FrameSwitch: @unchecked Sendable {
 
     /// A new source generation takes over; its first `skip` frames are warm-up and not shown.
     /// Until it delivers, outputs get the placeholder (if anything was shown before).
-    func activate(generation: Int, skip: Int, mirrorPlaceholder: Bool = false) {
+    func activate(generation: Int, skip: Int) {
         cond.lock()
         self.generation = generation
         self.skip = skip
         generationShown = false
-        enterPlaceholderLocked(mirror: mirrorPlaceholder)
+        enterPlaceholderLocked()
         cond.unlock()
     }
 
@@ -75,7 +74,7 @@ final class FrameSwitch: @unchecked Sendable {
         if let generation, generation != self.generation { cond.unlock(); return }
         self.generation += 1_000_000
         generationShown = false
-        enterPlaceholderLocked(mirror: mirror)
+        enterPlaceholderLocked()
         cond.unlock()
     }
 
@@ -98,11 +97,12 @@ final class FrameSwitch: @unchecked Sendable {
         if wait { tickerDone.wait() }
     }
 
-    private func enterPlaceholderLocked(mirror: Bool) {
+    /// The placeholder is made from the last frame shown, so a mirrored camera (`--mirror-front`
+    /// mirrors the stream itself) gives a mirrored placeholder.
+    private func enterPlaceholderLocked() {
         guard lastPTS != nil else { return }  // nothing shown yet: nothing to hold
         if mode != .placeholder {
-            if let frame = lastLive { placeholder = Placeholder.make(from: frame, mirror: mirror) }
-            self.mirror = mirror
+            if let frame = lastLive { placeholder = Placeholder.make(from: frame) }
             mode = .placeholder
             placeholderPending = true
         }

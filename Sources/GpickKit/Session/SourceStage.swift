@@ -22,7 +22,7 @@ final class SourceStage: @unchecked Sendable {
 
     init(_ parts: [PipelineBuilder.Part], text: String, position: CameraPosition, spec: SourceSpec,
          generation: Int, testOptions: SourceSpec.TestOptions?, format: SessionFormat,
-         deliver: @escaping @Sendable (Sample) -> Void) throws(GpickError) {
+         deliver: @escaping @Sendable (Sample) -> Void, ended: @escaping @Sendable () -> Void) throws(GpickError) {
         self.position = position
         self.spec = spec
         self.generation = generation
@@ -34,7 +34,8 @@ final class SourceStage: @unchecked Sendable {
             let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
             let formatElement = try bin.requireElement(named: "format")
             try formatElement.set("caps", caps: caps)
-            try AppSink(try bin.requireElement(named: "out")).setCallbacks(onSample: deliver)
+            // A file source ends; its end stops at this appsink (the session's stream goes on).
+            try AppSink(try bin.requireElement(named: "out")).setCallbacks(onSample: deliver, onEOS: ended)
             if let o = testOptions, let pad = formatElement.staticPad("src") {
                 TestSourceProbe(options: o).install(on: pad, source: try bin.requireElement(named: "src"))
             }
