@@ -279,10 +279,24 @@ public final class MovieRecording: @unchecked Sendable {
         session.control.asyncAfter(deadline: .now() + grace) { [weak self] in self?.trigger() }
     }
 
-    /// The source ran out (a file's end): finalise what was captured.
-    func sourceEnded() { trigger() }
+    /// The source stopped (a file's end, or it failed: `error`) after the frame at output time
+    /// `last`: the frames already on their way are kept, and the recording ends at the next frame
+    /// (the session's placeholder), or after a short grace if none comes.
+    func sourceStopped(after last: UInt64?, error: GpickError?) {
+        let s = state
+        s.lock.lock()
+        if let error { s.sourceError = error }
+        guard !s.triggered, let last else {
+            s.lock.unlock()
+            if last == nil { trigger() }
+            return
+        }
+        s.stopAt = min(s.stopAt ?? .max, last + 1)
+        s.lock.unlock()
+        session.control.asyncAfter(deadline: .now() + 1) { [weak self] in self?.trigger() }
+    }
 
-    /// The source failed: finalise what was captured.
+    /// The session failed: finalise what was captured.
     func sourceFailed(_ error: GpickError) {
         state.lock.withLock { state.sourceError = error }
         trigger()

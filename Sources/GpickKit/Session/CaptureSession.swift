@@ -374,7 +374,8 @@ public final class CaptureSession: @unchecked Sendable {
         guard current else { return }
         guard everLive else { fail(error); return }
         // Recordings first, so not one placeholder frame gets into them after the camera's last.
-        for r in active { r.sourceFailed(error) }
+        let last = switcher?.lastOutputTime
+        for r in active { r.sourceStopped(after: last, error: error) }
         switcher?.hold(generation: gen)
         frames.hold(reason: error, after: nil)
         emit(.sourceFailed(error))
@@ -392,7 +393,8 @@ public final class CaptureSession: @unchecked Sendable {
             return Array(recordings.values)
         }
         guard let active else { return }
-        for r in active { r.sourceEnded() }
+        let last = switcher?.lastOutputTime
+        for r in active { r.sourceStopped(after: last, error: nil) }
         switcher?.hold(generation: gen)
         frames.hold(reason: GpickError(.input, "\(spec) has ended"), after: nil)
         emit(.notice("\(spec) has ended"))

@@ -7,8 +7,10 @@ import GstCore
 /// blurred last frame at the session's rate; when a source delivers again, a short crossfade
 /// leads from the blur into it. So outputs never see a black frame or a gap in timestamps.
 ///
-/// `@unchecked Sendable` invariant: every mutable field is guarded by `cond`; pushes into the
-/// appsrc happen under it too, so output timestamps are strictly increasing.
+/// `@unchecked Sendable` invariant: every mutable field is guarded by `cond`. Frames are decided
+/// (slot, timestamp) under `cond` and queued in `outbox`; they are pushed in that order under
+/// `pushLock`, taken before `cond` is released, so output timestamps strictly increase while a
+/// push that blocks (the feed applies back-pressure) never holds `cond`.
 final class FrameSwitch: @unchecked Sendable {
     enum Mode: Equatable {
         /// Frames of the active source pass through.
@@ -40,7 +42,10 @@ final class FrameSwitch: @unchecked Sendable {
     /// Output timestamps of recent synthetic frames (placeholder and crossfade), newest last.
     private var synthetic: [UInt64] = []
     private var stopped = false
-    private let tickerDone = DispatchSemaphore(value: 0)
+    private let pushLock = NSLock()
+    private var outbox: [OwnedBuffer] = []
+    /// Output time of the first synthetic frame of an episode, to report after unlocking.
+    private var placeholderShown: UInt64?
     private var tickerStarted = false
     /// The first placeholder frame of an episode has not been pushed yet.
     private var placeholderPending = false
@@ -87,14 +92,13 @@ final class FrameSwitch: @unchecked Sendable {
 
     var isLive: Bool { cond.withLock { mode == .live && generationShown } }
 
-    /// Ends the ticker (session stop).
+    /// Ends the ticker (session stop). It does not wait: a ticker blocked in a push returns when
+    /// the pipeline stops, and then sees `stopped`.
     func shutdown() {
         cond.lock()
-        let wait = tickerStarted && !stopped
         stopped = true
         cond.broadcast()
         cond.unlock()
-        if wait { tickerDone.wait() }
     }
 
     /// The placeholder is made from the last frame shown, so a mirrored camera (`--mirror-front`
@@ -167,18 +171,34 @@ final class FrameSwitch: @unchecked Sendable {
         if buffer == nil { buffer = sample.retimedBuffer(pts: out, duration: frameDuration); isSynthetic = false }
         lastLive = sample
         push(buffer, at: out, synthetic: isSynthetic)
-        cond.unlock()
+        sendAndUnlock()
         return first
     }
 
+    /// Queues a frame (with `cond` held).
     private func push(_ buffer: OwnedBuffer?, at pts: UInt64, synthetic isSynthetic: Bool) {
         guard let buffer else { return }
         lastPTS = pts
         if isSynthetic {
             synthetic.append(pts)
             if synthetic.count > 64 { synthetic.removeFirst(synthetic.count - 64) }
+            if placeholderPending { placeholderPending = false; placeholderShown = pts }
         }
-        try? feed.push(buffer)
+        outbox.append(buffer)
+    }
+
+    /// Releases `cond` and pushes the queued frames in order (may block: back-pressure).
+    private func sendAndUnlock() {
+        let batch = outbox
+        outbox.removeAll()
+        let shown = placeholderShown
+        placeholderShown = nil
+        let tell = onPlaceholder
+        pushLock.lock()
+        cond.unlock()
+        for b in batch { try? feed.push(b) }
+        pushLock.unlock()
+        if let shown { tell?(shown) }
     }
 
     // MARK: ticker (its own thread: it sleeps, so never on the cooperative pool)
@@ -202,15 +222,10 @@ final class FrameSwitch: @unchecked Sendable {
                 continue
             }
             push(ph.copy(pts: due, duration: frameDuration), at: due, synthetic: true)
-            if placeholderPending, let tell = onPlaceholder {
-                placeholderPending = false
-                cond.unlock()
-                tell(due)
-                cond.lock()
-            }
+            sendAndUnlock()
+            cond.lock()
         }
         cond.unlock()
-        tickerDone.signal()
     }
 }
 
