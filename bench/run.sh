@@ -343,10 +343,21 @@ printf 'wait 2s\nlive l1\nwait 0.5s\nlive l2\nwait 0.5s\nlive l3\n' >"$W/live.sc
 timeout 120 "$GPICK" session --mode live $LIVE_ARGS <"$W/live.script" >"$W/live.json" 2>"$W/live.err" \
   || { cat "$W/live.err" >&2; die "gpick session (live) failed"; }
 rm -f "$W/live/"l*
-printf 'record start rec.mp4\npreview start http\nwait 2s\nlive l1\nwait 0.5s\nlive l2\nwait 0.5s\nlive l3\npreview stop\nrecord stop\n' >"$W/live-rec.script"
+printf 'record start rec.mp4\nwait 2s\nlive l1\nwait 0.5s\nlive l2\nwait 0.5s\nlive l3\nrecord stop\n' >"$W/live-rec.script"
 # shellcheck disable=SC2086
-timeout 180 "$GPICK" session --mode live --preview-port 0 $LIVE_ARGS <"$W/live-rec.script" >"$W/live-rec.json" 2>"$W/live.err" \
+timeout 180 "$GPICK" session --mode live $LIVE_ARGS <"$W/live-rec.script" >"$W/live-rec.json" 2>"$W/live.err" \
   || { cat "$W/live.err" >&2; die "gpick session (live + recording) failed"; }
+# The preview through three shots: an HTTP preview (its own JPEG encoder) with a viewer on it.
+printf 'preview start http\nwait 2s\nlive p1\nwait 0.5s\nlive p2\nwait 0.5s\nlive p3\nwait 1s\npreview stop\n' >"$W/live-prev.script"
+(
+  # shellcheck disable=SC2086
+  timeout 120 "$GPICK" session --mode live --preview-port 0 $LIVE_ARGS <"$W/live-prev.script" >"$W/live-prev.json" 2>"$W/live.err" &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q '"url"' "$W/live-prev.json" 2>/dev/null && break; sleep 0.05; done
+  url=$(python3 -c 'import json,sys; print(next(json.loads(l)["url"] for l in open(sys.argv[1]) if "\"url\"" in l))' "$W/live-prev.json" 2>/dev/null || true)
+  [[ -n $url ]] && timeout 8 curl -s -o /dev/null "${url}stream.mjpg" || true
+  wait $pid
+) || { cat "$W/live.err" >&2; die "gpick session (live + preview) failed"; }
 "$GPICK" inspect "$W/live/rec.mp4" --stamps --json >"$W/rec.json" 2>"$W/rec.err" || { cat "$W/rec.err" >&2; die "inspect failed"; }
 put live_cmd "printf 'wait 2s\\\\nlive l1\\\\nwait 0.5s\\\\nlive l2\\\\n…' | $GPICK session --mode live --source test --width 1920 --height 1080 --json"
 put live_rec_cmd "printf 'record start rec.mp4\\\\nwait 2s\\\\nlive l1\\\\n…record stop\\\\n' | $GPICK session --mode live (same options)"
@@ -370,9 +381,10 @@ print(f"live_latency_max={max(lat) if lat else -1:.3f}")
 print(f"live_latency_median={statistics.median(lat) if lat else -1:.3f}")
 print(f"live_rec_frames={len(idx)}")
 print(f"live_rec_unbroken={'yes' if unbroken else 'no'}")
-pv = [json.loads(l) for l in open(f"{w}/live-rec.json") if '"preview-stopped"' in l]
+pv = [json.loads(l) for l in open(f"{w}/live-prev.json") if '"preview-stopped"' in l]
 print(f"live_preview_frames={pv[0]['frames'] if pv else -1}")
 print(f"live_preview_camera_frames={pv[0]['camera-frames'] if pv else -1}")
+print(f"live_preview_dropped={pv[0]['dropped'] if pv else -1}")
 PY
 
 # ================================================================ 6. flips and previews
@@ -404,9 +416,14 @@ for line in open(f"{w}/flip.json"):
     o = json.loads(line)
     if o.get("event") == "command" and o.get("text") == "flip": flip_t.append(o["t"])
     if o.get("event") == "placeholder": ph_t.append(o["t"])
-lat = [(p - f) * 1000 for f, p in zip(flip_t, ph_t)]
+# Each flip with the first placeholder event after it (and before the next flip).
+lat = []
+for i, f in enumerate(flip_t):
+    nxt = flip_t[i + 1] if i + 1 < len(flip_t) else float("inf")
+    after = [p for p in ph_t if f <= p < nxt]
+    if after: lat.append((after[0] - f) * 1000)
 print(f"flip_count={len(flip_t)}")
-print(f"flip_placeholders={len(ph_t)}")
+print(f"flip_placeholders={len(lat)}")
 print(f"flip_latency_median={statistics.median(lat) if lat else -1:.1f}")
 print(f"flip_latency_max={max(lat) if lat else -1:.1f}")
 PY
@@ -568,8 +585,9 @@ summary.append(("Live mode 1080p30, extra RSS over a plain session", f"{extra:.1
 summary.append(("Live photo, shutter → all outputs (max of 3)", f"{lat_x:.2f} s", "<= after + 0.5 s = 2.0 s", latok))
 summary.append(("Live photos during a recording, frames kept", f"{R['live_rec_frames']} consecutive" if uok else "broken", "no frame dropped", uok))
 pf_shown, pf_cam = int(R.get("live_preview_frames", -1)), int(R.get("live_preview_camera_frames", -1))
-pok = pf_cam > 0 and pf_shown >= pf_cam
-summary.append(("Live photos during an HTTP preview, frames shown", f"{pf_shown} of {pf_cam}", "no frame dropped in the preview", pok))
+pf_drop = int(R.get("live_preview_dropped", -1))
+pok = pf_cam > 0 and pf_drop == 0
+summary.append(("Live photos during an HTTP preview, frames dropped", f"{pf_drop} of {pf_cam}", "0", pok))
 L += ["## 5. Live photos: 1080p30 session in live mode", "", "```", rel(R["live_cmd"]), rel(R["live_rec_cmd"]), "```", "",
       f"- Max RSS, median of 3: plain session {float(R['live_rss_photo']) / 1024:.1f} MiB, armed live mode "
       f"{float(R['live_rss_live']) / 1024:.1f} MiB: **{extra:+.1f} MiB** — target <= 16 MiB: {pf(lok)}",
@@ -577,8 +595,9 @@ L += ["## 5. Live photos: 1080p30 session in live mode", "", "```", rel(R["live_
       f"max {lat_x:.2f} s over {R['live_shots']} shots (--after 1.5) — target <= 2.0 s: {pf(latok)}",
       f"- Second run, a 1080p recording running through three shots: {R['live_rec_frames']} frames, stamps "
       f"{'consecutive' if uok else 'BROKEN'} — {pf(uok)}",
-      f"- The same run showed an HTTP preview (`preview start http`) through the three shots: {pf_shown} frames "
-      f"encoded and served of {pf_cam} camera frames — {pf(pok)}", ""]
+      f"- Third run, an HTTP preview (`preview start http`, one viewer reading the stream) through three shots: "
+      f"{pf_cam} frames reached the preview, {pf_shown} were encoded and served, {pf_drop} dropped by its queue "
+      f"while the encoder was busy — {pf(pok)}", ""]
 
 # 6. flips and previews
 def kv(line):

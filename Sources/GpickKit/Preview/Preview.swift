@@ -25,9 +25,13 @@ public final class Preview: @unchecked Sendable {
 
     /// Frames drawn, encoded or handed to the window so far.
     public var framesShown: Int { lock.withLock { shown } }
-    /// Camera frames the session delivered since the preview started (shown ones and dropped ones).
-    public var framesOffered: Int { session.deliveredFrames - startFrames }
-    private let startFrames: Int
+    /// Frames that reached the preview (shown ones and dropped ones).
+    public var framesOffered: Int { lock.withLock { entered } }
+    /// Frames the preview's queue dropped because the display, encoder or terminal was still busy
+    /// with an earlier one (capture never waits for a preview).
+    public var framesDropped: Int { lock.withLock { entered - passed } }
+    private var entered = 0
+    private var passed = 0
     /// HTTP viewers connected now.
     public var viewerCount: Int { server?.viewerCount ?? 0 }
 
@@ -37,7 +41,6 @@ public final class Preview: @unchecked Sendable {
         self.branch = branch
         self.server = server
         self.screen = screen
-        startFrames = session.deliveredFrames
     }
 
     /// Starts a preview of `sink` on the running session.
@@ -86,6 +89,8 @@ public final class Preview: @unchecked Sendable {
             return !stopped
         }) else { return }
         await branch.cutInputAndWait()
+        // The frame still in the queue passes on within moments: then the counts are final.
+        for _ in 0..<20 where framesDropped > 0 { try? await Task.sleep(nanoseconds: 5_000_000) }
         let (b, s) = (branch, session)
         await session.onControl { b.detach(from: s) }
         session.unregisterAuxiliary(branch.name)
@@ -97,6 +102,17 @@ public final class Preview: @unchecked Sendable {
 
     private func configure(bin: Bin, options: PreviewOptions) throws(GpickError) {
         let format = session.format
+        // What enters and leaves the preview's leaky queue: the difference is what it dropped.
+        if let queue = bin.element(named: "video") {
+            queue.staticPad("sink")?.addProbe(.buffer) { [weak self] _ in
+                if let self { self.lock.withLock { self.entered += 1 } }
+                return .ok
+            }
+            queue.staticPad("src")?.addProbe(.buffer) { [weak self] _ in
+                if let self { self.lock.withLock { self.passed += 1 } }
+                return .ok
+            }
+        }
         switch sink {
         case .window:
             // Keys pressed in the window travel upstream as navigation events.

@@ -203,9 +203,8 @@ public actor ScriptRunner {
         case .preview(false, _):
             guard let p = preview else { throw GpickError(.usage, "no preview is showing") }
             preview = nil
-            let (shown, offered) = (p.framesShown, p.framesOffered)
             await p.stop()
-            emit("preview-stopped", ["frames": shown, "camera-frames": offered, "line": s.line])
+            emit("preview-stopped", ["frames": p.framesShown, "camera-frames": p.framesOffered, "dropped": p.framesDropped, "line": s.line])
         }
     }
 
@@ -220,7 +219,7 @@ public actor ScriptRunner {
             if let p = preview {
                 preview = nil
                 await p.stop()
-                emit("preview-stopped", ["frames": p.framesShown, "camera-frames": p.framesOffered])
+                emit("preview-stopped", ["frames": p.framesShown, "camera-frames": p.framesOffered, "dropped": p.framesDropped])
             }
         case .snap:
             break

@@ -96,13 +96,15 @@ struct PreviewCommand: AsyncParsableCommand {
                 break
             }
             timer?.cancel()
-            let shown = preview.framesShown, offered = preview.framesOffered
             let seconds = events.elapsed
             await preview.stop()
+            let shown = preview.framesShown, offered = preview.framesOffered, dropped = preview.framesDropped
             snapper.close()
             await session.stop()
-            events.finished(["frames": shown, "camera-frames": offered])
-            if !out.json { Console.notice("preview: \(shown) frames shown of \(offered) from the camera in \(String(format: "%.1f", seconds)) s") }
+            events.finished(["frames": shown, "camera-frames": offered, "dropped": dropped])
+            if !out.json {
+                Console.notice("preview: \(shown) frames shown of \(offered) from the camera in \(String(format: "%.1f", seconds)) s (\(dropped) dropped while busy)")
+            }
         }
     }
 }
