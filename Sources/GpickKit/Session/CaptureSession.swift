@@ -204,7 +204,16 @@ public final class CaptureSession: @unchecked Sendable {
         for r in active { _ = try? await r.finished() }
         switcher?.shutdown()
         if let p = pipeline {
-            await onControl { _ = try? p.setState(.null) }
+            // The camera first, while the feed still drains: a camera thread blocked pushing into
+            // a full feed would otherwise wait for a feed that the state change already paused.
+            let stage = lock.withLock { () -> SourceStage? in
+                defer { self.stage = nil }
+                return self.stage
+            }
+            await onControl {
+                stage?.stop(in: p)
+                _ = try? p.setState(.null)
+            }
         }
         busTask?.cancel()
         frames.fail(GpickError(.runtime, "the session has stopped"))
