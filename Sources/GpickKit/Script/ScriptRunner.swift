@@ -238,7 +238,8 @@ public actor ScriptRunner {
             case .notice(let m): emit("notice", ["message": m])
             case .warning(let m): emit("warning", ["message": m])
             case .sourceFailed(let err): emit("source-failed", ["message": err.message])
-            case .switching(let p, let spec): emit("switching", ["position": p.rawValue, "source": "\(spec)"])
+            case .switching(let p, let spec, let at):
+                emit("switching", ["position": p.rawValue, "source": "\(spec)", "time": at.map { Double($0) / 1e9 } ?? -1])
             case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
             case .suspended: emit("suspended", [:])
             case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])

@@ -57,8 +57,9 @@ public enum SessionEvent: Sendable {
     case notice(String)
     case warning(String)
     case sourceFailed(GpickError)
-    /// The session switched to this camera; outputs see the placeholder until it delivers.
-    case switching(CameraPosition, SourceSpec)
+    /// The session switched to this camera (asked at this running time, ns); outputs see the
+    /// placeholder until it delivers.
+    case switching(CameraPosition, SourceSpec, UInt64?)
     /// The camera at this position delivers frames (after start, a flip or a resume).
     case sourceLive(CameraPosition)
     case suspended
@@ -246,7 +247,7 @@ public final class CaptureSession: @unchecked Sendable {
     @discardableResult
     public func flip() async throws(GpickError) -> CameraPosition {
         let target = position.other
-        try await switchSource(to: target)
+        try await switchSource(to: target, requested: pipeline?.runningTime)
         return target
     }
 
@@ -268,7 +269,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Restarts the camera at the current position, with the same unblur as a flip.
     public func resume() async throws(GpickError) {
-        try await switchSource(to: position)
+        try await switchSource(to: position, requested: pipeline?.runningTime)
     }
 
     /// Waits until the current camera delivers (after a flip or resume).
@@ -288,7 +289,7 @@ public final class CaptureSession: @unchecked Sendable {
         }
     }
 
-    private func switchSource(to target: CameraPosition) async throws(GpickError) {
+    private func switchSource(to target: CameraPosition, requested: UInt64?) async throws(GpickError) {
         guard let pipeline, let switcher else { throw GpickError(.runtime, "the session is not running") }
         let spec = try await resolvedSpec(for: target)
         try spec.checkAccessible()
@@ -301,7 +302,7 @@ public final class CaptureSession: @unchecked Sendable {
         }
         switcher.activate(generation: gen, skip: warmupFrames(for: spec))
         frames.hold(reason: nil, after: switcher.lastOutputTime)
-        emit(.switching(target, spec))
+        emit(.switching(target, spec, requested))
         let new: SourceStage
         do {
             new = try makeStage(spec, position: target, generation: gen)

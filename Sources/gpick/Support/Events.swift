@@ -56,7 +56,8 @@ final class Events: Sendable {
         case .notice(let m): notice(m)
         case .warning(let m): warning(m)
         case .sourceFailed(let err): emit("source-failed", ["message": err.message])
-        case .switching(let p, let spec): emit("switching", ["position": p.rawValue, "source": "\(spec)"])
+        case .switching(let p, let spec, let at):
+                emit("switching", ["position": p.rawValue, "source": "\(spec)", "time": at.map { Double($0) / 1e9 } ?? -1])
         case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
         case .suspended: emit("suspended", [:])
         case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])
