@@ -422,12 +422,18 @@ for line in open(f"{w}/flip.json"):
     if o.get("event") == "command" and o.get("text") == "flip": flip_t.append(o["t"])
     if o.get("event") == "placeholder": ph_t.append(o["t"]); ph_time.append(o["time"])
     if o.get("event") == "switching": sw_time.append(o["time"])
-# On the output timeline: the request's running time → the first placeholder frame's timestamp.
-tl = []
-for i, r in enumerate(sw_time):
-    nxt = sw_time[i + 1] if i + 1 < len(sw_time) else float("inf")
-    after = [p for p in ph_time if r <= p + 1e-9 and p < nxt]
-    if after: tl.append((after[0] - r) * 1000)
+# On the output timeline: the request's running time → the first placeholder frame's timestamp,
+# pairing each switching event with the next placeholder event. The placeholder takes the slot
+# right after the last camera frame shown, which can lie just before the request (frames reach
+# the switch a little after their capture time): then the outputs saw it at once (0).
+tl, evs = [], []
+for line in open(f"{w}/flip.json"):
+    o = json.loads(line)
+    if o.get("event") in ("switching", "placeholder"): evs.append((o["event"], o["time"]))
+for i, (e, r) in enumerate(evs):
+    if e != "switching": continue
+    nxt = next((t for f, t in evs[i + 1:] if f == "placeholder"), None)
+    if nxt is not None: tl.append(max(0.0, (nxt - r) * 1000))
 print(f"flip_timeline_median={statistics.median(tl) if tl else -1:.1f}")
 print(f"flip_timeline_max={max(tl) if tl else -1:.1f}")
 # Each flip with the first placeholder event after it (and before the next flip).

@@ -44,4 +44,16 @@ extension Sample {
         if let duration { cgst_buffer_set_duration(copy, GstClockTime(duration)) }
         return OwnedBuffer(adopting: copy)
     }
+
+    /// The buffer itself, retimed in place, with a reference of ours: no new GstBuffer, so a
+    /// source's buffer pool gets its memory back as soon as downstream is done with it (a copy
+    /// would keep the memory and make the pool allocate afresh for every frame).
+    /// Only for a sample fresh from an appsink that nobody else has seen: its timestamps change.
+    public func retimedInPlace(pts: UInt64, duration: UInt64?) -> OwnedBuffer? {
+        guard let b = gst_sample_get_buffer(pointer) else { return nil }
+        cgst_buffer_set_pts(b, GstClockTime(pts))
+        cgst_buffer_set_dts(b, GstClockTime(pts))
+        if let duration { cgst_buffer_set_duration(b, GstClockTime(duration)) }
+        return OwnedBuffer(adopting: cgst_buffer_ref(b))
+    }
 }

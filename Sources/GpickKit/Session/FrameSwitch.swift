@@ -168,7 +168,8 @@ final class FrameSwitch: @unchecked Sendable {
         } else {
             mode = .live
         }
-        if buffer == nil { buffer = sample.retimedBuffer(pts: out, duration: frameDuration); isSynthetic = false }
+        // Not seen by anyone else yet (straight from the camera's appsink): retimed in place.
+        if buffer == nil { buffer = sample.retimedInPlace(pts: out, duration: frameDuration); isSynthetic = false }
         lastLive = sample
         push(buffer, at: out, synthetic: isSynthetic)
         sendAndUnlock()
