@@ -155,14 +155,9 @@ import Testing
     /// tests' fds do not count): file descriptors and memory stay flat, the recording plays.
     @Test func hundredFlipsKeepMemoryAndFilesFlat() async throws {
         let dir = TestEnvironment.tempDir()
-        let soak = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("gpick-soak").path
-        let r = try await Subprocess.run(soak, ["flips", "100", "\(TestEnvironment.repoRoot)/pipelines", dir], timeout: 120)
-        #expect(r.status == 0, "\(r.stderr)")
-        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Int])
-        let fds = o["fdsBefore"] ?? 0, fdsAfter = o["fdsAfter"] ?? 999
-        let rss = o["rssBeforeKiB"] ?? 0, rssAfter = o["rssAfterKiB"] ?? Int.max
-        #expect(fdsAfter - fds <= 2, "fds \(fds) → \(fdsAfter)")
-        #expect(rssAfter - rss < 12 * 1024, "RSS \(rss) → \(rssAfter) KiB")
+        let o = try await SoakReport.run(["flips", "100"], outputDir: dir, timeout: 120)
+        #expect(o.fdsAfter - o.fdsBefore <= 2, "fds \(o.fdsBefore) → \(o.fdsAfter)")
+        #expect(o.rssAfterKiB - o.rssBeforeKiB < 12 * 1024, "RSS \(o.rssBeforeKiB) → \(o.rssAfterKiB) KiB")
         // Both cameras, alternating, in one file.
         let ids = Set(try await Media.frames("\(dir)/flips.mkv").compactMap { $0.stamp?.sourceID })
         #expect(ids == [1, 2])

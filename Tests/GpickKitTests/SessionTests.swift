@@ -65,14 +65,9 @@ import Testing
     /// count): file descriptors and memory stay flat.
     @Test func fiftyCyclesDoNotLeak() async throws {
         let dir = TestEnvironment.tempDir()
-        let soak = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("gpick-soak").path
-        let r = try await Subprocess.run(soak, ["50", "\(TestEnvironment.repoRoot)/pipelines", dir], timeout: 180)
-        #expect(r.status == 0, "\(r.stderr)")
-        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Int])
-        let fds = o["fdsBefore"] ?? 0, fdsAfter = o["fdsAfter"] ?? 999
-        let rss = o["rssBeforeKiB"] ?? 0, rssAfter = o["rssAfterKiB"] ?? Int.max
-        #expect(fdsAfter - fds <= 2, "fds \(fds) → \(fdsAfter)")
-        #expect(rssAfter - rss < 30 * 1024, "RSS \(rss) → \(rssAfter) KiB")
+        let o = try await SoakReport.run(["50"], outputDir: dir, timeout: 180)
+        #expect(o.fdsAfter - o.fdsBefore <= 2, "fds \(o.fdsBefore) → \(o.fdsAfter)")
+        #expect(o.rssAfterKiB - o.rssBeforeKiB < 30 * 1024, "RSS \(o.rssBeforeKiB) → \(o.rssAfterKiB) KiB")
         #expect(TestEnvironment.files(in: dir).count == 100)
     }
 

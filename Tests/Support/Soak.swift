@@ -1,0 +1,21 @@
+import Foundation
+
+/// Runs the `gpick-soak` executable (a process of its own, so other tests' fds do not count) and
+/// reads what it measured of itself.
+public struct SoakReport: Sendable {
+    public let fdsBefore: Int
+    public let fdsAfter: Int
+    public let rssBeforeKiB: Int
+    public let rssAfterKiB: Int
+
+    public static func run(_ args: [String], outputDir: String, timeout: Double) async throws -> SoakReport {
+        let soak = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("gpick-soak").path
+        let r = try await Subprocess.run(soak, args + ["\(TestEnvironment.repoRoot)/pipelines", outputDir], timeout: timeout)
+        guard r.status == 0 else { throw TestFailure("gpick-soak \(args): \(r.stderr)") }
+        guard let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Int],
+              let fb = o["fdsBefore"], let fa = o["fdsAfter"], let rb = o["rssBeforeKiB"], let ra = o["rssAfterKiB"] else {
+            throw TestFailure("gpick-soak printed no report: \(r.stdout)")
+        }
+        return SoakReport(fdsBefore: fb, fdsAfter: fa, rssBeforeKiB: rb, rssAfterKiB: ra)
+    }
+}
