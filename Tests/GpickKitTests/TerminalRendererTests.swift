@@ -136,7 +136,9 @@ import Glibc
         }
         let median = times.sorted()[times.count / 2]
         #expect(bytes > 200 * 60 * 3)
-        #expect(median < .milliseconds(50), "median \(median) for 200×60 cells")
+        // A ceiling against a pathological regression only (tests share two cores with other
+        // suites); the preview's real cost is measured in bench/ (terminal preview CPU).
+        #expect(median < .milliseconds(250), "median \(median) for 200×60 cells")
     }
 
     static func count(_ needle: String, in bytes: [UInt8]) -> Int {

@@ -103,6 +103,8 @@ public final class CaptureSession: @unchecked Sendable {
     private(set) var audioTee: Element?
     let frames: FrameHub
     private var switcher: FrameSwitch?
+    /// The session file the pipeline was built from; every source stage uses its input stage.
+    private var sessionFile: PipelineFile?
     private var stage: SourceStage?
     private var generation = 0
     private var currentPosition: CameraPosition
@@ -396,16 +398,19 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// The source of generation `gen` ran out (a file source's end): recordings are finalised
     /// with everything it delivered, and outputs hold the blurred last frame.
-    private func markSourceEnded(_ gen: Int, _ spec: SourceSpec) {
+    private func markSourceEnded(_ gen: Int, _ spec: String) {
         let active: [MovieRecording]? = lock.withLock {
             guard gen == generation, failure == nil else { return nil }
+            // An ended source is not current any more: what it posts while winding down
+            // (streaming stopped, not-linked) is not a camera failure.
+            generation += 1
             state = .failed("\(spec) has ended")
             return Array(recordings.values)
         }
         guard let active else { return }
         let last = switcher?.lastOutputTime
         for r in active { r.sourceStopped(after: last, error: nil) }
-        switcher?.hold(generation: gen)
+        switcher?.hold()
         frames.hold(reason: GpickError(.input, "\(spec) has ended"), after: nil)
         emit(.notice("\(spec) has ended"))
     }
@@ -442,6 +447,7 @@ public final class CaptureSession: @unchecked Sendable {
         var sessionPart: PipelineBuilder.Part
         if let custom = configuration.sessionFile { sessionPart = custom } else { sessionPart = .init(try lib.load("session")) }
         let session = sessionPart.file
+        sessionFile = session
         var text = session.pipeline.value
         var parts = [sessionPart]
         if configuration.audio != .none || configuration.audioFile != nil {
@@ -490,12 +496,13 @@ public final class CaptureSession: @unchecked Sendable {
         case .auto:
             throw GpickError(.runtime, "source not resolved")
         }
+        var label = "\(spec)"
         if let custom = configuration.sourceFile, position == configuration.position {
             sourcePart = custom
             testOptions = nil
+            label = custom.file.name
         }
-        let sessionFile: PipelineFile
-        if let custom = configuration.sessionFile { sessionFile = custom.file } else { sessionFile = try lib.load("session") }
+        guard let sessionFile else { throw GpickError(.runtime, "the session is not built") }
         var text = sourcePart.file.pipeline.value + " ! " + (sessionFile.input?.value ?? "videoconvert ! videoscale ! capsfilter name=format")
         if position == .front && configuration.mirrorFront { text += " ! videoflip method=horizontal-flip" }
         guard let switcher else { throw GpickError(.runtime, "the session is not built") }
@@ -504,7 +511,7 @@ public final class CaptureSession: @unchecked Sendable {
                                testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
             guard let self else { return }
             if switcher.sourceFrame(sample, generation: g) { self.sourceBecameLive(g) }
-        }, ended: { [weak self] in self?.markSourceEnded(g, spec) })
+        }, ended: { [weak self, label] in self?.markSourceEnded(g, label) })
     }
 
     static func resolveAuto() async -> SourceSpec {

@@ -77,7 +77,7 @@ final class FrameSwitch: @unchecked Sendable {
     func hold(generation: Int? = nil) {
         cond.lock()
         if let generation, generation != self.generation { cond.unlock(); return }
-        self.generation += 1_000_000
+        self.generation = -1  // no camera's frames are taken until the next activate
         generationShown = false
         enterPlaceholderLocked()
         cond.unlock()
@@ -89,8 +89,6 @@ final class FrameSwitch: @unchecked Sendable {
         defer { cond.unlock() }
         return synthetic.contains(pts)
     }
-
-    var isLive: Bool { cond.withLock { mode == .live && generationShown } }
 
     /// Ends the ticker (session stop). It does not wait: a ticker blocked in a push returns when
     /// the pipeline stops, and then sees `stopped`.

@@ -18,8 +18,6 @@ final class SourceStage: @unchecked Sendable {
     let spec: SourceSpec
     let generation: Int
 
-    var name: String { bin.name }
-
     init(_ parts: [PipelineBuilder.Part], text: String, position: CameraPosition, spec: SourceSpec,
          generation: Int, testOptions: SourceSpec.TestOptions?, format: SessionFormat,
          deliver: @escaping @Sendable (Sample) -> Void, ended: @escaping @Sendable () -> Void) throws(GpickError) {
