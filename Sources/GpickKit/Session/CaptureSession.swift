@@ -302,9 +302,10 @@ public final class CaptureSession: @unchecked Sendable {
             defer { stage = nil }
             return (generation, stage)
         }
+        // Announced first: the switch's placeholder event, from its own thread, comes after it.
+        emit(.switching(target, spec, requested))
         switcher.activate(generation: gen, skip: warmupFrames(for: spec))
         frames.hold(reason: nil, after: switcher.lastOutputTime)
-        emit(.switching(target, spec, requested))
         let new: SourceStage
         do {
             new = try makeStage(spec, position: target, generation: gen)

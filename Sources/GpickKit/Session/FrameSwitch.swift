@@ -30,6 +30,8 @@ final class FrameSwitch: @unchecked Sendable {
     private(set) var mode: Mode = .live
     private var generation = 0
     private var skip = 0
+    /// Frames of the current generation skipped to bring its output time back to capture time.
+    private var catchUp = 0
     /// Whether the current generation has shown a frame yet.
     private var generationShown = false
     /// Whether the current generation's timestamps are its capture times on the session clock.
@@ -68,6 +70,7 @@ final class FrameSwitch: @unchecked Sendable {
         cond.lock()
         self.generation = generation
         self.skip = skip
+        catchUp = 0
         generationShown = false
         enterPlaceholderLocked()
         cond.unlock()
@@ -135,10 +138,22 @@ final class FrameSwitch: @unchecked Sendable {
         let t = useCaptureTime ? pts : now
         let anchor = self.anchor ?? t
         self.anchor = anchor
-        let k = Int64((Double(Int64(t) - Int64(anchor)) / Double(fd)).rounded())
+        // The slot a frame's time falls in (never a later one), so a frame is shown no later
+        // than it was captured: the placeholder after it then follows a flip within one slot.
+        let k = Int64((Double(Int64(t) - Int64(anchor)) / Double(fd) + 0.01).rounded(.down))
         let next = lastPTS.map { Int64(($0 - anchor) / fd) + 1 } ?? k
+        // A frame whose slot is already taken goes out late, in the next free slot (up to 2
+        // ahead: late frames bunch on a busy machine). A new camera's first frames can land
+        // there when they reach us later than the placeholder ticks; during the crossfade such
+        // a frame is skipped instead (unseen under the blend), so output time comes back to
+        // capture time and a later flip's placeholder follows its request by one slot at most.
+        if k < next, useCaptureTime, case .fading = mode, catchUp < fadeFrames {
+            catchUp += 1
+            cond.unlock()
+            return false
+        }
         if k < next - 2 {
-            cond.unlock()  // ahead of the clock (a burst, a duplicate): skip a frame
+            cond.unlock()
             return false
         }
         let out = anchor + UInt64(max(next, k)) * fd
@@ -216,8 +231,12 @@ final class FrameSwitch: @unchecked Sendable {
             guard mode == .placeholder, let last = lastPTS, let ph = placeholder else { cond.wait(); continue }
             let due = last + frameDuration
             let now = clock() ?? due
-            if now < due {
-                _ = cond.wait(until: Date(timeIntervalSinceNow: Double(due - now) / 1e9))
+            // The first placeholder frame goes out as soon as its slot begins (a flip shows at
+            // once); later ones a slot behind the clock, so the new camera's first frame, which
+            // arrives a little after its capture time, finds its own slot still free.
+            let at = placeholderPending ? due : due + frameDuration
+            if now < at {
+                _ = cond.wait(until: Date(timeIntervalSinceNow: Double(at - now) / 1e9))
                 continue
             }
             push(ph.copy(pts: due, duration: frameDuration), at: due, synthetic: true)
