@@ -105,10 +105,3 @@ public enum Discoverer {
 private func G_TYPE_CHECK_INSTANCE_TYPE_helper(_ p: OpaquePointer?, _ type: GType) -> Bool {
     g_type_check_instance_is_a(UnsafeMutableRawPointer(p)?.assumingMemoryBound(to: GTypeInstance.self), type) != 0
 }
-
-/// Runs blocking work on a GCD thread and resumes the caller, keeping the cooperative pool free.
-public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { cont in
-        DispatchQueue.global().async { cont.resume(with: Result { try work() }) }
-    }
-}

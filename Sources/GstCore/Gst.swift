@@ -12,9 +12,16 @@ public enum Gst {
         return .success(())
     }()
 
-    /// Initialises GStreamer once; later calls return the first result.
+    /// Initialises GStreamer once; later calls return the first result (waiting for a first call
+    /// still under way on another thread).
     public static func initialize() throws(GStreamerError) {
         try initResult.get()
+    }
+
+    /// `initialize()` for async callers: the wait for a first call under way (loading the plugin
+    /// registry takes tens of ms) happens on a thread of its own, not on the cooperative pool.
+    public static func initialized() async throws(GStreamerError) {
+        try await Background { () throws(GStreamerError) in try initialize() }.value()
     }
 
     public static var version: String {

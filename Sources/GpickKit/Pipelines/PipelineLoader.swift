@@ -20,7 +20,9 @@ public enum PipelineLoader {
     public static func parse(_ text: String, path: String) throws(GpickError) -> PipelineFile {
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else { throw GpickError(.pipeline, "\(path):1: empty pipeline file") }
+            // The basic resolver: every value is read as text and converted where a number is expected, and
+            // the default one would compile a dozen regular expressions on every start.
+            guard let node = try Yams.compose(yaml: text, .basic) else { throw GpickError(.pipeline, "\(path):1: empty pipeline file") }
             root = node
         } catch let e as GpickError {
             throw e

@@ -170,11 +170,17 @@ public final class CaptureSession: @unchecked Sendable {
         }
         let first = try await resolvedSpec(for: currentPosition)
         try first.checkAccessible()
-        let pipeline = try build()
+        let sessionPart = try loadSessionFile()
+        do { try await Gst.initialized() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
+        // The first camera's stage and the session pipeline stay apart until the stage is added:
+        // they are parsed side by side (each loads its plugins, a few ms on a one-shot command).
+        let position = currentPosition
+        let made = Background { () throws(GpickError) in try self.makeStage(first, position: position, generation: 0) }
+        let pipeline = try build(sessionPart)
         self.pipeline = pipeline
         startBusReader(pipeline)
         switcher?.activate(generation: 0, skip: warmupFrames(for: first))
-        let stage = try makeStage(first, position: currentPosition, generation: 0)
+        let stage = try await made.value()
         try stage.start(in: pipeline)
         lock.withLock { self.stage = stage }
     }
@@ -442,13 +448,18 @@ public final class CaptureSession: @unchecked Sendable {
 
     // MARK: building
 
+    /// The session file (custom or from the library); every source stage uses its input stage.
+    private func loadSessionFile() throws(GpickError) -> PipelineBuilder.Part {
+        let part: PipelineBuilder.Part
+        if let custom = configuration.sessionFile { part = custom } else { part = .init(try configuration.library.load("session")) }
+        lock.withLock { sessionFile = part.file }
+        return part
+    }
+
     /// The main pipeline: the session file's feed, tees and retained-frame tap (and audio).
-    private func build() throws(GpickError) -> Pipeline {
+    private func build(_ sessionPart: PipelineBuilder.Part) throws(GpickError) -> Pipeline {
         let lib = configuration.library
-        var sessionPart: PipelineBuilder.Part
-        if let custom = configuration.sessionFile { sessionPart = custom } else { sessionPart = .init(try lib.load("session")) }
         let session = sessionPart.file
-        sessionFile = session
         var text = session.pipeline.value
         var parts = [sessionPart]
         if configuration.audio != .none || configuration.audioFile != nil {
@@ -503,14 +514,14 @@ public final class CaptureSession: @unchecked Sendable {
             testOptions = nil
             label = custom.file.name
         }
-        guard let sessionFile else { throw GpickError(.runtime, "the session is not built") }
+        guard let sessionFile = lock.withLock({ sessionFile }) else { throw GpickError(.runtime, "the session is not built") }
         var text = sourcePart.file.pipeline.value + " ! " + (sessionFile.input?.value ?? "videoconvert ! videoscale ! capsfilter name=format")
         if position == .front && configuration.mirrorFront { text += " ! videoflip method=horizontal-flip" }
-        guard let switcher else { throw GpickError(.runtime, "the session is not built") }
         let g = gen ?? lock.withLock { generation }
+        let box = switchBox  // the switch is made in build(), which may run beside this, before any frame flows
         return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
                                testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
-            guard let self else { return }
+            guard let self, let switcher = box.switcher else { return }
             if switcher.sourceFrame(sample, generation: g) { self.sourceBecameLive(g) }
         }, ended: { [weak self, label] in self?.markSourceEnded(g, label) })
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GpickKit
+import GstCore
 
 struct Snap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -53,18 +54,20 @@ struct Snap: AsyncParsableCommand {
             config.audio = .none
             let session = CaptureSession(config)
             session.onEvent { events.sessionEvent($0) }
-            // The encoder pipeline and the session start side by side (two cores, two pipelines).
+            // The encoder pipeline is built while the camera makes its first frame (two cores): after
+            // the session's own parsing, which it would only slow down.
+            try await session.prepare()
             let quality = self.quality
-            let encoderTask = Task.detached { () -> Result<StillEncoder, GpickError> in
-                Result { () throws(GpickError) in try StillEncoder(format: stillFormat, quality: quality, library: library) }
+            let encoderBuild = Background { () throws(GpickError) in
+                try StillEncoder(format: stillFormat, quality: quality, library: library)
             }
             do {
-                try await session.start()
+                try await session.play()
             } catch {
-                if case .success(let e) = await encoderTask.value { e.close() }
+                if let e = try? await encoderBuild.value() { e.close() }
                 throw error
             }
-            let encoder = try await encoderTask.value.get()
+            let encoder = try await encoderBuild.value()
             defer { encoder.close() }
             events.started(["source": "\(session.source)", "width": config.format.width, "height": config.format.height])
             var written = 0
