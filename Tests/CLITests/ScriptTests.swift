@@ -122,8 +122,10 @@ import Testing
     @Test func sessionThroughAPipeKeepsFileDescriptorsFlat() async throws {
         let dir = TestEnvironment.tempDir()
         let p = try Subprocess.start(TestEnvironment.binary, ["session", "--source", "test", "--output-dir", dir] + Self.small, stdinPipe: true)
-        p.send("snap warm.jpg\nrecord 0.2s warm.mp4\n")
-        try await p.waitForFile("\(dir)/warm.mp4")
+        // Each batch ends with an echo, printed once its recordings are finalised (a file appears
+        // when its recording starts, so waiting for files would measure one still open).
+        p.send("snap warm.jpg\nrecord 0.2s warm.mp4\necho warm\n")
+        _ = try await p.waitForOutput("warm\n")
         try await Task.sleep(nanoseconds: 300_000_000)
         let before = p.openFDs
         var script = ""
@@ -131,8 +133,8 @@ import Testing
         for i in 1...3 { script += "record 0.3s r\(i).mp4\n" }
         script += "echo done\n"
         p.send(script)
-        try await p.waitForFile("\(dir)/r3.mp4")
-        try await Task.sleep(nanoseconds: 500_000_000)
+        _ = try await p.waitForOutput("done\n")
+        try await Task.sleep(nanoseconds: 300_000_000)
         let after = p.openFDs
         p.closeInput()
         let r = try await p.wait(timeout: 20)
