@@ -24,6 +24,19 @@ public enum Gst {
         try await Background { () throws(GStreamerError) in try initialize() }.value()
     }
 
+    /// Whether GStreamer's leak tracer is on (`GST_TRACERS=leaks`): it reports the objects still
+    /// alive only at `gst_deinit`, which a process normally skips at exit.
+    public static var leakTracerRequested: Bool {
+        (ProcessInfo.processInfo.environment["GST_TRACERS"] ?? "").contains("leaks")
+    }
+
+    /// Shuts GStreamer down so the leak tracer reports (see `leakTracerRequested`). Nothing of
+    /// GStreamer may be used afterwards: call it last, after every pipeline is stopped and released.
+    public static func deinitializeForLeakReport() {
+        guard leakTracerRequested, (try? initialize()) != nil else { return }
+        gst_deinit()
+    }
+
     public static var version: String {
         takeString(gst_version_string()) ?? "unknown"
     }

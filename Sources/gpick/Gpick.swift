@@ -27,8 +27,10 @@ struct Gpick: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            Gst.deinitializeForLeakReport()
         } catch let e as GpickError {
             Console.error(e.message)
+            Gst.deinitializeForLeakReport()  // failure paths must release everything too
             Glibc.exit(e.exitCode)
         } catch let code as ExitCode {
             Glibc.exit(code.rawValue)
