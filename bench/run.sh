@@ -14,7 +14,7 @@
 #
 # Environment knobs (all optional):
 #   GPICK=path            binary to benchmark (default .build/release/gpick)
-#   BENCH_SNAP_RUNS=20    timed snap runs per tool (after BENCH_SNAP_WARMUP=3 warm-up runs)
+#   BENCH_SNAP_RUNS=40    timed snap runs per tool (after BENCH_SNAP_WARMUP=3 warm-up runs)
 #   BENCH_REC_RUNS=2      runs per recorder; CPU is the mean of the runs
 #   BENCH_VARIANTS='...'  ';'-separated gpick --set variants (space-separated NAME=VALUE within one); 'none' skips
 #   BENCH_MEM_SECONDS=60  length of the memory recording
@@ -24,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 GPICK=${GPICK:-.build/release/gpick}
-SNAP_RUNS=${BENCH_SNAP_RUNS:-20}
+SNAP_RUNS=${BENCH_SNAP_RUNS:-40}
 SNAP_WARMUP=${BENCH_SNAP_WARMUP:-3}
 REC_RUNS=${BENCH_REC_RUNS:-2}
 MEM_SECONDS=${BENCH_MEM_SECONDS:-60}
