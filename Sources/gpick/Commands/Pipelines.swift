@@ -73,11 +73,11 @@ struct Pipelines: AsyncParsableCommand {
             let lib = pipelines.library
             var failed = 0
             for name in files.isEmpty ? lib.names() : files {
-                do {
+                do throws(GpickError) {
                     let f = try lib.load(name)
                     try PipelineBuilder.validate(f, policy: PipelinePolicy(allowNetwork: allowNetwork, allowPaths: allowPaths))
                     if out.json { events.emit("valid", ["path": f.path]) } else { print("ok \(f.path)") }
-                } catch let e as GpickError {
+                } catch let e {
                     failed += 1
                     events.error(e)
                     Console.error(e.message)
