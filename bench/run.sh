@@ -454,15 +454,23 @@ PY
 if command -v tmux >/dev/null; then
   TMUX_SOCK=gpick-bench-$$
   printf 'set src.pattern smpte\nwait 10s\n' >"$W/base.script"
-  /usr/bin/time -f '%e %U %S' -o "$W/base.time" "$GPICK" session --source test --width 1920 --height 1080 --fps 30 \
-    <"$W/base.script" >/dev/null 2>&1 || die "baseline session failed"
-  tmux -L "$TMUX_SOCK" new-session -d -s b -x 200 -y 60 \
-    "/usr/bin/time -f '%e %U %S' -o '$ROOT/$W/term.time' '$GPICK' preview --sink terminal --duration 10 --source test --width 1920 --height 1080 --fps 30 2>'$ROOT/$W/term.err'; touch '$ROOT/$W/term.done'"
-  for _ in $(seq 1 300); do [[ -e $W/term.done ]] && break; sleep 0.1; done
-  tmux -L "$TMUX_SOCK" kill-server 2>/dev/null || true
-  [[ -e $W/term.done ]] || die "terminal preview did not finish"
-  put term_time "$(tail -1 "$W/term.time")"
-  put base_time "$(tail -1 "$W/base.time")"
+  # Two rounds, alternating: a 10 s run's CPU varies by more than the preview costs on a VM with
+  # steal time, so each side keeps its least disturbed (lowest-CPU) run.
+  for round in 1 2; do
+    /usr/bin/time -a -f '%e %U %S' -o "$W/base.times" "$GPICK" session --source test --width 1920 --height 1080 --fps 30 \
+      <"$W/base.script" >/dev/null 2>&1 || die "baseline session failed"
+    rm -f "$W/term.done"
+    tmux -L "$TMUX_SOCK" new-session -d -s b -x 200 -y 60 \
+      "/usr/bin/time -a -f '%e %U %S' -o '$ROOT/$W/term.times' '$GPICK' preview --sink terminal --duration 10 --source test --width 1920 --height 1080 --fps 30 2>'$ROOT/$W/term.err'; touch '$ROOT/$W/term.done'"
+    for _ in $(seq 1 300); do [[ -e $W/term.done ]] && break; sleep 0.1; done
+    tmux -L "$TMUX_SOCK" kill-server 2>/dev/null || true
+    [[ -e $W/term.done ]] || die "terminal preview did not finish"
+  done
+  least_cpu() { awk '{c = $2 + $3; if (!n++ || c < best) { best = c; line = $0 } } END { print line }' "$1"; }
+  put term_time "$(least_cpu "$W/term.times")"
+  put base_time "$(least_cpu "$W/base.times")"
+  put term_runs "$(awk '{printf "%s%.2f", (NR > 1 ? ", " : ""), $2 + $3}' "$W/term.times")"
+  put base_runs "$(awk '{printf "%s%.2f", (NR > 1 ? ", " : ""), $2 + $3}' "$W/base.times")"
   put term_summary "$(grep -m1 'frames shown' "$W/term.err" | sed 's/^gpick: //')"
   put term_cmd "tmux new-session -x 200 -y 60 \"$GPICK preview --sink terminal --duration 10 --source test --width 1920 --height 1080\"  vs  printf 'set src.pattern smpte\\nwait 10s\\n' | $GPICK session (same source)"
 fi
@@ -663,7 +671,8 @@ if "term_time" in R:
     tok = extra <= 25
     summary.append(("Terminal preview of 1080p30, CPU over a plain session", f"{extra:.1f} % of a core", "<= 25 %", tok))
     L += ["### Terminal preview of 1080p30 (tmux pane 200×60)", "", "```", rel(R["term_cmd"]), "```", "",
-          f"- Preview process: {tu + ts:.2f} CPU s in {tw:.1f} s; the same session without a preview: {bu + bs:.2f} CPU s in {bw:.1f} s",
+          f"- Preview process: {tu + ts:.2f} CPU s in {tw:.1f} s; the same session without a preview: {bu + bs:.2f} CPU s in {bw:.1f} s "
+          f"(the lower of two alternating runs each: preview {R.get('term_runs', '?')}, plain {R.get('base_runs', '?')} CPU s)",
           f"- The preview's own cost: **{extra:.1f} % of one core** — target <= 25 %: {pf(tok)}",
           f"- {R.get('term_summary', '')}", ""]
 
