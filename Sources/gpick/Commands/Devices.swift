@@ -5,6 +5,7 @@ import GstCore
 
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "devices",
         abstract: "List cameras: path, name, formats and sizes, and whether you can open them.")
 
     @OptionGroup var out: OutputOptions

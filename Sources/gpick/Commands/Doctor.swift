@@ -5,6 +5,7 @@ import GstCore
 
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Check which GStreamer elements each command needs, and which Debian package provides any that are missing.")
 
     @OptionGroup var out: OutputOptions

@@ -4,6 +4,7 @@ import GpickKit
 
 struct Inspect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Describe a photo or movie: kind, size, codec, duration, frame count, streams, frame stamps.")
 
     @Argument(help: "The file to inspect.")

@@ -4,6 +4,7 @@ import GpickKit
 
 struct Live: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "live",
         abstract: "Take a live photo: the still at the shutter plus a clip from --before to --after around it.",
         discussion: """
         apple writes NAME.jpg + NAME.mov sharing one UUID (Apple MakerNote tag 17 in the JPEG, the \

@@ -4,11 +4,13 @@ import GpickKit
 
 struct Pipelines: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pipelines",
         abstract: "List and check the declarative pipeline files.",
         subcommands: [List.self, Show.self, Check.self])
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print the resolved gst-launch-1.0 line of a pipeline file; it runs as printed.")
         @Argument(help: "A pipeline file path or name.")
         var pipeline: String
@@ -37,7 +39,7 @@ struct Pipelines: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the pipeline files found.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the pipeline files found.")
         @OptionGroup var pipelines: PipelineOptions
         @OptionGroup var out: OutputOptions
 
@@ -58,7 +60,7 @@ struct Pipelines: AsyncParsableCommand {
     }
 
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Validate pipeline files (YAML, keys, types, elements, properties, bindings, taps).")
+        static let configuration = CommandConfiguration(commandName: "check", abstract: "Validate pipeline files (YAML, keys, types, elements, properties, bindings, taps).")
         @Argument(help: "Files or names; all of them when none is given.")
         var files: [String] = []
         @Flag(name: .long, help: "Allow elements that send data off the machine.")

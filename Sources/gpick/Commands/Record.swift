@@ -5,6 +5,7 @@ import GpickKit
 
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "record",
         abstract: "Record a movie: H.264 + AAC in MP4/MKV, or VP9 + Opus in WebM.",
         discussion: """
         The recording ends after --duration with a finalised file. Ctrl-C and SIGTERM end it early and keep \

@@ -4,6 +4,7 @@ import GpickKit
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run a pipeline file by name or path, with typed parameters.",
         discussion: """
         A pipeline file runs as what it is: a pipeline on its own; a source, audio source or session \

@@ -64,6 +64,7 @@ func scriptPrinter(_ events: Events) -> ScriptRunner.Emit {
 
 struct Script: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "script",
         abstract: "Run a capture script: snaps, bursts, recordings, waits and checks on one running session.",
         discussion: "The whole file is checked first: a syntax error is reported as FILE:LINE:COLUMN and nothing runs.")
 
@@ -97,6 +98,7 @@ struct Script: AsyncParsableCommand {
 
 struct Session: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "session",
         abstract: "Keep a capture session running and take script commands from stdin, one per line.",
         discussion: "Example: printf 'snap a.jpg\\nwait 0.5s\\nsnap b.jpg\\n' | gpick session --source test")
 

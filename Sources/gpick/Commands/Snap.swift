@@ -5,6 +5,7 @@ import GstCore
 
 struct Snap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "snap",
         abstract: "Take a still (or a burst of consecutive stills) from the running stream.",
         discussion: "Each still is written atomically (temp file, then rename) and its path printed on its own line.")
 
