@@ -219,9 +219,11 @@ public final class CaptureSession: @unchecked Sendable {
                 defer { self.stage = nil }
                 return self.stage
             }
+            let switcher = self.switcher
             await onControl {
                 stage?.stop(in: p)
                 _ = try? p.setState(.null)
+                switcher?.joinTicker(timeout: 2)
             }
         }
         busTask?.cancel()

@@ -132,6 +132,7 @@ final class FrameHub: @unchecked Sendable {
     func fail(_ error: GpickError) {
         lock.lock()
         if failure == nil { failure = error }
+        latest = nil  // a failed or stopped session retains no frame
         let subs = subscribers.values
         subscribers.removeAll()
         let waiters = firstFrameWaiters

@@ -49,6 +49,7 @@ final class FrameSwitch: @unchecked Sendable {
     /// Output time of the first synthetic frame of an episode, to report after unlocking.
     private var placeholderShown: UInt64?
     private var tickerStarted = false
+    private var tickerRunning = false
     /// The first placeholder frame of an episode has not been pushed yet.
     private var placeholderPending = false
     /// Told (on the ticker thread, outside the lock) when the first placeholder frame of an
@@ -93,12 +94,23 @@ final class FrameSwitch: @unchecked Sendable {
         return synthetic.contains(pts)
     }
 
-    /// Ends the ticker (session stop). It does not wait: a ticker blocked in a push returns when
-    /// the pipeline stops, and then sees `stopped`.
+    /// Ends the ticker (session stop) and lets go of the frames it holds. It does not wait: a
+    /// ticker blocked in a push returns when the pipeline stops (see `joinTicker`).
     func shutdown() {
         cond.lock()
         stopped = true
+        lastLive = nil
+        placeholder = nil
         cond.broadcast()
+        cond.unlock()
+    }
+
+    /// Waits (at most `timeout` seconds) until the ticker thread has ended: call it after the
+    /// pipeline has stopped, so nothing of this switch outlives the session. Blocks: not on the pool.
+    func joinTicker(timeout: Double) {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        cond.lock()
+        while tickerRunning, cond.wait(until: deadline) {}
         cond.unlock()
     }
 
@@ -220,6 +232,7 @@ final class FrameSwitch: @unchecked Sendable {
     private func startTickerLocked() {
         guard !tickerStarted else { return }
         tickerStarted = true
+        tickerRunning = true
         let t = Thread { [self] in tick() }
         t.name = "gpick.placeholder"
         t.start()
@@ -243,6 +256,8 @@ final class FrameSwitch: @unchecked Sendable {
             sendAndUnlock()
             cond.lock()
         }
+        tickerRunning = false
+        cond.broadcast()
         cond.unlock()
     }
 }
