@@ -44,6 +44,7 @@ import GpickTestSupport
     @Test(arguments: [
         ["snap", "--source", "test", "--count", "3", "-o", "b.jpg"],
         ["record", "--source", "test", "--audio", "test", "--duration", "0.5", "-o", "r.mkv"],
+        ["record", "--source", "test", "--audio", "test", "--duration", "1.5", "--split", "0.5", "-o", "p.mp4"],
         ["inspect", "--stamps", "bad.mp4"],  // an error path: a file that is not media
         ["record", "--source", "test?fail-after=10", "--duration", "2", "-o", "f.mp4"],  // a camera failure
     ])

@@ -30,6 +30,10 @@ public struct RecordingSettings: Sendable {
     public var values: [String: String] = [:]
     /// A branch file to use instead of `record-<container>` (`gpick run`).
     public var pipelineFile: PipelineFile?
+    /// Output-time bounds of one part of a split recording: its first frame is the first at or
+    /// after `startAt`, its last the last before `stopAt`. Parts meet without a gap or overlap.
+    var startAt: UInt64?
+    var stopAt: UInt64?
     public init(container: Container, duration: Double? = nil, bitrate: Int? = nil) {
         self.container = container
         self.duration = duration
@@ -71,6 +75,7 @@ public final class MovieRecording: @unchecked Sendable {
         var frames = 0
         var t0: UInt64?
         var lastPTS: UInt64?
+        var startAt: UInt64?
         var stopAt: UInt64?
         var endTime: UInt64?
         var maxFrames: Int?
@@ -138,8 +143,12 @@ public final class MovieRecording: @unchecked Sendable {
         }
         let rec = MovieRecording(session: session, output: output, file: file, branch: branch)
         rec.audioPriming = settings.container.audioPriming
+        rec.state.startAt = settings.startAt
+        rec.state.stopAt = settings.stopAt
         if let d = settings.duration { rec.state.maxFrames = max(1, Int((d * Double(session.format.fps)).rounded())) }
-        else if let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
+        else if settings.stopAt != nil {
+            // A part: its end is fixed in output time.
+        } else if let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
             // Stop cleanly before the reserved index space would overflow.
             rec.state.maxFrames = Int((s - 2) * Double(session.format.fps))
         }
@@ -165,9 +174,12 @@ public final class MovieRecording: @unchecked Sendable {
     }
 
     private func attach() throws(GpickError) {
-        guard let sinkPad = branch.bin.element(named: "sink")?.staticPad("sink") else {
+        guard let sink = branch.bin.element(named: "sink"), let sinkPad = sink.staticPad("sink") else {
             throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"sink\"")
         }
+        // A part waiting for its start gets no data for a while: a sink that prerolled
+        // asynchronously would hold the whole running pipeline in PAUSED until then.
+        if state.lock.withLock({ state.startAt }) != nil, sink.hasProperty("async") { try? sink.set("async", false) }
         // First bytes: the file becomes visible under its real name.
         let file = self.file
         sinkPad.addProbe(.buffer) { _ in
@@ -207,6 +219,7 @@ public final class MovieRecording: @unchecked Sendable {
         let s = state
         s.lock.lock()
         if s.triggered { s.lock.unlock(); return .drop }
+        if s.t0 == nil, let startAt = s.startAt, pts < startAt { s.lock.unlock(); return .drop }
         if s.t0 == nil {
             // The first frame is the file's 0, whenever the branch was added (even before play,
             // the first frame's running time is not 0: it is late by the pipeline's start-up).
@@ -271,7 +284,7 @@ public final class MovieRecording: @unchecked Sendable {
         let s = state
         s.lock.lock()
         guard !s.triggered else { s.lock.unlock(); return }
-        s.stopAt = now ?? 0
+        s.stopAt = min(s.stopAt ?? .max, now ?? 0)
         s.lock.unlock()
         // A live source delivers the next frame soon (late on a loaded machine); if none comes
         // within a second the source is gone, and we stop from here.
@@ -394,6 +407,17 @@ public final class MovieRecording: @unchecked Sendable {
             throw GpickError(.runtime, "\(error)")
         }
     }
+
+    /// Ends the recording before the first frame at or after output time `time` (a part's end).
+    func end(before time: UInt64) {
+        state.lock.withLock { state.stopAt = min(state.stopAt ?? .max, time) }
+    }
+
+    /// The outcome once the file is complete (nil while recording).
+    var finishedIfDone: Result<RecordingResult, GpickError>? { state.lock.withLock { state.result } }
+
+    /// Output time of the first frame recorded (nil before it).
+    var firstFrameTime: UInt64? { state.lock.withLock { state.t0 } }
 
     /// Frames recorded so far and bytes on disk.
     public var progress: (frames: Int, bytes: Int64) {

@@ -10,7 +10,9 @@ struct Record: AsyncParsableCommand {
         discussion: """
         The recording ends after --duration with a finalised file. Ctrl-C and SIGTERM end it early and keep \
         every frame up to the signal. MP4 is written with robust muxing (the index is rewritten every second \
-        into reserved header space), so even after kill -9 the file plays, losing at most about a second.
+        into reserved header space), so even after kill -9 the file plays, losing at most about a second. \
+        With --split, the recording is written in parts NAME-001.ext, NAME-002.ext, … of that length, each a \
+        whole file; together they hold every frame once.
         """)
 
     @Option(name: [.short, .customLong("output")], help: "Movie file to write: .mp4, .mkv or .webm.")
@@ -18,6 +20,9 @@ struct Record: AsyncParsableCommand {
 
     @Option(name: .long, parsing: .unconditional, help: "Length in seconds (exact to the frame).")
     var duration: Double
+
+    @Option(name: .long, parsing: .unconditional, help: "Write parts of this many seconds (NAME-001.ext, …) instead of one file.")
+    var split: Double?
 
     @Option(name: .long, parsing: .unconditional, help: "Video bitrate in kbit/s (default: constant quality).")
     var bitrate: Int?
@@ -32,6 +37,10 @@ struct Record: AsyncParsableCommand {
     func validate() throws {
         guard duration > 0, duration.isFinite else { throw ValidationError("--duration \(duration) must be a positive number of seconds") }
         guard duration <= 24 * 3600 else { throw ValidationError("--duration \(duration) is above 24 hours") }
+        if let split {
+            guard split > 0, split.isFinite else { throw ValidationError("--split \(split) must be a positive number of seconds") }
+            guard split < duration else { throw ValidationError("--split \(split) must be shorter than --duration \(duration)") }
+        }
         if let bitrate, !(64...200_000).contains(bitrate) { throw ValidationError("--bitrate \(bitrate) must be 64…200000 kbit/s") }
         for s in settings where !s.contains("=") { throw ValidationError("--set \(s) must be NAME=VALUE") }
     }
@@ -53,10 +62,19 @@ struct Record: AsyncParsableCommand {
             // Signals end the recording with EOS; installed before capture starts.
             let stopper = SignalStopper()
             try await session.prepare()
-            let recording: MovieRecording
+            let recording: RecordingRun
             do {
                 // Attached before the first frame: the file starts at frame 0.
-                recording = try await MovieRecording.start(in: session, to: target, settings: recSettings)
+                if let split {
+                    let s = try await SplitRecording.start(in: session, to: target, settings: recSettings, partSeconds: split)
+                    // Each part is reported as it is complete, like a file of its own.
+                    s.onPartWritten { r in
+                        events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration])
+                    }
+                    recording = .split(s)
+                } else {
+                    recording = .single(try await MovieRecording.start(in: session, to: target, settings: recSettings))
+                }
                 try await session.play()
             } catch {
                 await session.stop()
@@ -77,9 +95,9 @@ struct Record: AsyncParsableCommand {
                     Console.progress(String(format: "recording %.1f/%.1f s  %@", secs, duration, formatBytes(p.bytes)))
                 }
             }
-            let result: RecordingResult
+            let parts: [RecordingResult]
             do {
-                result = try await recording.finished()
+                parts = try await recording.finished()
             } catch {
                 progress.cancel()
                 Console.endProgress()
@@ -89,12 +107,45 @@ struct Record: AsyncParsableCommand {
             progress.cancel()
             Console.endProgress()
             await session.stop()
-            events.fileWritten(result.path, bytes: result.bytes, extra: ["frames": result.frames, "duration": result.duration])
-            if let err = result.sourceError {
-                // The file plays, but the source failed: report it and exit non-zero.
-                throw GpickError(.device, "\(err) (kept \(result.frames) frames in \(result.path))")
+            if case .single = recording, let r = parts.first {
+                events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration])
             }
-            events.finished(["frames": result.frames, "duration": result.duration])
+            let frames = parts.reduce(0) { $0 + $1.frames }
+            if let err = parts.last?.sourceError, let last = parts.last {
+                // The files play, but the source failed: report it and exit non-zero.
+                let kept = parts.count == 1 ? last.path : "\(parts.count) parts ending with \(last.path)"
+                throw GpickError(.device, "\(err) (kept \(frames) frames in \(kept))")
+            }
+            var summary: [String: Any] = ["frames": frames, "duration": Double(frames) / Double(config.format.fps)]
+            if case .split = recording { summary["parts"] = parts.count }
+            events.finished(summary)
+        }
+    }
+}
+
+/// The recording the command drives: one file, or a split recording's parts.
+private enum RecordingRun: Sendable {
+    case single(MovieRecording)
+    case split(SplitRecording)
+
+    var progress: (frames: Int, bytes: Int64) {
+        switch self {
+        case .single(let r): r.progress
+        case .split(let s): s.progress
+        }
+    }
+
+    func requestStop() {
+        switch self {
+        case .single(let r): r.requestStop()
+        case .split(let s): s.requestStop()
+        }
+    }
+
+    func finished() async throws(GpickError) -> [RecordingResult] {
+        switch self {
+        case .single(let r): [try await r.finished()]
+        case .split(let s): try await s.finished().parts
         }
     }
 }

@@ -1,0 +1,87 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+/// `record --split`: parts that each play alone and together hold every frame exactly once
+/// (reliability check #15), through a normal end, a signal and kill -9.
+@Suite(.serialized) struct SplitRecordingTests {
+    static let small = ["--width", "320", "--height", "240"]
+
+    /// Every part's stamps, in part order, and each part's own checks.
+    static func parts(_ paths: [String], audio: Bool) async throws -> [[Int?]] {
+        var all: [[Int?]] = []
+        for p in paths {
+            let info = try await Media.discover(p)
+            #expect(info.streams.contains { $0.kind == "video" && $0.codec.contains("H.264") }, "\(p)")
+            if audio { #expect(info.streams.contains { $0.kind == "audio" }, "\(p) has no audio") }
+            let stamps = try await Media.stampIndices(p)
+            // A part plays alone: its header agrees with its frames.
+            #expect(abs(info.durationSeconds - Double(stamps.count) / 30) <= 2.0 / 30 + 0.001, "\(p): \(info.durationSeconds) s for \(stamps.count) frames")
+            all.append(stamps)
+        }
+        return all
+    }
+
+    @Test func partsHoldEveryFrameOnce() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--audio", "test", "--duration", "3", "--split", "1",
+                                            "--json", "-o", "\(dir)/clip.mp4"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let names = ["clip-001.mp4", "clip-002.mp4", "clip-003.mp4"]
+        #expect(TestEnvironment.files(in: dir) == names)
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(events.filter { $0["event"] as? String == "file-written" }.compactMap { $0["frames"] as? Int } == [30, 30, 30])
+        let finished = try #require(events.last)
+        #expect(finished["event"] as? String == "finished" && finished["parts"] as? Int == 3 && finished["frames"] as? Int == 90, "\(finished)")
+        let stamps = try await Self.parts(names.map { "\(dir)/\($0)" }, audio: true)
+        #expect(stamps.map(\.count) == [30, 30, 30])
+        #expect(Media.isConsecutive(stamps.flatMap { $0 }), "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
+    }
+
+    @Test func aSignalEndsThePartBeingWritten() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--duration", "30", "--split", "1",
+                                                              "--json", "-o", "\(dir)/s.mp4"] + Self.small)
+        _ = try await p.waitForOutput("s-002.mp4")  // two parts complete, the third under way
+        try await Task.sleep(nanoseconds: 400_000_000)
+        p.signal(SIGINT)
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        // The part waiting for its start (attached a second early) got no frame and left no file.
+        let files = TestEnvironment.files(in: dir)
+        #expect(files == ["s-001.mp4", "s-002.mp4", "s-003.mp4"], "\(files)")
+        let stamps = try await Self.parts(files.map { "\(dir)/\($0)" }, audio: false)
+        #expect(stamps[0].count == 30 && stamps[1].count == 30 && stamps[2].count >= 1)
+        #expect(Media.isConsecutive(stamps.flatMap { $0 }))
+    }
+
+    @Test func killNineKeepsEveryFinishedPart() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--duration", "30", "--split", "1",
+                                                              "--json", "-o", "\(dir)/k.mp4"] + Self.small)
+        _ = try await p.waitForOutput("k-002.mp4")
+        try await Task.sleep(nanoseconds: 500_000_000)
+        p.signal(SIGKILL)
+        _ = try await p.wait(timeout: 10)
+        let parts = TestEnvironment.files(in: dir).filter { !$0.hasPrefix(".") }
+        #expect(parts.prefix(2) == ["k-001.mp4", "k-002.mp4"], "\(parts)")
+        let stamps = try await Self.parts(["\(dir)/k-001.mp4", "\(dir)/k-002.mp4"], audio: false)
+        #expect(stamps.map(\.count) == [30, 30])
+        #expect(Media.isConsecutive(stamps.flatMap { $0 }))
+        // The part under way plays too (robust MP4), from where the last one ended.
+        if parts.contains("k-003.mp4") {
+            let third = try await Media.stampIndices("\(dir)/k-003.mp4")
+            #expect(third.isEmpty || Media.isConsecutive(third, from: 60), "\(third.prefix(3))")
+        }
+    }
+
+    @Test func badPartLengths() async throws {
+        let dir = TestEnvironment.tempDir()
+        for (split, mentions) in [("0", "--split 0"), ("-1", "--split -1"), ("5", "shorter than --duration")] {
+            let r = try await Subprocess.gpick(["record", "--source", "test", "--duration", "2", "--split", split, "-o", "\(dir)/x.mp4"])
+            #expect(r.status != 0)
+            #expect(r.stderrLines.count == 1 && r.stderr.contains(mentions), "\(split): \(r.stderr)")
+        }
+        #expect(TestEnvironment.files(in: dir).isEmpty)
+    }
+}
