@@ -145,10 +145,8 @@ public final class MovieRecording: @unchecked Sendable {
         rec.audioPriming = settings.container.audioPriming
         rec.state.startAt = settings.startAt
         rec.state.stopAt = settings.stopAt
-        if let d = settings.duration { rec.state.maxFrames = max(1, Int((d * Double(session.format.fps)).rounded())) }
-        else if settings.stopAt != nil {
-            // A part: its end is fixed in output time.
-        } else if let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
+        if let d = settings.duration { rec.state.maxFrames = session.format.frames(in: d) }
+        else if settings.stopAt == nil, let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
             // Stop cleanly before the reserved index space would overflow.
             rec.state.maxFrames = Int((s - 2) * Double(session.format.fps))
         }

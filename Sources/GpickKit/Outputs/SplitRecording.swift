@@ -32,7 +32,7 @@ public final class SplitRecording: @unchecked Sendable {
     private var done: [RecordingResult] = []
     private var stopRequested = false
     private var outcome: Result<SplitRecordingResult, GpickError>?
-    private var waiters: [CheckedContinuation<SplitRecordingResult, Never>] = []
+    private var waiters: [CheckedContinuation<Result<SplitRecordingResult, GpickError>, Never>] = []
     private var partWritten: (@Sendable (RecordingResult) -> Void)?
 
     /// Starts part 1 at once. `partSeconds` is rounded to whole frames; `settings.duration`, if
@@ -42,8 +42,7 @@ public final class SplitRecording: @unchecked Sendable {
         guard partSeconds > 0, partSeconds.isFinite else {
             throw GpickError(.usage, "part length \(partSeconds) must be a positive number of seconds")
         }
-        let fd = session.format.frameDuration
-        let partFrames = max(1, Int((partSeconds * Double(session.format.fps)).rounded()))
+        let format = session.format
         var partSettings = settings
         partSettings.duration = nil
         // Header space for one part (+10 %, at least 5 s), as for a recording of that length.
@@ -51,9 +50,10 @@ public final class SplitRecording: @unchecked Sendable {
             partSettings.values["reserve"] = "\(partSeconds + max(5, partSeconds / 10))s"
         }
         let first = try await MovieRecording.start(in: session, to: output.numbered(1, of: 1), settings: partSettings)
-        let total = settings.duration.map { UInt64(max(1, Int(($0 * Double(session.format.fps)).rounded()))) * fd }
+        let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
         let split = SplitRecording(session: session, output: output, settings: partSettings,
-                                   partLength: UInt64(partFrames) * fd, total: total, first: first)
+                                   partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
+                                   total: total, first: first)
         Task { await split.run() }  // waits (sleeps and awaits) only: nothing blocks the pool
         return split
     }
@@ -91,18 +91,10 @@ public final class SplitRecording: @unchecked Sendable {
 
     /// Waits for the last part. Throws the first part's failure (the parts before it are kept).
     public func finished() async throws(GpickError) -> SplitRecordingResult {
-        let r = await withCheckedContinuation { (c: CheckedContinuation<SplitRecordingResult, Never>) in
+        try await withCheckedContinuation { c in
             lock.lock()
-            if let outcome {
-                lock.unlock()
-                c.resume(returning: (try? outcome.get()) ?? SplitRecordingResult(parts: []))
-                return
-            }
-            waiters.append(c)
-            lock.unlock()
-        }
-        if case .failure(let e) = lock.withLock({ outcome }) { throw e }
-        return r
+            if let outcome { lock.unlock(); c.resume(returning: outcome) } else { waiters.append(c); lock.unlock() }
+        }.get()
     }
 
     // MARK: driving the parts (one task)
@@ -114,12 +106,12 @@ public final class SplitRecording: @unchecked Sendable {
         } catch {
             result = .failure(error)
         }
-        let (ws, all) = lock.withLock { () -> ([CheckedContinuation<SplitRecordingResult, Never>], SplitRecordingResult) in
+        let ws = lock.withLock {
             outcome = result
             defer { waiters.removeAll() }
-            return (waiters, SplitRecordingResult(parts: done))
+            return waiters
         }
-        for w in ws { w.resume(returning: (try? result.get()) ?? all) }
+        for w in ws { w.resume(returning: result) }
     }
 
     private func drive() async throws(GpickError) -> SplitRecordingResult {
@@ -143,8 +135,7 @@ public final class SplitRecording: @unchecked Sendable {
             }
             do throws(GpickError) {
                 let r = try await part.finished()
-                lock.withLock { done.append(r) }
-                lock.withLock { partWritten }?(r)
+                lock.withLock { done.append(r); return partWritten }?(r)
             } catch {
                 // A part that never got a frame: the recording ended at its boundary (a stop, a
                 // lost or ended source). Anything else is the recording's failure.

@@ -12,6 +12,8 @@ public struct SessionFormat: Sendable, Equatable {
         self.fps = fps
     }
     public var frameDuration: UInt64 { 1_000_000_000 / UInt64(max(fps, 1)) }
+    /// Whole frames in `seconds` (at least one): how long recordings and their parts are.
+    public func frames(in seconds: Double) -> Int { max(1, Int((seconds * Double(fps)).rounded())) }
 
     /// Checks the numbers before anything starts.
     public func validate() throws(GpickError) {
