@@ -13,11 +13,6 @@ public enum Container: String, Sendable, CaseIterable {
     }
 
     public var pipelineName: String { "record-\(rawValue)" }
-
-    /// avenc_aac prepends one 1024-sample frame of priming that mp4mux keeps (no edit list);
-    /// ending the audio one codec frame early keeps the track's end within a video frame of the
-    /// video's.
-    var audioPriming: UInt64 { self == .webm ? 0 : 1024 * 1_000_000_000 / 48_000 }
 }
 
 public struct RecordingSettings: Sendable {
@@ -66,7 +61,6 @@ public final class MovieRecording: @unchecked Sendable {
     private let branch: Branch
     private let frameDuration: UInt64
     private let fps: Int
-    private var audioPriming: UInt64 = 0
     private let state = State()
 
     private final class State: @unchecked Sendable {
@@ -142,7 +136,6 @@ public final class MovieRecording: @unchecked Sendable {
             throw error
         }
         let rec = MovieRecording(session: session, output: output, file: file, branch: branch)
-        rec.audioPriming = settings.container.audioPriming
         rec.state.startAt = settings.startAt
         rec.state.stopAt = settings.stopAt
         if let d = settings.duration { rec.state.maxFrames = session.format.frames(in: d) }
@@ -249,11 +242,11 @@ public final class MovieRecording: @unchecked Sendable {
         let s = state
         s.lock.lock()
         let t0 = s.t0, triggered = s.triggered
-        let start = t0 ?? 0, priming = audioPriming
+        let start = t0 ?? 0
         // Until the video fixes the end, a requested stop or the frame budget bounds the audio:
         // live sources push a buffer at its end time, so audio around the cut passes first.
         let planned = s.maxFrames.map { start + UInt64($0) * frameDuration }
-        let end = (s.endTime ?? s.stopAt ?? planned).map { e in e >= start + priming ? e - priming : e }
+        let end = s.endTime ?? s.stopAt ?? planned
         s.lock.unlock()
         guard let t0 else { return .drop }
         let dur = buf.duration ?? 0

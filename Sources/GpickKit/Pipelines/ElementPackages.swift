@@ -14,7 +14,7 @@ public enum ElementPackages {
         "webmmux": "gstreamer1.0-plugins-good", "vp9enc": "gstreamer1.0-plugins-good",
         "v4l2src": "gstreamer1.0-plugins-good", "autoaudiosrc": "gstreamer1.0-plugins-good",
         "aacparse": "gstreamer1.0-plugins-good", "h264parse": "gstreamer1.0-plugins-bad",
-        "x264enc": "gstreamer1.0-plugins-ugly", "openh264enc": "gstreamer1.0-plugins-bad", "avenc_aac": "gstreamer1.0-libav", "avdec_h264": "gstreamer1.0-libav",
+        "x264enc": "gstreamer1.0-plugins-ugly", "openh264enc": "gstreamer1.0-plugins-bad", "voaacenc": "gstreamer1.0-plugins-bad", "avdec_h264": "gstreamer1.0-libav",
     ]
 
     public static func package(for element: String) -> String? { packages[element] }

@@ -71,7 +71,7 @@ public enum LaunchLine {
             case let c? where c.hasPrefix("video/x-h264"):
                 standIn = "\(testVideo) ! \(videoCaps) ! x264enc tune=zerolatency key-int-max=15 ! h264parse ! video/x-h264,stream-format=avc,alignment=au"
             case let c? where c.hasPrefix("audio/mpeg"):
-                standIn = "\(testAudio) ! \(audioCaps) ! audioconvert ! avenc_aac ! aacparse"
+                standIn = "\(testAudio) ! \(audioCaps) ! audioconvert ! voaacenc ! aacparse"
             default:
                 standIn = "\(testVideo.replacingOccurrences(of: "is-live=true num-buffers=\(frames)", with: "num-buffers=1")) ! \(videoCaps)"
             }

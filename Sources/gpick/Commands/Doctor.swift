@@ -41,9 +41,9 @@ enum Requirements {
     static let session = ["videotestsrc", "videoconvert", "videoscale", "capsfilter", "tee", "queue", "appsink", "appsrc"]
     static let byCommand: [(String, [String])] = [
         ("snap", session + ["appsrc", "jpegenc", "pngenc"]),
-        ("record (mp4/mkv)", session + ["x264enc", "h264parse", "mp4mux", "matroskamux", "fdsink", "avenc_aac", "aacparse", "audiotestsrc", "audioconvert", "audioresample"]),
+        ("record (mp4/mkv)", session + ["x264enc", "h264parse", "mp4mux", "matroskamux", "fdsink", "voaacenc", "aacparse", "audiotestsrc", "audioconvert", "audioresample"]),
         ("record (webm)", session + ["vp9enc", "webmmux", "opusenc", "fdsink"]),
-        ("live", session + ["openh264enc", "h264parse", "avenc_aac", "aacparse", "mp4mux", "qtmux", "jpegenc"]),
+        ("live", session + ["openh264enc", "h264parse", "voaacenc", "aacparse", "mp4mux", "qtmux", "jpegenc"]),
         ("preview", session + ["autovideosink", "videorate", "jpegenc"]),
         ("camera sources", ["v4l2src", "decodebin", "videorate", "autoaudiosrc", "videoflip"]),
         ("inspect", ["filesrc", "decodebin", "appsink", "jpegdec", "avdec_h264", "qtdemux", "matroskademux"]),
