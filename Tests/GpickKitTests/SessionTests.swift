@@ -28,6 +28,35 @@ import Testing
         #expect(a.index >= 5)
     }
 
+    @Test func framesOnlySessionDeliversAfterWarmupAndRefusesOutputs() async throws {
+        var c = try Self.config()
+        c.framesOnly = true
+        c.warmupFrames = 3
+        let session = CaptureSession(c)
+        try await session.start()
+        var stamps: [FrameStamp] = []
+        for try await f in session.nextFrames(5) {
+            if let s = f.withVideoFrame({ FrameStamp.read(from: $0) }) ?? nil { stamps.append(s) }
+        }
+        // The camera's frames straight from its stage: the warm-up ones dropped, the rest in order.
+        #expect(stamps.map(\.index) == Array(3..<8), "\(stamps.map(\.index))")
+        do {
+            _ = try await session.flip()
+            Issue.record("a frames-only session flipped")
+        } catch {
+            #expect("\(error)".contains("frames-only"), "\(error)")
+        }
+        do {
+            _ = try await MovieRecording.start(in: session, to: try OutputPath("\(TestEnvironment.tempDir())/x.mp4"),
+                                               settings: RecordingSettings(container: .mp4, duration: 1))
+            Issue.record("a frames-only session took a recording")
+        } catch {
+            #expect("\(error)".contains("frames-only"), "\(error)")
+        }
+        await session.stop()
+        #expect(session.latestFrame == nil)
+    }
+
     @Test func recordingAddedMidSessionStartsAtZero() async throws {
         let dir = TestEnvironment.tempDir()
         let session = CaptureSession(try Self.config())

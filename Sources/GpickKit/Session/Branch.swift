@@ -45,6 +45,7 @@ final class Branch: @unchecked Sendable {
     func attach(to session: CaptureSession,
                 videoProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?,
                 audioProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?) throws(GpickError) {
+        try session.requireFullSession("an output branch")
         guard let pipeline = session.pipeline, let videoTee = session.videoTee else {
             throw GpickError(.runtime, "the session is not running")
         }

@@ -51,6 +51,11 @@ public struct SessionConfiguration: Sendable {
     public var sourceFile: PipelineBuilder.Part?
     public var audioFile: PipelineBuilder.Part?
     public var sessionFile: PipelineBuilder.Part?
+    /// Frames only: the camera's stage is the whole pipeline and its frames go straight to stills
+    /// and bursts (`gpick snap`). No feed, tees or switch, so one pipeline less to build and no
+    /// hop between pipelines before the first still; flips, recordings and previews are not
+    /// available.
+    public var framesOnly = false
     public init() {}
 }
 
@@ -178,7 +183,7 @@ public final class CaptureSession: @unchecked Sendable {
         // they are parsed side by side (each loads its plugins, a few ms on a one-shot command).
         let position = currentPosition
         let made = Background { () throws(GpickError) in try self.makeStage(first, position: position, generation: 0) }
-        let pipeline = try build(sessionPart)
+        let pipeline = try configuration.framesOnly ? buildFramesOnly() : build(sessionPart)
         self.pipeline = pipeline
         startBusReader(pipeline)
         switcher?.activate(generation: 0, skip: warmupFrames(for: first))
@@ -265,6 +270,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Stops the camera; outputs (and a recording) see the blurred last frame.
     public func suspend() async throws(GpickError) {
+        try requireFullSession("suspend")
         guard let pipeline, let switcher else { throw GpickError(.runtime, "the session is not running") }
         let old: SourceStage? = lock.withLock {
             guard state != .suspended else { return nil }
@@ -302,6 +308,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     private func switchSource(to target: CameraPosition, requested: UInt64?) async throws(GpickError) {
+        try requireFullSession(target == position ? "resume" : "flip")
         guard let pipeline, let switcher else { throw GpickError(.runtime, "the session is not running") }
         let spec = try await resolvedSpec(for: target)
         try spec.checkAccessible()
@@ -332,6 +339,10 @@ public final class CaptureSession: @unchecked Sendable {
             throw result
         }
         lock.withLock { if generation == gen { stage = new } }
+    }
+
+    func requireFullSession(_ what: String) throws(GpickError) {
+        if configuration.framesOnly { throw GpickError(.usage, "\(what) needs a full session (this one is frames-only)") }
     }
 
     /// The camera for a position, with the defaults for the front one.
@@ -496,6 +507,14 @@ public final class CaptureSession: @unchecked Sendable {
         return pipeline
     }
 
+    /// A frames-only session's pipeline: empty until the camera's stage is added.
+    private func buildFramesOnly() throws(GpickError) -> Pipeline {
+        guard configuration.audio == .none, configuration.audioFile == nil else {
+            throw GpickError(.usage, "a frames-only session takes no audio")
+        }
+        do { return try Pipeline(name: "session") } catch { throw GpickError(.pipeline, "session pipeline: \(error.message)") }
+    }
+
     /// A stage for `spec`: its source part (or the `gpick run` override) then the session's input.
     private func makeStage(_ spec: SourceSpec, position: CameraPosition, generation gen: Int? = nil) throws(GpickError) -> SourceStage {
         let lib = configuration.library
@@ -523,6 +542,17 @@ public final class CaptureSession: @unchecked Sendable {
         if position == .front && configuration.mirrorFront { text += " ! videoflip method=horizontal-flip" }
         let g = gen ?? lock.withLock { generation }
         let box = switchBox  // the switch is made in build(), which may run beside this, before any frame flows
+        if configuration.framesOnly {
+            // Straight to the hub, after the camera's warm-up frames.
+            let hub = frames, warmup = FrameCountdown(warmupFrames(for: spec))
+            return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
+                                   testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
+                guard warmup.pass() else { return }
+                let first = hub.frameCount == 0
+                hub.deliver(sample)
+                if first { self?.sourceBecameLive(g) }
+            }, ended: { [weak self, label] in self?.markSourceEnded(g, label) })
+        }
         return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
                                testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
             guard let self, let switcher = box.switcher else { return }

@@ -53,6 +53,7 @@ struct Snap: AsyncParsableCommand {
             let library = pipelines.library
             var config = try capture.configuration(library: library)
             config.audio = .none
+            config.framesOnly = true
             let session = CaptureSession(config)
             session.onEvent { events.sessionEvent($0) }
             // The encoder pipeline is built while the camera makes its first frame (two cores): after
@@ -68,12 +69,25 @@ struct Snap: AsyncParsableCommand {
                 if let e = try? await encoderBuild.value() { e.close() }
                 throw error
             }
-            let encoder = try await encoderBuild.value()
+            // The shutter opens when the stream is up, not when the encoder is: the frames wait
+            // for it (a loaded machine can take several frame intervals to build it).
+            let shots = session.nextFrames(count, every: every)
+            let encoder: StillEncoder
+            do { encoder = try await encoderBuild.value() } catch {
+                await session.stop()
+                throw error
+            }
             defer { encoder.close() }
             events.started(["source": "\(session.source)", "width": config.format.width, "height": config.format.height])
-            var written = 0
+            var written = 0, received = 0
+            // Once the last frame is in hand the camera is done: the session stops while that
+            // frame is encoded and written, so its teardown is off the critical path and the
+            // camera paints no frames that nobody takes.
+            var stopping: Task<Void, Never>?
             do {
-                for try await frame in session.nextFrames(count, every: every) {
+                for try await frame in shots {
+                    received += 1
+                    if received == count { stopping = Task { await session.stop() } }
                     let bytes = try await encoder.encode(frame)
                     let path = count == 1 ? target : target.numbered(written + 1, of: count)
                     try await AtomicWrite.store(bytes, to: path)
@@ -81,10 +95,10 @@ struct Snap: AsyncParsableCommand {
                     events.fileWritten(path.path, bytes: Int64(bytes.count))
                 }
             } catch let e as GpickError {
-                await session.stop()
+                if let stopping { await stopping.value } else { await session.stop() }
                 throw e
             }
-            await session.stop()
+            if let stopping { await stopping.value } else { await session.stop() }
             if written < count {
                 throw session.failureReason ?? GpickError(.runtime, "only \(written) of \(count) stills were taken")
             }
