@@ -26,9 +26,10 @@ let package = Package(
         .target(name: "GstCore", dependencies: ["CGStreamer"]),
         // Layer 2: the capture toolkit.
         .target(name: "GpickKit", dependencies: ["GstCore", "CImaging", .product(name: "Yams", package: "Yams")]),
-        // Layer 3: the CLI.
+        // Layer 3: the CLI, which starts GStreamer as the executable loads.
+        .target(name: "CGpickStartup", dependencies: ["CGStreamer"]),
         .executableTarget(name: "gpick", dependencies: [
-            "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "GpickKit", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
         // The leak soak runs in a process of its own (tests share one process, and their fds).

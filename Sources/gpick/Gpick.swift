@@ -1,4 +1,5 @@
 import ArgumentParser
+import CGpickStartup
 import Foundation
 import Glibc
 import GpickKit
@@ -15,9 +16,10 @@ struct Gpick: AsyncParsableCommand {
 
     /// Errors print as one line on stderr (no usage dump), with a non-zero exit.
     static func main() async {
-        // Loading the plugin registry takes tens of ms: start it now, alongside argument parsing
-        // and pipeline-file loading (Gst.initialize runs once; later callers wait for it).
-        Thread.detachNewThread { _ = try? Gst.initialize() }
+        // Loading the plugin registry takes tens of ms: CGpickStartup began it as the executable
+        // loaded, alongside the runtime's start, argument parsing and pipeline files (later
+        // callers of Gst.initialize wait for it). Without that thread, start it here.
+        if gpick_startup_init_started() == 0 { Thread.detachNewThread { _ = try? Gst.initialize() } }
         // Events and printed paths are read line by line by scripts and pipes: never hold a line back.
         Console.lineBufferStandardOutput()
         do {
