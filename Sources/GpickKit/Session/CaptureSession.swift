@@ -56,6 +56,9 @@ public struct SessionConfiguration: Sendable {
     /// hop between pipelines before the first still; flips, recordings and previews are not
     /// available.
     public var framesOnly = false
+    /// How much a frame subscriber that falls behind (a burst slower than the camera) may hold
+    /// before delivery waits for it (at most 60 frames): memory stays bounded.
+    public var lagMemoryLimit = 64 << 20
     public init() {}
 }
 
@@ -131,7 +134,8 @@ public final class CaptureSession: @unchecked Sendable {
         self.configuration = configuration
         currentPosition = configuration.position
         let box = SwitchBox()
-        frames = FrameHub(isSynthetic: { box.switcher?.isSynthetic($0) ?? false })
+        let f = configuration.format
+        frames = FrameHub(pendingLimit: configuration.lagMemoryLimit / max(1, f.width * f.height * 3 / 2), isSynthetic: { box.switcher?.isSynthetic($0) ?? false })
         switchBox = box
     }
 
@@ -219,6 +223,9 @@ public final class CaptureSession: @unchecked Sendable {
         for r in active { r.requestStop() }
         for r in active { _ = try? await r.finished() }
         switcher?.shutdown()
+        // Before the camera stops: a delivery waiting for a lagging subscriber must not hold up
+        // the stage's streaming thread that the state change waits for.
+        frames.fail(GpickError(.runtime, "the session has stopped"))
         if let p = pipeline {
             // The camera first, while the feed still drains: a camera thread blocked pushing into
             // a full feed would otherwise wait for a feed that the state change already paused.
@@ -234,7 +241,6 @@ public final class CaptureSession: @unchecked Sendable {
             }
         }
         busTask?.cancel()
-        frames.fail(GpickError(.runtime, "the session has stopped"))
     }
 
     /// Frames delivered by cameras since the session started (after warm-up).
@@ -249,7 +255,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// `count` frames (every `every`-th) starting with the current one: zero shutter lag. While a
     /// camera switches they start with its first frame; while suspended or lost they fail.
-    public func nextFrames(_ count: Int, every: Int = 1) -> AsyncThrowingStream<Sample, Error> {
+    public func nextFrames(_ count: Int, every: Int = 1) -> FrameStream {
         frames.frames(count: count, every: every, fromCurrent: true)
     }
 

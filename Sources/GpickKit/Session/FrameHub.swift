@@ -7,10 +7,15 @@ import GstCore
 /// retained or delivered. While a camera switches, the hub is held: the old camera's frame is
 /// gone and requests wait for the new camera; while suspended or failed, requests fail.
 ///
+/// A subscriber that falls behind (a burst whose encoder is slower than the camera) holds up
+/// delivery once `pendingLimit` of its frames wait to be taken: memory stays bounded and frames stay
+/// consecutive where the camera can wait (a test or file source; a live camera drops frames
+/// upstream instead, and the retained-frame tap's leaky queue drops the oldest).
+///
 /// `@unchecked Sendable` invariant: all mutable state is guarded by `lock`; the appsink callback
-/// only stores and yields, never blocks.
+/// only stores and yields, and waits (on `lock`) only while a subscriber is `pendingLimit` behind.
 final class FrameHub: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var latest: Sample?
     private var delivered = 0
     private var failure: GpickError?
@@ -23,15 +28,23 @@ final class FrameHub: @unchecked Sendable {
     private var nextID = 0
     private var firstFrameWaiters: [Int: CheckedContinuation<Void, Error>] = [:]
 
+    private let pendingLimit: Int
+
     private struct Subscriber {
         var every: Int
         var remaining: Int
         var seen = 0
+        /// Frames yielded and not yet taken by the consumer.
+        var pending = 0
         let continuation: AsyncThrowingStream<Sample, Error>.Continuation
     }
 
     /// `isSynthetic`: whether a frame (by output timestamp) was made by the session's switch.
-    init(isSynthetic: @escaping @Sendable (UInt64) -> Bool = { _ in false }) { self.isSynthetic = isSynthetic }
+    /// `pendingLimit`: frames a lagging subscriber may hold (kept within 2…60).
+    init(pendingLimit: Int = 60, isSynthetic: @escaping @Sendable (UInt64) -> Bool = { _ in false }) {
+        self.isSynthetic = isSynthetic
+        self.pendingLimit = max(2, min(60, pendingLimit))
+    }
 
     var latestFrame: Sample? { lock.withLock { latest } }
     var frameCount: Int { lock.withLock { delivered } }
@@ -41,6 +54,8 @@ final class FrameHub: @unchecked Sendable {
         lock.lock()
         if let stale = staleUntil, let pts = sample.buffer?.pts, pts <= stale { lock.unlock(); return }
         if heldReason != nil { lock.unlock(); return }
+        while failure == nil, subscribers.values.contains(where: { $0.pending >= pendingLimit }) { lock.wait() }
+        if failure != nil { lock.unlock(); return }
         latest = sample
         delivered += 1
         let waiters = firstFrameWaiters
@@ -50,6 +65,7 @@ final class FrameHub: @unchecked Sendable {
             if s.seen % s.every == 0 {
                 s.continuation.yield(sample)
                 s.remaining -= 1
+                s.pending += 1
             }
             s.seen += 1
             if s.remaining == 0 { done.append(id) } else { subscribers[id] = s }
@@ -62,13 +78,13 @@ final class FrameHub: @unchecked Sendable {
 
     /// `count` frames (every `every`-th), in order, starting with the current (retained) frame
     /// when `fromCurrent` — zero shutter lag — or with the next one.
-    func frames(count: Int, every: Int = 1, fromCurrent: Bool = true) -> AsyncThrowingStream<Sample, Error> {
+    func frames(count: Int, every: Int = 1, fromCurrent: Bool = true) -> FrameStream {
         let (stream, cont) = AsyncThrowingStream<Sample, Error>.makeStream()
         lock.lock()
         if let failure = failure ?? heldReason {
             lock.unlock()
             cont.finish(throwing: failure)
-            return stream
+            return FrameStream(stream: stream, taken: {})
         }
         let id = nextID
         nextID += 1
@@ -84,8 +100,13 @@ final class FrameHub: @unchecked Sendable {
         cont.onTermination = { [weak self] _ in
             guard let self else { return }
             self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
+            self.lock.broadcast()
         }
-        return stream
+        return FrameStream(stream: stream, taken: { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.subscribers[id]?.pending -= 1 }
+            self.lock.broadcast()
+        })
     }
 
     /// Waits until a first frame exists (or the session fails).
@@ -120,6 +141,7 @@ final class FrameHub: @unchecked Sendable {
         let subs = reason == nil ? [] : Array(subscribers.values)
         if reason != nil { subscribers.removeAll() }
         lock.unlock()
+        lock.broadcast()
         if let reason { for s in subs { s.continuation.finish(throwing: reason) } }
     }
 
@@ -138,7 +160,27 @@ final class FrameHub: @unchecked Sendable {
         let waiters = firstFrameWaiters
         firstFrameWaiters.removeAll()
         lock.unlock()
+        lock.broadcast()
         for s in subs { s.continuation.finish(throwing: error) }
         for w in waiters.values { w.resume(throwing: error) }
     }
+}
+
+/// Frames from the session, in order; taking each one makes room for the next (see `FrameHub`).
+public struct FrameStream: AsyncSequence, Sendable {
+    public typealias Element = Sample
+    let stream: AsyncThrowingStream<Sample, Error>
+    let taken: @Sendable () -> Void
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var inner: AsyncThrowingStream<Sample, Error>.AsyncIterator
+        let taken: @Sendable () -> Void
+        public mutating func next() async throws -> Sample? {
+            let frame = try await inner.next()
+            if frame != nil { taken() }
+            return frame
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inner: stream.makeAsyncIterator(), taken: taken) }
 }
