@@ -87,8 +87,8 @@ struct Record: AsyncParsableCommand {
             events.started(["source": "\(session.source)", "path": target.path, "duration": duration,
                             "width": config.format.width, "height": config.format.height, "fps": config.format.fps])
             let progress = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(nanoseconds: 250_000_000)
+                while true {
+                    do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }  // cancelled
                     let p = recording.progress
                     let secs = Double(p.frames) / Double(config.format.fps)
                     events.emit("progress", ["frames": p.frames, "seconds": secs, "bytes": p.bytes])
@@ -100,11 +100,14 @@ struct Record: AsyncParsableCommand {
                 parts = try await recording.finished()
             } catch {
                 progress.cancel()
+                await progress.value
                 Console.endProgress()
                 await session.stop()
                 throw error
             }
+            // Its last line must come out before the file's and the finish's.
             progress.cancel()
+            await progress.value
             Console.endProgress()
             await session.stop()
             if case .single = recording, let r = parts.first {
