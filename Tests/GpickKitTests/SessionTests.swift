@@ -33,9 +33,11 @@ import Testing
         c.framesOnly = true
         c.warmupFrames = 3
         let session = CaptureSession(c)
-        try await session.start()
+        try await session.prepare()
+        let first = session.nextFrames(5)  // asked before the camera starts: its first frames
+        try await session.play()
         var stamps: [FrameStamp] = []
-        for try await f in session.nextFrames(5) {
+        for try await f in first {
             if let s = f.withVideoFrame({ FrameStamp.read(from: $0) }) ?? nil { stamps.append(s) }
         }
         // The camera's frames straight from its stage: the warm-up ones dropped, the rest in order.
@@ -55,6 +57,30 @@ import Testing
         }
         await session.stop()
         #expect(session.latestFrame == nil)
+    }
+
+    @Test func lateBurstConsumerHoldsTheCameraBack() async throws {
+        // A subscriber that lags holds at most `lagMemoryLimit` of frames (here 3 of 115 KiB)
+        // before delivery waits for it: memory stays bounded and the test source's frames stay
+        // consecutive.
+        var c = try Self.config()
+        c.framesOnly = true
+        c.lagMemoryLimit = 3 * 320 * 240 * 3 / 2
+        let session = CaptureSession(c)
+        try await session.start()
+        var indices: [Int?] = []
+        var maxAhead = 0
+        for try await f in session.nextFrames(12) {
+            indices.append((f.withVideoFrame { FrameStamp.read(from: $0) } ?? nil)?.index)
+            try await Task.sleep(nanoseconds: 100_000_000)  // an encoder far slower than the camera
+            // While the subscription still waits for frames (its last ones are all queued once
+            // the camera is within the limit of the end, and the camera then runs free).
+            if indices.count <= 6 { maxAhead = max(maxAhead, session.deliveredFrames - indices.count) }
+        }
+        await session.stop()
+        #expect(Media.isConsecutive(indices, from: (indices.first ?? 0) ?? 0), "\(indices)")
+        // Unbounded, the camera would be ~13 frames ahead after 0.6 s.
+        #expect(maxAhead <= 4, "the camera ran \(maxAhead) frames ahead of the burst")
     }
 
     @Test func recordingAddedMidSessionStartsAtZero() async throws {
