@@ -10,9 +10,24 @@ public final class AppSink: Element, @unchecked Sendable {
         super.init(element.pointer, transfer: .none)
     }
 
+    /// What the sink tells upstream after a sample.
+    public enum Flow: Sendable {
+        /// Keep the samples coming.
+        case more
+        /// End the stream: upstream's push returns EOS, so a source stops before it makes (or, for
+        /// a live source, paints) another buffer, and sends EOS down.
+        case enough
+    }
+
     /// Sets the sink's callbacks: `onSample` gets each new sample (own reference), `onEOS` the end.
     /// Both run on the streaming thread: they must return quickly and never change states.
     public func setCallbacks(onSample: @escaping @Sendable (Sample) -> Void,
+                             onEOS: (@Sendable () -> Void)? = nil) {
+        setCallbacks(deciding: { onSample($0); return .more }, onEOS: onEOS)
+    }
+
+    /// The same, with `onSample` deciding whether the stream goes on.
+    public func setCallbacks(deciding onSample: @escaping @Sendable (Sample) -> Flow,
                              onEOS: (@Sendable () -> Void)? = nil) {
         var callbacks = GstAppSinkCallbacks()
         callbacks.new_sample = appSinkNewSample
@@ -23,9 +38,9 @@ public final class AppSink: Element, @unchecked Sendable {
 }
 
 final class AppSinkBox: Sendable {
-    let onSample: @Sendable (Sample) -> Void
+    let onSample: @Sendable (Sample) -> AppSink.Flow
     let onEOS: (@Sendable () -> Void)?
-    init(onSample: @escaping @Sendable (Sample) -> Void, onEOS: (@Sendable () -> Void)?) {
+    init(onSample: @escaping @Sendable (Sample) -> AppSink.Flow, onEOS: (@Sendable () -> Void)?) {
         self.onSample = onSample
         self.onEOS = onEOS
     }
@@ -36,8 +51,10 @@ private let appSinkNewSample: @convention(c) (UnsafeMutablePointer<GstAppSink>?,
     let box = Unmanaged<AppSinkBox>.fromOpaque(data).takeUnretainedValue()
     // pull_sample returns a full reference: adopted by Sample.
     guard let s = gst_app_sink_pull_sample(sink) else { return GST_FLOW_EOS }
-    box.onSample(Sample(adopting: s))
-    return GST_FLOW_OK
+    switch box.onSample(Sample(adopting: s)) {
+    case .more: return GST_FLOW_OK
+    case .enough: return GST_FLOW_EOS
+    }
 }
 
 private let appSinkEOS: @convention(c) (UnsafeMutablePointer<GstAppSink>?, gpointer?) -> Void = { _, data in

@@ -170,6 +170,7 @@ final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [SessionEvent] = []
     func add(_ e: SessionEvent) { lock.withLock { events.append(e) } }
+    var all: [SessionEvent] { lock.withLock { events } }
     var failed: Bool {
         let all = lock.withLock { events }
         return all.contains { e in

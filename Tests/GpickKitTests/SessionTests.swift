@@ -59,6 +59,30 @@ import Testing
         #expect(session.latestFrame == nil)
     }
 
+    @Test func lastFramesEndTheCameraStream() async throws {
+        var c = try Self.config()
+        c.framesOnly = true
+        c.warmupFrames = 2
+        let session = CaptureSession(c)
+        let events = EventLog()
+        session.onEvent { events.add($0) }
+        try await session.prepare()
+        let shots = try session.lastFrames(3, every: 2)
+        try await session.play()
+        var indices: [Int?] = []
+        for try await f in shots { indices.append((f.withVideoFrame { FrameStamp.read(from: $0) } ?? nil)?.index) }
+        #expect(indices == [2, 4, 6])
+        // The camera ended its stream with the last frame asked for: nothing more comes, and
+        // that end is not reported as the source ending.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(session.deliveredFrames == 5, "\(session.deliveredFrames) frames delivered")
+        await session.stop()
+        #expect(events.all.isEmpty, "\(events.all)")
+
+        let full = CaptureSession(try Self.config())
+        #expect(throws: GpickError.self) { _ = try full.lastFrames(1) }
+    }
+
     @Test func lateBurstConsumerHoldsTheCameraBack() async throws {
         // A subscriber that lags holds at most `lagMemoryLimit` of frames (here 3 of 115 KiB)
         // before delivery waits for it: memory stays bounded and the test source's frames stay
@@ -149,3 +173,4 @@ import Testing
         #expect(try await Media.stampIndices("\(dir)/f.mp4").count == result.frames)
     }
 }
+

@@ -116,6 +116,8 @@ public final class CaptureSession: @unchecked Sendable {
     /// The session file the pipeline was built from; every source stage uses its input stage.
     private var sessionFile: PipelineFile?
     private var stage: SourceStage?
+    /// lastFrames() was asked: the camera's stream ends after the last of them.
+    private var finishing = false
     private var generation = 0
     private var currentPosition: CameraPosition
     private var state: SourceState = .starting
@@ -259,6 +261,16 @@ public final class CaptureSession: @unchecked Sendable {
         frames.frames(count: count, every: every, fromCurrent: true)
     }
 
+    /// A frames-only session's last frames (a one-shot snap or burst): asked before `play()`,
+    /// they are the camera's first frames after warm-up, and the camera ends its stream as soon
+    /// as the last one is delivered, so it makes no frame that nobody takes.
+    public func lastFrames(_ count: Int, every: Int = 1) throws(GpickError) -> FrameStream {
+        try requireFramesOnly("lastFrames")
+        let stream = frames.frames(count: count, every: every, fromCurrent: true)
+        lock.withLock { finishing = true }  // after subscribing: no frame may find it done before
+        return stream
+    }
+
     /// Why the session failed, or why its camera delivers nothing (lost and not replaced).
     public var failureReason: GpickError? { lock.withLock { failure ?? sourceError } }
 
@@ -345,6 +357,10 @@ public final class CaptureSession: @unchecked Sendable {
             throw result
         }
         lock.withLock { if generation == gen { stage = new } }
+    }
+
+    private func requireFramesOnly(_ what: String) throws(GpickError) {
+        if !configuration.framesOnly { throw GpickError(.usage, "\(what) needs a frames-only session") }
     }
 
     func requireFullSession(_ what: String) throws(GpickError) {
@@ -553,16 +569,24 @@ public final class CaptureSession: @unchecked Sendable {
             let hub = frames, warmup = FrameCountdown(warmupFrames(for: spec))
             return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
                                    testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
-                guard warmup.pass() else { return }
+                guard warmup.pass() else { return .more }
                 let first = hub.frameCount == 0
                 hub.deliver(sample)
                 if first { self?.sourceBecameLive(g) }
-            }, ended: { [weak self, label] in self?.markSourceEnded(g, label) })
+                // The last frame asked for with lastFrames(): the camera ends its stream now,
+                // before it makes another frame that nobody would take.
+                guard let self, self.lock.withLock({ self.finishing }), !hub.hasSubscribers else { return .more }
+                return .enough
+            }, ended: { [weak self, label] in
+                guard let self, !self.lock.withLock({ self.finishing }) else { return }
+                self.markSourceEnded(g, label)
+            })
         }
         return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
                                testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
-            guard let self, let switcher = box.switcher else { return }
+            guard let self, let switcher = box.switcher else { return .more }
             if switcher.sourceFrame(sample, generation: g) { self.sourceBecameLive(g) }
+            return .more
         }, ended: { [weak self, label] in self?.markSourceEnded(g, label) })
     }
 

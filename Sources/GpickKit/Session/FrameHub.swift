@@ -48,6 +48,7 @@ final class FrameHub: @unchecked Sendable {
 
     var latestFrame: Sample? { lock.withLock { latest } }
     var frameCount: Int { lock.withLock { delivered } }
+    var hasSubscribers: Bool { lock.withLock { !subscribers.isEmpty } }
 
     func deliver(_ sample: Sample) {
         if let pts = sample.buffer?.pts, isSynthetic(pts) { return }

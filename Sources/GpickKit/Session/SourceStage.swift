@@ -20,7 +20,7 @@ final class SourceStage: @unchecked Sendable {
 
     init(_ parts: [PipelineBuilder.Part], text: String, position: CameraPosition, spec: SourceSpec,
          generation: Int, testOptions: SourceSpec.TestOptions?, format: SessionFormat,
-         deliver: @escaping @Sendable (Sample) -> Void, ended: @escaping @Sendable () -> Void) throws(GpickError) {
+         deliver: @escaping @Sendable (Sample) -> AppSink.Flow, ended: @escaping @Sendable () -> Void) throws(GpickError) {
         self.position = position
         self.spec = spec
         self.generation = generation
@@ -33,7 +33,7 @@ final class SourceStage: @unchecked Sendable {
             let formatElement = try bin.requireElement(named: "format")
             try formatElement.set("caps", caps: caps)
             // A file source ends; its end stops at this appsink (the session's stream goes on).
-            try AppSink(try bin.requireElement(named: "out")).setCallbacks(onSample: deliver, onEOS: ended)
+            try AppSink(try bin.requireElement(named: "out")).setCallbacks(deciding: deliver, onEOS: ended)
             if let o = testOptions, let pad = formatElement.staticPad("src") {
                 TestSourceProbe(options: o).install(on: pad, source: try bin.requireElement(named: "src"))
             }

@@ -59,6 +59,10 @@ struct Snap: AsyncParsableCommand {
             // The encoder pipeline is built while the camera makes its first frame (two cores): after
             // the session's own parsing, which it would only slow down.
             try await session.prepare()
+            // The stills are the camera's first frames after warm-up, whenever the encoder is
+            // ready (a loaded machine can take several frame intervals to build it); the camera
+            // ends its stream with the last of them instead of making one more.
+            let shots = try session.lastFrames(count, every: every)
             let quality = self.quality
             let encoderBuild = Background { () throws(GpickError) in
                 try StillEncoder(format: stillFormat, quality: quality, library: library)
@@ -69,9 +73,6 @@ struct Snap: AsyncParsableCommand {
                 if let e = try? await encoderBuild.value() { e.close() }
                 throw error
             }
-            // The shutter opens when the stream is up, not when the encoder is: the frames wait
-            // for it (a loaded machine can take several frame intervals to build it).
-            let shots = session.nextFrames(count, every: every)
             let encoder: StillEncoder
             do { encoder = try await encoderBuild.value() } catch {
                 await session.stop()
