@@ -50,10 +50,14 @@ import Testing
         let shape = runs.map { $0.id.map(String.init) ?? "-" }.joined(separator: " ")
         #expect(shape == "1 - 2 - 2", "runs: \(runs.map { "\($0.id.map(String.init) ?? "-")×\($0.stamps.count)" })")
         if runs.count == 5 {
-            #expect(Media.isConsecutive(runs[0].stamps, from: runs[0].stamps[0]))
-            #expect(Media.isConsecutive(runs[2].stamps, from: runs[2].stamps[0]) && runs[2].stamps[0] <= 6)
+            // Each camera's frames in order. On a starved machine the switch drops a frame that
+            // reaches it more than two slots late (the timeline stays continuous): a few at most.
+            for (i, what) in [(0, "back"), (2, "front"), (4, "front after resume")] {
+                let m = Media.missing(runs[i].stamps)
+                #expect(m != nil && m! <= 3, "\(what): \(runs[i].stamps)")
+            }
+            #expect(runs[2].stamps[0] <= 6 && runs[4].stamps[0] <= 6, "each start of the front camera shows from its first frames")
             #expect(runs[3].stamps.count >= 12, "0.5 s suspended: \(runs[3].stamps.count) placeholder frames")
-            #expect(Media.isConsecutive(runs[4].stamps, from: runs[4].stamps[0]) && runs[4].stamps[0] <= 6, "resumed from the start")
         }
         let pts = frames.compactMap(\.pts)
         #expect(zip(pts, pts.dropFirst()).allSatisfy { abs($1 - $0 - 1.0 / 30) < 0.002 }, "timestamps continuous")

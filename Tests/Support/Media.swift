@@ -61,4 +61,10 @@ public enum Media {
     public static func isConsecutive(_ indices: [Int?], from first: Int = 0) -> Bool {
         indices.enumerated().allSatisfy { $0.element == first + $0.offset }
     }
+
+    /// Frames missing from an increasing run of stamp indices (nil if it is not increasing).
+    public static func missing(_ indices: [Int]) -> Int? {
+        guard zip(indices, indices.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
+        return zip(indices, indices.dropFirst()).reduce(0) { $0 + ($1.1 - $1.0 - 1) }
+    }
 }
