@@ -88,7 +88,9 @@ import Testing
         // warmup=0.5 s: about 15 placeholder frames (fewer only if the flip itself was late).
         try Self.checkPlaceholder(runs, minimum: 10)
         let b = runs.after.map { $0.stamp?.index }
-        #expect(Media.isConsecutive(b, from: b.first! ?? -1), "front stamps not in order: \(b.prefix(10))")
+        // In order; a starved switch may drop a frame that reaches it too late (a few at most).
+        let missing = Media.missing(b.map { $0 ?? -1 })
+        #expect(missing != nil && missing! <= 3, "front stamps: \(b.prefix(12))")
         #expect((b.first! ?? 99) <= 6, "the crossfade lasts at most 6 frames (200 ms)")
     }
 
