@@ -563,12 +563,12 @@ public final class CaptureSession: @unchecked Sendable {
         var text = sourcePart.file.pipeline.value + " ! " + (sessionFile.input?.value ?? "videoconvert ! videoscale ! capsfilter name=format")
         if position == .front && configuration.mirrorFront { text += " ! videoflip method=horizontal-flip" }
         let g = gen ?? lock.withLock { generation }
-        let box = switchBox  // the switch is made in build(), which may run beside this, before any frame flows
+        let deliver: @Sendable (Sample) -> AppSink.Flow
+        let ended: @Sendable () -> Void
         if configuration.framesOnly {
             // Straight to the hub, after the camera's warm-up frames.
             let hub = frames, warmup = FrameCountdown(warmupFrames(for: spec))
-            return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
-                                   testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
+            deliver = { [weak self] sample in
                 guard warmup.pass() else { return .more }
                 let first = hub.frameCount == 0
                 hub.deliver(sample)
@@ -577,17 +577,22 @@ public final class CaptureSession: @unchecked Sendable {
                 // before it makes another frame that nobody would take.
                 guard let self, self.lock.withLock({ self.finishing }), !hub.hasSubscribers else { return .more }
                 return .enough
-            }, ended: { [weak self, label] in
+            }
+            ended = { [weak self, label] in
                 guard let self, !self.lock.withLock({ self.finishing }) else { return }
                 self.markSourceEnded(g, label)
-            })
+            }
+        } else {
+            let box = switchBox  // the switch is made in build(), which may run beside this, before any frame flows
+            deliver = { [weak self] sample in
+                guard let self, let switcher = box.switcher else { return .more }
+                if switcher.sourceFrame(sample, generation: g) { self.sourceBecameLive(g) }
+                return .more
+            }
+            ended = { [weak self, label] in self?.markSourceEnded(g, label) }
         }
         return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
-                               testOptions: testOptions, format: configuration.format, deliver: { [weak self] sample in
-            guard let self, let switcher = box.switcher else { return .more }
-            if switcher.sourceFrame(sample, generation: g) { self.sourceBecameLive(g) }
-            return .more
-        }, ended: { [weak self, label] in self?.markSourceEnded(g, label) })
+                               testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
     }
 
     static func resolveAuto() async -> SourceSpec {
