@@ -10,7 +10,7 @@ OUT ?= out/demo
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
-	libimage-exiftool-perl ffmpeg procps psmisc util-linux \
+	libyaml-dev libimage-exiftool-perl ffmpeg procps psmisc util-linux \
 	xvfb xdotool tmux chromium fonts-dejavu-core curl
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -11,7 +11,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         // Layer 0: the C API, with static inline helpers for the macros Swift cannot import.
@@ -20,12 +19,14 @@ let package = Package(
             pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libglib2.0-dev"])]
         ),
+        // libyaml, which pipeline files are read with.
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // Pixel work that must be fast even in debug builds (placeholder blur, crossfade).
         .target(name: "CImaging", cSettings: [.unsafeFlags(["-O2"])]),
         // Layer 1: a small safe Swift core over GStreamer.
         .target(name: "GstCore", dependencies: ["CGStreamer"]),
         // Layer 2: the capture toolkit.
-        .target(name: "GpickKit", dependencies: ["GstCore", "CImaging", .product(name: "Yams", package: "Yams")]),
+        .target(name: "GpickKit", dependencies: ["GstCore", "CImaging", "CYAML"]),
         // Layer 3: the CLI, which starts GStreamer as the executable loads.
         .target(name: "CGpickStartup", dependencies: ["CGStreamer"]),
         .executableTarget(name: "gpick", dependencies: [

@@ -33,6 +33,10 @@ import Testing
 
     static let bad: [Bad] = [
         Bad(name: "yaml syntax", yaml: "name: x\nkind: [branch\npipeline: fakesink\n", line: 3, mentions: "YAML syntax error"),
+        Bad(name: "duplicate key", yaml: "name: x\nkind: branch\nname: y\npipeline: fakesink\n", line: 3, mentions: "duplicate key \"name\""),
+        Bad(name: "two documents", yaml: "name: x\nkind: branch\npipeline: fakesink\n---\nname: y\n", line: 4, mentions: "one YAML document"),
+        Bad(name: "unknown alias", yaml: "name: x\nkind: branch\npipeline: *nope\n", line: 3, mentions: "YAML syntax error"),
+        Bad(name: "empty file", yaml: "# nothing\n", line: 1, mentions: "empty pipeline file"),
         Bad(name: "unknown top key", yaml: "name: x\nkind: branch\npipelin: fakesink\n", line: 3, mentions: "unknown key \"pipelin\" (did you mean \"pipeline\"?)"),
         Bad(name: "missing pipeline", yaml: "name: x\nkind: branch\n", line: 1, mentions: "missing required key \"pipeline\""),
         Bad(name: "unknown kind", yaml: "name: x\nkind: sauce\npipeline: fakesink\n", line: 2, mentions: "kind \"sauce\""),
@@ -71,6 +75,37 @@ import Testing
             #expect(error.message.hasPrefix("\(path):\(b.line): "), "\(error.message)")
             #expect(error.message.contains(b.mentions), "\(error.message)")
         }
+    }
+
+    /// YAML beyond plain keys: comments, flow sequences, quoting, anchors, block scalars and their lines.
+    @Test func yamlFeaturesReadAsWritten() throws {
+        let text = """
+        # a comment
+        name: "quoted: x"
+        kind: branch
+        parameters:
+          q: &int {type: int, min: 1, max: 9, default: '4'}
+          r: *int
+          m:
+            type: enum
+            choices: [a, "b c", d]
+            required: yes
+        pipeline: >
+          queue name=video
+          ! jpegenc name=enc ! fakesink
+        bindings:
+          q: [enc.quality]
+          r: enc.quality
+        """
+        let f = try PipelineLoader.parse(text, path: "y.yaml")
+        #expect(f.name == "quoted: x")
+        #expect(f.parameter("q")?.defaultValue == .int(4))
+        #expect(f.parameter("r")?.defaultValue == .int(4))
+        #expect(f.parameter("m")?.required == true)
+        if case .enumeration(let choices)? = f.parameter("m")?.type { #expect(choices == ["a", "b c", "d"]) } else { Issue.record("m is not an enum") }
+        #expect(f.pipeline.value == "queue name=video ! jpegenc name=enc ! fakesink")
+        #expect(f.pipeline.line == 12)  // a folded scalar's text starts on the line after its key
+        #expect(f.bindings.map(\.line) == [15, 16])
     }
 
     @Test func explicitPermissionAllowsPathsAndNetwork() throws {

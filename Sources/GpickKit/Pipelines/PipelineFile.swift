@@ -1,5 +1,4 @@
 import Foundation
-import Yams
 
 /// A declarative pipeline: a GStreamer description with named elements, typed parameters bound to
 /// element properties, and the taps (appsink/appsrc) the toolkit attaches to.

@@ -1,5 +1,4 @@
 import Foundation
-import Yams
 
 /// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
 /// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
@@ -18,20 +17,15 @@ public enum PipelineLoader {
     }
 
     public static func parse(_ text: String, path: String) throws(GpickError) -> PipelineFile {
-        let root: Node
+        let composed: YAMLNode?
         do {
-            // The basic resolver: every value is read as text and converted where a number is expected, and
-            // the default one would compile a dozen regular expressions on every start.
-            guard let node = try Yams.compose(yaml: text, .basic) else { throw GpickError(.pipeline, "\(path):1: empty pipeline file") }
-            root = node
-        } catch let e as GpickError {
-            throw e
-        } catch let e as YamlError {
-            throw GpickError(.pipeline, "\(path):\(yamlLine(e)): YAML syntax error: \(yamlProblem(e))")
+            // Every value is read as text and converted where a number is expected.
+            composed = try YAMLComposer.compose(text)
         } catch {
-            throw GpickError(.pipeline, "\(path):1: YAML syntax error: \(error)")
+            throw GpickError(.pipeline, "\(path):\(error.line): YAML syntax error: \(error.problem)")
         }
-        func fail(_ node: Node?, _ message: String) -> GpickError {
+        guard let root = composed else { throw GpickError(.pipeline, "\(path):1: empty pipeline file") }
+        func fail(_ node: YAMLNode?, _ message: String) -> GpickError {
             GpickError(.pipeline, "\(path):\(line(node)): \(message)")
         }
         guard let map = root.mapping else { throw fail(root, "expected a mapping with name, kind, pipeline…") }
@@ -47,7 +41,7 @@ public enum PipelineLoader {
                 if required { throw fail(root, "missing required key \"\(key)\"") }
                 return nil
             }
-            guard let s = n.scalar?.string, n.scalar != nil else { throw fail(n, "\"\(key)\" must be text") }
+            guard let s = n.string else { throw fail(n, "\"\(key)\" must be text") }
             return .init(value: s.trimmingCharacters(in: .whitespacesAndNewlines), line: line(n))
         }
         let name = try string("name", required: true)!
@@ -57,12 +51,12 @@ public enum PipelineLoader {
         }
         let pipeline = try string("pipeline", required: true)!
         // A block scalar's text starts on the line after its key.
-        let pipelineLine = map["pipeline"].map { n in n.scalar?.style == .literal || n.scalar?.style == .folded ? line(n) + 1 : line(n) } ?? 1
+        let pipelineLine = map["pipeline"].map { n in n.isBlockScalar ? line(n) + 1 : line(n) } ?? 1
         let audio = try string("audio", required: false)
-        let audioLine = map["audio"].map { n in n.scalar?.style == .literal || n.scalar?.style == .folded ? line(n) + 1 : line(n) }
+        let audioLine = map["audio"].map { n in n.isBlockScalar ? line(n) + 1 : line(n) }
         let summary = try string("description", required: false)?.value ?? ""
         let input = try string("input", required: false)
-        let inputLine = map["input"].map { n in n.scalar?.style == .literal || n.scalar?.style == .folded ? line(n) + 1 : line(n) }
+        let inputLine = map["input"].map { n in n.isBlockScalar ? line(n) + 1 : line(n) }
         if kind == .session, input == nil {
             throw fail(root, "a session file needs \"input\": the stage each source passes through (convert, scale, an element named format)")
         }
@@ -85,7 +79,7 @@ public enum PipelineLoader {
                 guard parameters.contains(where: { $0.name == pname }) else {
                     throw fail(k, "binding for unknown parameter \"\(pname)\"")
                 }
-                let targets: [Node] = v.sequence.map { Array($0) } ?? [v]
+                let targets = v.sequence ?? [v]
                 for t in targets {
                     guard let s = t.string, let dot = s.firstIndex(of: "."), dot != s.startIndex, s.index(after: dot) != s.endIndex else {
                         throw fail(t, "binding \"\(t.string ?? "?")\" must be ELEMENT.PROPERTY")
@@ -120,8 +114,8 @@ public enum PipelineLoader {
                             bindings: bindings, taps: taps)
     }
 
-    private static func parameter(_ k: Node, _ v: Node, path: String) throws(GpickError) -> Parameter {
-        func fail(_ node: Node?, _ message: String) -> GpickError { GpickError(.pipeline, "\(path):\(line(node)): \(message)") }
+    private static func parameter(_ k: YAMLNode, _ v: YAMLNode, path: String) throws(GpickError) -> Parameter {
+        func fail(_ node: YAMLNode?, _ message: String) -> GpickError { GpickError(.pipeline, "\(path):\(line(node)): \(message)") }
         let name = k.string ?? ""
         // Plain character checks: a regex here would load ICU on every start.
         guard let first = name.unicodeScalars.first, ("a"..."z").contains(first),
@@ -175,23 +169,5 @@ public enum PipelineLoader {
         return p
     }
 
-    static func line(_ node: Node?) -> Int { node?.mark?.line ?? 1 }
-
-    static func yamlLine(_ e: YamlError) -> Int {
-        switch e {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
-            return mark.line
-        default:
-            return 1
-        }
-    }
-
-    static func yamlProblem(_ e: YamlError) -> String {
-        switch e {
-        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _):
-            return problem
-        default:
-            return "\(e)"
-        }
-    }
+    static func line(_ node: YAMLNode?) -> Int { node?.line ?? 1 }
 }
