@@ -1,5 +1,6 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A pipeline's bus as an AsyncStream, fed by a sync handler on the posting thread, so nobody ever
 /// blocks (on `gst_bus_timed_pop` or otherwise) inside Swift's cooperative pool.
@@ -8,7 +9,7 @@ import Foundation
 /// stream state is guarded by `lock`.
 public final class Bus: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<GstBus>
-    private let lock = NSLock()
+    private let lock = Lock()
     private var continuation: AsyncStream<BusMessage>.Continuation?
     private var pending: [BusMessage] = []
     private var stopped = false

@@ -1,5 +1,6 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What GstDiscoverer reads from a media file.
 public struct MediaInfo: Sendable, Codable {

@@ -1,5 +1,6 @@
 import CGStreamer
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Process-wide GStreamer setup and registry queries.
 public enum Gst {

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 
 /// Runs blocking work on a GCD thread and resumes the caller, keeping the cooperative pool free.
 public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -13,12 +15,12 @@ public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
 ///
 /// `@unchecked Sendable` invariant: `result` and `waiter` are guarded by `lock`; each is set once.
 public final class Background<T: Sendable, E: Error>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var result: Result<T, E>?
     private var waiter: CheckedContinuation<Result<T, E>, Never>?
 
     public init(_ work: @escaping @Sendable () throws(E) -> T) {
-        Thread.detachNewThread { [self] in
+        detachThread { [self] in
             let r = Result<T, E> { () throws(E) in try work() }
             lock.lock()
             result = r

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CGpickStartup
-import Foundation
+import FoundationEssentials
 import Glibc
 import GpickKit
 import GstCore
@@ -19,7 +19,7 @@ struct Gpick: AsyncParsableCommand {
         // Loading the plugin registry takes tens of ms: CGpickStartup began it as the executable
         // loaded, alongside the runtime's start, argument parsing and pipeline files (later
         // callers of Gst.initialize wait for it). Without that thread, start it here.
-        if gpick_startup_init_started() == 0 { Thread.detachNewThread { _ = try? Gst.initialize() } }
+        if gpick_startup_init_started() == 0 { detachThread { _ = try? Gst.initialize() } }
         // Events and printed paths are read line by line by scripts and pipes: never hold a line back.
         Console.lineBufferStandardOutput()
         do {
@@ -42,7 +42,7 @@ struct Gpick: AsyncParsableCommand {
                 exit(withError: error)  // --help, --version
             }
             let message = Gpick.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            Console.error(message.replacingOccurrences(of: "Error: ", with: ""))
+            Console.error(message.replacing("Error: ", with: ""))
             Glibc.exit(code == .validationFailure ? 64 : code.rawValue)
         }
     }

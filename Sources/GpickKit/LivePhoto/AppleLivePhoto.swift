@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Turns qtmux's MOV into the movie half of an Apple Live Photo: a `meta` atom in moov with the
 /// mdta key `com.apple.quicktime.content.identifier`, and a timed-metadata track (mebx, key

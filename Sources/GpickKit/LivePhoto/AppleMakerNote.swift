@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The still of an Apple Live Photo carries its pairing UUID in an Apple MakerNote (Exif 0x927C),
 /// tag 0x0011 (17) as ASCII. exiftool cannot create a MakerNote, so gpick writes the Exif APP1.

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// Muxes a live photo's encoded samples into an MP4 (pipeline file `live-clip`): the ring's

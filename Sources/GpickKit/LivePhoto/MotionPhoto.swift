@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Google's Motion Photo format 1.0: `[JPEG with XMP in APP1][padding][MP4]`. Offsets count back
 /// from the end of the file, so the XMP's own size never changes them.
@@ -90,14 +91,14 @@ public enum MotionPhoto {
         }
         guard let xmp = xmpText, xmp.contains("MotionPhoto=\"1\"") || xmp.contains("MicroVideo=\"1\"") else { return nil }
         func attr(_ name: String, after: String.Index? = nil) -> String? {
-            guard let r = xmp.range(of: "\(name)=\"", range: (after ?? xmp.startIndex)..<xmp.endIndex),
+            guard let r = xmp[(after ?? xmp.startIndex)...].firstRange(of: "\(name)=\""),
                   let end = xmp[r.upperBound...].firstIndex(of: "\"") else { return nil }
             return String(xmp[r.upperBound..<end])
         }
         var problems: [String] = []
-        let videoItem = xmp.range(of: "Item:Semantic=\"MotionPhoto\"")
+        let videoItem = xmp.firstRange(of: "Item:Semantic=\"MotionPhoto\"")
         // The item's attributes may sit before or after Semantic within the same element.
-        let itemStart = videoItem.flatMap { r in xmp[..<r.lowerBound].range(of: "<Container:Item", options: .backwards)?.lowerBound }
+        let itemStart = videoItem.flatMap { r in xmp[..<r.lowerBound].ranges(of: "<Container:Item").last?.lowerBound }
         let length = itemStart.flatMap { attr("Item:Length", after: $0) }.flatMap(Int.init)
             ?? attr("GCamera:MicroVideoOffset").flatMap(Int.init) ?? 0
         let padding = itemStart.flatMap { attr("Item:Padding", after: $0) }.flatMap(Int.init) ?? 0

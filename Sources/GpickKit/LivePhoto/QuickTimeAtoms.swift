@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Just enough QuickTime atom handling to read a MOV's moov and write atoms.
 enum QTAtom {

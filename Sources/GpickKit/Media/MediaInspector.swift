@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// One decoded frame: its presentation time and the stamp it carries, if any.
@@ -128,7 +130,7 @@ public enum MediaInspector {
         var r = MotionPhotoReport(presentationTimestampUs: p.presentationUs, videoLength: p.videoLength,
                                   consistent: p.problems.isEmpty, problems: p.problems)
         guard p.problems.isEmpty else { return r }
-        let tmp = NSTemporaryDirectory() + "gpick-mp-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).mp4"
+        let tmp = FileManager.default.temporaryDirectory.path + "/" + "gpick-mp-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).mp4"
         defer { unlink(tmp) }
         guard FileManager.default.createFile(atPath: tmp, contents: data.suffix(p.videoLength)) else { return r }
         do {
@@ -200,7 +202,7 @@ public enum MediaInspector {
     /// Frames collected on the streaming thread.
     final class Collected: @unchecked Sendable {
         // Invariant: `items` only touched under `lock`.
-        private let lock = NSLock()
+        private let lock = Lock()
         private var items: [DecodedFrame] = []
         func append(_ f: DecodedFrame) { lock.withLock { items.append(f) } }
         var frames: [DecodedFrame] { lock.withLock { items } }

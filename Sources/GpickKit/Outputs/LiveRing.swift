@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// The live-photo pre-roll: a branch that encodes as frames arrive (short GOPs, no B-frames) and
@@ -19,7 +21,7 @@ public final class LiveRing: @unchecked Sendable {
     private unowned let session: CaptureSession
     private let branch: Branch
     private let keep: UInt64
-    private let lock = NSLock()
+    private let lock = Lock()
     private var video: [Entry] = []
     private var audio: [Entry] = []
     private var waiters: [(id: Int, until: UInt64, continuation: CheckedContinuation<Void, Error>)] = []

@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// Movie containers gpick records, each backed by a pipeline file `record-<container>`.
@@ -65,7 +67,7 @@ public final class MovieRecording: @unchecked Sendable {
 
     private final class State: @unchecked Sendable {
         // Invariant: every field is read and written under `lock`.
-        let lock = NSLock()
+        let lock = Lock()
         var frames = 0
         var t0: UInt64?
         var lastPTS: UInt64?

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// What a split recording wrote: its parts in order.
@@ -26,7 +27,7 @@ public final class SplitRecording: @unchecked Sendable {
     private let settings: RecordingSettings
     private let partLength: UInt64
     private let total: UInt64?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var current: MovieRecording
     private var next: MovieRecording?
     private var done: [RecordingResult] = []

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 public enum StillFormat: String, Sendable, CaseIterable {
@@ -25,7 +26,7 @@ public final class StillEncoder: @unchecked Sendable {
     public let format: StillFormat
     private let pipeline: Pipeline
     private let input: AppSrc
-    private let lock = NSLock()
+    private let lock = Lock()
     private var pending: [CheckedContinuation<[UInt8], Error>] = []
     private var ready: [[UInt8]] = []
     private var failure: GpickError?

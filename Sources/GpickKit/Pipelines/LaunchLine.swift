@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// Renders a pipeline file, with its parameter values, as one `gst-launch-1.0` command line that
@@ -67,13 +68,13 @@ public enum LaunchLine {
             case _ where file.kind == .session && tap.value.element == "feed":
                 // The session's switch feeds the source, after the input stage.
                 let input = inline(file.input?.value ?? "videoconvert ! videoscale", assignments)
-                standIn = "\(testVideo) ! \(input.replacingOccurrences(of: "name=format", with: "name=format caps=\"\(videoCaps)\""))"
+                standIn = "\(testVideo) ! \(input.replacing("name=format", with: "name=format caps=\"\(videoCaps)\""))"
             case let c? where c.hasPrefix("video/x-h264"):
                 standIn = "\(testVideo) ! \(videoCaps) ! x264enc tune=zerolatency key-int-max=15 ! h264parse ! video/x-h264,stream-format=avc,alignment=au"
             case let c? where c.hasPrefix("audio/mpeg"):
                 standIn = "\(testAudio) ! \(audioCaps) ! audioconvert ! voaacenc ! aacparse"
             default:
-                standIn = "\(testVideo.replacingOccurrences(of: "is-live=true num-buffers=\(frames)", with: "num-buffers=1")) ! \(videoCaps)"
+                standIn = "\(testVideo.replacing("is-live=true num-buffers=\(frames)", with: "num-buffers=1")) ! \(videoCaps)"
             }
             main = replaceElement(tap.value.element, in: main, with: standIn)
             audio = audio.map { replaceElement(tap.value.element, in: $0, with: standIn) }
@@ -86,10 +87,10 @@ public enum LaunchLine {
             text = t
         case .source:
             text = "\(main) ! videoconvert ! videoscale ! \(videoCaps) ! fakesink"
-                .replacingOccurrences(of: "name=src ", with: "name=src num-buffers=\(frames) ")
+                .replacing("name=src ", with: "name=src num-buffers=\(frames) ")
         case .audioSource:
             text = "\(main) ! \(audioCaps) ! fakesink"
-                .replacingOccurrences(of: "name=asrc ", with: "name=asrc num-buffers=\(audioBuffers) ")
+                .replacing("name=asrc ", with: "name=asrc num-buffers=\(audioBuffers) ")
         case .session:
             audio = audio.map { "\(testAudio) ! \($0)" }
             text = main + (audio.map { " \($0)" } ?? "")
@@ -137,7 +138,9 @@ public enum LaunchLine {
 
     static func insert(_ extra: String, after element: String, in text: String) -> String {
         guard let r = nameRange(element, in: text) else { return text }
-        return text.replacingCharacters(in: r, with: "name=\(element) \(extra)")
+        var t = text
+        t.replaceSubrange(r, with: "name=\(element) \(extra)")
+        return t
     }
 
     /// Replaces an element's whole declaration (from its factory to the next `!`) with `replacement`.
@@ -145,12 +148,14 @@ public enum LaunchLine {
         guard let r = nameRange(element, in: text) else { return text }
         let start = text[..<r.lowerBound].lastIndex(where: { $0 == "!" || $0 == "\n" }).map { text.index(after: $0) } ?? text.startIndex
         let end = text[r.upperBound...].firstIndex(of: "!") ?? text.endIndex
-        return text.replacingCharacters(in: start..<end, with: " \(replacement) ")
+        var t = text
+        t.replaceSubrange(start..<end, with: " \(replacement) ")
+        return t
     }
 
     static func nameRange(_ element: String, in text: String) -> Range<String.Index>? {
         var search = text.startIndex..<text.endIndex
-        while let r = text.range(of: "name=\(element)", range: search) {
+        while let r = text[search].firstRange(of: "name=\(element)") {
             let after = r.upperBound == text.endIndex ? " " : text[r.upperBound]
             if after == " " || after == "\n" || after == "!" { return r }
             search = r.upperBound..<text.endIndex
@@ -173,11 +178,11 @@ public enum LaunchLine {
     static func gstQuote(_ s: String) -> String {
         let plain = s.allSatisfy { $0.isLetter || $0.isNumber || "-_./:".contains($0) } && !s.isEmpty
         if plain { return s }
-        return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return "\"" + s.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
     }
 
     /// POSIX shell single quotes.
     static func shellQuote(_ s: String) -> String {
-        "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + s.replacing("'", with: "'\\''") + "'"
     }
 }

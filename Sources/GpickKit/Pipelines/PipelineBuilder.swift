@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// What a pipeline file may do beyond the capture toolkit's own outputs.
@@ -205,7 +206,7 @@ public enum PipelineBuilder {
     static func containsWord(_ line: Substring, _ word: String) -> Bool {
         func isNameChar(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "-" || c == "_" }
         var rest = line[...]
-        while let r = rest.range(of: word) {
+        while let r = rest.firstRange(of: word) {
             let before = r.lowerBound == line.startIndex ? nil : line[line.index(before: r.lowerBound)]
             let after = r.upperBound == line.endIndex ? nil : line[r.upperBound]
             if !(before.map(isNameChar) ?? false) && !(after.map(isNameChar) ?? false) { return true }

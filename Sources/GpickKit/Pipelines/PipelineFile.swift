@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A declarative pipeline: a GStreamer description with named elements, typed parameters bound to
 /// element properties, and the taps (appsink/appsrc) the toolkit attaches to.
@@ -122,11 +123,11 @@ public struct Parameter: Sendable {
         func bad(_ why: String) -> GpickError { GpickError(.input, "parameter \(name): \"\(text)\" \(why)") }
         switch type {
         case .int(let lo, let hi):
-            guard let v = Int64(text.trimmingCharacters(in: .whitespaces)) else { throw bad("is not an integer") }
+            guard let v = Int64(text.trimmed(newlines: false)) else { throw bad("is not an integer") }
             guard v >= lo && v <= hi else { throw bad("is out of range \(lo)…\(hi)") }
             return .int(v)
         case .number(let lo, let hi):
-            guard let v = Double(text.trimmingCharacters(in: .whitespaces)), v.isFinite else { throw bad("is not a number") }
+            guard let v = Double(text.trimmed(newlines: false)), v.isFinite else { throw bad("is not a number") }
             guard v >= lo && v <= hi else { throw bad("is out of range \(lo)…\(hi)") }
             return .number(v)
         case .fraction:
@@ -159,7 +160,7 @@ public struct Parameter: Sendable {
 /// Durations in pipeline files and scripts: "1.5s", "500ms", "2m", "1h", or plain seconds.
 public enum DurationText {
     public static func parse(_ text: String) -> Double? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let t = text.trimmed(newlines: false).lowercased()
         let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000001), ("s", 1), ("m", 60), ("h", 3600)]
         for (suffix, scale) in units where t.hasSuffix(suffix) {
             guard let v = Double(t.dropLast(suffix.count)), v.isFinite, v >= 0 else { return nil }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import GstCore
+import Glibc
 
 /// Finds pipeline files by name: `--pipelines DIR`, then `$GPICK_PIPELINES`, then the installed
 /// share directory, then the `pipelines/` folder of a source checkout the binary was built in.
@@ -55,7 +57,7 @@ public struct PipelineLibrary: Sendable {
 
     final class FileCache: @unchecked Sendable {
         // Invariant: `entries` only touched under `lock`.
-        private let lock = NSLock()
+        private let lock = Lock()
         private var entries: [String: (Date, PipelineFile)] = [:]
 
         func load(_ path: String) throws(GpickError) -> PipelineFile {
@@ -78,7 +80,7 @@ public struct PipelineLibrary: Sendable {
         for d in existingDirectories {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: d)) ?? []
             for f in files.sorted() where f.hasSuffix(".yaml") || f.hasSuffix(".yml") {
-                let n = (f as NSString).deletingPathExtension
+                let n = f.deletingFilenameExtension
                 if seen.insert(n).inserted { out.append(n) }
             }
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
 /// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
@@ -42,7 +43,7 @@ public enum PipelineLoader {
                 return nil
             }
             guard let s = n.string else { throw fail(n, "\"\(key)\" must be text") }
-            return .init(value: s.trimmingCharacters(in: .whitespacesAndNewlines), line: line(n))
+            return .init(value: s.trimmed(), line: line(n))
         }
         let name = try string("name", required: true)!
         let kindText = try string("kind", required: true)!

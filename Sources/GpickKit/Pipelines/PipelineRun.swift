@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// Runs a complete pipeline file (kind `pipeline`) on its own: outputs go through our temp files

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import GstCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,8 +83,8 @@ public final class MJPEGServer: Sendable {
     }
 
     private static func page(title: String, port: Int) -> [UInt8] {
-        let t = title.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        let t = title.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
+            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
         return Array("""
             <!doctype html>
             <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
@@ -121,8 +122,8 @@ extension MJPEGServer {
         /// making a little progress never times out on its own.
         static let sendTimeout = timeval(tv_sec: 1, tv_usec: 0)
 
-        private let cond = NSCondition()
-        private let events = NSLock()
+        private let cond = Condition()
+        private let events = Lock()
         private let listenFD: Int32
         private let page: [UInt8]
         private var listenOpen = true
@@ -175,15 +176,13 @@ extension MJPEGServer {
         /// Starts a counted thread: `close()` returns only once every one has ended.
         func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
             cond.withLock { threads += 1 }
-            let t = Thread {
+            detachThread(named: name) {
                 body()
                 self.cond.withLock {
                     self.threads -= 1
                     self.cond.broadcast()
                 }
             }
-            t.name = name
-            t.start()
         }
 
         // MARK: Accepting

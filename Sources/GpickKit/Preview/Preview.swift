@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// A live preview on a running session: a branch on the session's video tee that drops frames
@@ -16,7 +17,7 @@ public final class Preview: @unchecked Sendable {
     private let branch: Branch
     private let server: MJPEGServer?
     private let screen: TerminalScreen?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var renderer = TerminalRenderer()
     private var shown = 0
     private var stopped = false

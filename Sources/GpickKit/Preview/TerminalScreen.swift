@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import GstCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,13 +22,13 @@ public final class TerminalScreen: @unchecked Sendable {
     public let input: Int32
     private let saved: termios?
     private let queue = DispatchQueue(label: "gpick.terminal")
-    private let lock = NSLock()
+    private let lock = Lock()
     private var restored = false
     private var keyHandler: (@Sendable (UInt8) -> Void)?
     private var resizeHandler: (@Sendable (Int, Int) -> Void)?
     private var keySource: DispatchSourceRead?
     private var resizeSource: DispatchSourceSignal?
-    private let writeLock = NSLock()
+    private let writeLock = Lock()
     private var writesClosed = false
     private var broken = false
     private var ctrlC = 0

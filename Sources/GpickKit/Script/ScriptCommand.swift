@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A parsed script statement.
 public struct ScriptStatement: Sendable {

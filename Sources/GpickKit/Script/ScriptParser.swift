@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.
 public enum ScriptParser {
@@ -104,7 +105,7 @@ public enum ScriptParser {
             let hint = Suggest.closest(to: head.text, in: commands).map { " (did you mean \"\($0)\"?)" } ?? ""
             throw err(head, "unknown command \"\(head.text)\"\(hint)")
         }
-        return ScriptStatement(line: lineNumber, command: cmd, text: line.trimmingCharacters(in: .whitespaces))
+        return ScriptStatement(line: lineNumber, command: cmd, text: line.trimmed(newlines: false))
     }
 
     private static func expectation(_ a: [ScriptToken], _ err: (ScriptToken?, String) -> ScriptSyntaxError) throws(ScriptSyntaxError) -> Expectation {
@@ -131,7 +132,7 @@ public enum ScriptParser {
             return .size(parts[0], parts[1])
         case "stamps":
             guard a.count == 2 else { throw err(what, "expected: stamps A..B (either end may be left out)") }
-            let r = a[1].text.components(separatedBy: "..")
+            let r = a[1].text.split(separator: "..", omittingEmptySubsequences: false).map(String.init)
             guard r.count == 2, r[0].isEmpty || Int(r[0]) != nil, r[1].isEmpty || Int(r[1]) != nil else {
                 throw err(a[1], "expected a range like 0..89, 10.. or ..29")
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// A value in a script event (kept to JSON's scalar types).
@@ -328,7 +329,7 @@ public actor ScriptRunner {
             let fps = report.fps.flatMap { $0 > 0 ? $0 : nil } ?? Double(options.configuration.format.fps)
             let t = tol ?? 1 / fps
             if abs(report.duration - d) > t + 1e-6 {
-                throw fail(String(format: "lasts %.3f s, expected %.3f s ± %.3f", report.duration, d, t))
+                throw fail(cFormat("lasts %.3f s, expected %.3f s ± %.3f", report.duration, d, t))
             }
         case .size(let w, let h):
             if report.width != w || report.height != h { throw fail("is \(report.width ?? 0)x\(report.height ?? 0), expected \(w)x\(h)") }

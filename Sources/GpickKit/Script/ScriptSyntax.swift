@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One word of a script line, with the column it starts at (1-based).
 public struct ScriptToken: Sendable, Equatable {

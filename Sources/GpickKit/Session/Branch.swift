@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// An output branch on a running session: a bin whose `video` (and `audio`) queues are fed from
@@ -128,7 +130,7 @@ final class Branch: @unchecked Sendable {
 ///
 /// `@unchecked Sendable` invariant: `fired` and `waiter` are guarded by `lock`.
 final class OneShot: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var fired = false
     private var waiter: CheckedContinuation<Void, Never>?
 

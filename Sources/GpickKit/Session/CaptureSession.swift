@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// The size and rate every output of a session sees.
@@ -107,7 +109,7 @@ public enum SourceState: Sendable, Equatable {
 /// streaming threads.
 public final class CaptureSession: @unchecked Sendable {
     public private(set) var configuration: SessionConfiguration
-    let lock = NSLock()
+    let lock = Lock()
     private(set) var pipeline: Pipeline?
     private(set) var videoTee: Element?
     private(set) var audioTee: Element?

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// The retained-frame buffer and frame subscriptions, fed by the session's appsink on its
@@ -15,7 +16,7 @@ import GstCore
 /// `@unchecked Sendable` invariant: all mutable state is guarded by `lock`; the appsink callback
 /// only stores and yields, and waits (on `lock`) only while a subscriber is `pendingLimit` behind.
 final class FrameHub: @unchecked Sendable {
-    private let lock = NSCondition()
+    private let lock = Condition()
     private var latest: Sample?
     private var delivered = 0
     private var failure: GpickError?

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// The session's switch: every frame the outputs see passes through here into the `feed` appsrc.
@@ -21,7 +22,7 @@ final class FrameSwitch: @unchecked Sendable {
         case fading(Int)
     }
 
-    private let cond = NSCondition()
+    private let cond = Condition()
     private let feed: AppSrc
     private let clock: @Sendable () -> UInt64?
     let frameDuration: UInt64
@@ -44,7 +45,7 @@ final class FrameSwitch: @unchecked Sendable {
     /// Output timestamps of recent synthetic frames (placeholder and crossfade), newest last.
     private var synthetic: [UInt64] = []
     private var stopped = false
-    private let pushLock = NSLock()
+    private let pushLock = Lock()
     private var outbox: [OwnedBuffer] = []
     /// Output time of the first synthetic frame of an episode, to report after unlocking.
     private var placeholderShown: UInt64?
@@ -233,9 +234,7 @@ final class FrameSwitch: @unchecked Sendable {
         guard !tickerStarted else { return }
         tickerStarted = true
         tickerRunning = true
-        let t = Thread { [self] in tick() }
-        t.name = "gpick.placeholder"
-        t.start()
+        detachThread(named: "gpick.placeholder") { [self] in tick() }
     }
 
     private func tick() {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// Which camera of a session: like a phone, a session has a back and a front position.
@@ -44,7 +45,7 @@ final class SourceStage: @unchecked Sendable {
 
     /// The generation an element path belongs to ("/GstPipeline:pipeline0/GstBin:source-front-3/…").
     static func generation(inPath path: String) -> Int? {
-        guard let r = path.range(of: ":source-") else { return nil }
+        guard let r = path.firstRange(of: ":source-") else { return nil }
         let rest = path[r.upperBound...]
         guard let dash = rest.firstIndex(of: "-") else { return nil }
         return Int(rest[rest.index(after: dash)...].prefix { $0.isNumber })

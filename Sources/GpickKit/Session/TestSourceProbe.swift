@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GstCore
 
 /// Draws the frame stamp on every test-source frame and, with `fail-after=N`, turns the source
@@ -9,7 +11,7 @@ final class TestSourceProbe: Sendable {
 
     /// `@unchecked Sendable` invariant: guarded by its own lock; touched only from the probe.
     final class Mutex: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = Lock()
         var index = 0
         var info: VideoInfo?
         var failed = false

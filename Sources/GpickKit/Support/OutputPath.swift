@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import GstCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,11 +32,10 @@ public struct OutputPath: Sendable, Hashable, CustomStringConvertible {
         }
         guard name.utf8.count <= 255 else { throw GpickError(.usage, "file name too long: \(name)") }
         let dir = url.deletingLastPathComponent().path
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) else {
+        guard let isDir = isDirectory(dir) else {
             throw GpickError(.output, "output directory does not exist: \(dir)")
         }
-        guard isDir.boolValue else { throw GpickError(.output, "not a directory: \(dir)") }
+        guard isDir else { throw GpickError(.output, "not a directory: \(dir)") }
         if let root {
             // Resolve symlinks on both sides: the real parent must be inside the real root.
             let realRoot = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
@@ -66,13 +67,13 @@ public struct OutputPath: Sendable, Hashable, CustomStringConvertible {
     /// `shot.jpg` → `shot-007.jpg`: numbered names for bursts, literal (no printf formats).
     public func numbered(_ i: Int, of count: Int) -> OutputPath {
         let digits = max(3, String(count).count)
-        let ext = (name as NSString).pathExtension
+        let ext = name.filenameExtension
         let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
         let num = String(repeating: "0", count: max(0, digits - String(i).count)) + String(i)
         return sibling(ext.isEmpty ? "\(stem)-\(num)" : "\(stem)-\(num).\(ext)")
     }
 
-    public var pathExtension: String { (name as NSString).pathExtension.lowercased() }
+    public var pathExtension: String { name.filenameExtension.lowercased() }
 }
 
 /// A temp file in the target directory, renamed over the final name when complete: readers never
@@ -81,7 +82,7 @@ public final class TempFile: @unchecked Sendable {
     // `@unchecked Sendable` invariant: fd and state are only touched under `lock`.
     public let target: OutputPath
     public let tempPath: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var fdValue: Int32
     private var published = false
     private var closed = false
@@ -89,7 +90,7 @@ public final class TempFile: @unchecked Sendable {
     public init(for target: OutputPath) throws(GpickError) {
         self.target = target
         // mkstemp's template is ours; the user's name only supplies a literal prefix.
-        let prefix = String(target.name.prefix(40)).replacingOccurrences(of: "/", with: "_")
+        let prefix = String(target.name.prefix(40)).replacing("/", with: "_")
         var template = Array("\(target.directory)/.\(prefix).gpick-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw SyscallError.error(errno: errno, "create a file in", target.directory) }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import GpickKit
 import GstCore
 
@@ -64,11 +65,8 @@ struct Devices: AsyncParsableCommand {
     }
 
     private func match(_ s: String, _ pattern: String) -> String? {
-        guard let r = s.range(of: pattern, options: .regularExpression) else { return nil }
-        let m = String(s[r])
-        guard let re = try? NSRegularExpression(pattern: pattern),
-              let res = re.firstMatch(in: m, range: NSRange(m.startIndex..., in: m)), res.numberOfRanges > 1,
-              let g = Range(res.range(at: 1), in: m) else { return nil }
-        return String(m[g])
+        guard let re = try? Regex(pattern), let m = s.firstMatch(of: re), m.output.count > 1,
+              let group = m.output[1].substring else { return nil }
+        return String(group)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import GpickKit
 
 struct Inspect: AsyncParsableCommand {
@@ -22,7 +23,9 @@ struct Inspect: AsyncParsableCommand {
             let report = try await MediaInspector.inspect(path: file, decode: true, library: pipelines.library)
             if out.json {
                 let data = try JSONEncoder.sorted.encode(report)
-                var obj = (try JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+                guard case .object(var obj) = try JSONDecoder().decode(JSONValue.self, from: data) else {
+                    throw GpickError(.runtime, "inspect: the report is not a JSON object")
+                }
                 if !stamps { obj.removeValue(forKey: "stamps") }
                 events.emit("report", obj)
                 return
@@ -33,8 +36,8 @@ struct Inspect: AsyncParsableCommand {
             if let c = report.container { print("container: \(c)") }
             if let c = report.codec { print("codec: \(c)") }
             if let w = report.width, let h = report.height { print("dimensions: \(w)x\(h)") }
-            if let f = report.fps, f > 0 { print(String(format: "fps: %.3f", f)) }
-            if report.kind != "photo" { print(String(format: "duration: %.3f s", report.duration)) }
+            if let f = report.fps, f > 0 { print(cFormat("fps: %.3f", f)) }
+            if report.kind != "photo" { print(cFormat("duration: %.3f s", report.duration)) }
             if let n = report.frames { print("frames: \(n)") }
             for (i, s) in report.streams.enumerated() {
                 var line = "stream \(i): \(s.kind) \(s.codec)"
@@ -44,8 +47,8 @@ struct Inspect: AsyncParsableCommand {
             }
             if let mp = report.motionPhoto {
                 print("motion photo: \(mp.consistent ? "consistent" : "INCONSISTENT")")
-                if let us = mp.presentationTimestampUs { print(String(format: "  still time: %.3f s", Double(us) / 1e6)) }
-                if let d = mp.clipDuration { print(String(format: "  clip duration: %.3f s", d)) }
+                if let us = mp.presentationTimestampUs { print(cFormat("  still time: %.3f s", Double(us) / 1e6)) }
+                if let d = mp.clipDuration { print(cFormat("  clip duration: %.3f s", d)) }
                 if let n = mp.clipFrames { print("  clip frames: \(n)") }
                 print("  clip bytes: \(mp.videoLength)")
                 if let s = mp.stampAtPresentation { print("  stamp at still time: \(s)") }
@@ -55,7 +58,7 @@ struct Inspect: AsyncParsableCommand {
                 print("apple live photo: \(a.consistent ? "consistent pair" : "INCONSISTENT")")
                 if let id = a.contentIdentifier { print("  content identifier: \(id)") }
                 if let p = a.pairedWith { print("  paired with: \(p)") }
-                if let t = a.stillTime { print(String(format: "  still time: %.3f s", t)) }
+                if let t = a.stillTime { print(cFormat("  still time: %.3f s", t)) }
                 for p in a.problems { print("  problem: \(p)") }
             }
             if stamps, let st = report.stamps {

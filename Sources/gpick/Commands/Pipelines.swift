@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import GpickKit
 
 struct Pipelines: AsyncParsableCommand {
@@ -52,7 +53,7 @@ struct Pipelines: AsyncParsableCommand {
                     if out.json {
                         events.emit("pipeline", ["name": f.name, "kind": f.kind.rawValue, "path": f.path, "description": f.summary])
                     } else {
-                        print("\(f.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(f.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) \(f.summary.split(separator: "\n").first ?? "")")
+                        print("\(f.name.padded(to: 16)) \(f.kind.rawValue.padded(to: 13)) \(f.summary.split(separator: "\n").first ?? "")")
                     }
                 }
             }

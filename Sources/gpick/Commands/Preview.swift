@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import GpickKit
 
 struct PreviewCommand: AsyncParsableCommand {
@@ -40,8 +41,7 @@ struct PreviewCommand: AsyncParsableCommand {
         let events = Events(json: out.json, command: "preview")
         try await reporting(events) {
             let kind = try sink.map { PreviewSink(rawValue: $0)! } ?? PreviewSink.automatic()
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDir), isDir.boolValue else {
+            guard isDirectory(outputDir) == true else {
                 throw GpickError(.output, "output directory does not exist: \(outputDir)")
             }
             let directory = URL(fileURLWithPath: outputDir).standardized.path
@@ -103,7 +103,7 @@ struct PreviewCommand: AsyncParsableCommand {
             await session.stop()
             events.finished(["frames": shown, "camera-frames": offered, "dropped": dropped])
             if !out.json {
-                Console.notice("preview: \(shown) frames shown of \(offered) from the camera in \(String(format: "%.1f", seconds)) s (\(dropped) dropped while busy)")
+                Console.notice("preview: \(shown) frames shown of \(offered) from the camera in \(cFormat("%.1f", seconds)) s (\(dropped) dropped while busy)")
             }
         }
     }
@@ -131,7 +131,7 @@ final class KeySnapper: @unchecked Sendable {
             if encoder == nil { encoder = try StillEncoder(format: .jpeg, quality: nil, library: library) }
             var target: OutputPath
             repeat {
-                target = try OutputPath(String(format: "snap-%04d.jpg", next), confinedTo: directory)
+                target = try OutputPath(cFormat("snap-%04d.jpg", next), confinedTo: directory)
                 next += 1
             } while FileManager.default.fileExists(atPath: target.path)
             for try await frame in session.nextFrames(1) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import GpickKit
 
 struct Record: AsyncParsableCommand {
@@ -92,7 +93,7 @@ struct Record: AsyncParsableCommand {
                     let p = recording.progress
                     let secs = Double(p.frames) / Double(config.format.fps)
                     events.emit("progress", ["frames": p.frames, "seconds": secs, "bytes": p.bytes])
-                    Console.progress(String(format: "recording %.1f/%.1f s  %@", secs, duration, formatBytes(p.bytes)))
+                    Console.progress(cFormat("recording %.1f/%.1f s  ", secs, duration) + formatBytes(p.bytes))
                 }
             }
             let parts: [RecordingResult]

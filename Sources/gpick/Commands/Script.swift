@@ -1,6 +1,8 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import GpickKit
+import GstCore
 
 /// Options shared by `script` and `session`.
 struct ScriptOptions: ParsableArguments {
@@ -26,8 +28,7 @@ struct ScriptOptions: ParsableArguments {
     }
 
     func runnerOptions(_ capture: SourceOptions, _ pipelines: PipelineOptions) throws(GpickError) -> ScriptRunner.Options {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDir), isDir.boolValue else {
+        guard isDirectory(outputDir) == true else {
             throw GpickError(.output, "output directory does not exist: \(outputDir)")
         }
         var o = ScriptRunner.Options(configuration: try capture.configuration(library: pipelines.library),
@@ -160,11 +161,10 @@ func runInterruptibly(_ runner: ScriptRunner, emit: @escaping ScriptRunner.Emit,
 enum StdinLines {
     static func stream() -> AsyncStream<String> {
         AsyncStream { cont in
-            let t = Thread {
+            detachThread {
                 while let line = readLine(strippingNewline: true) { cont.yield(line) }
                 cont.finish()
             }
-            t.start()
         }
     }
 }

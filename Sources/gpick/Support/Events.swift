@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import GpickKit
 
 /// Prints a command's events: JSON objects one per line with `--json`, short human lines otherwise.
@@ -17,14 +19,11 @@ final class Events: Sendable {
 
     func emit(_ event: String, _ fields: [String: Any] = [:]) {
         guard json else { return }
-        var obj = fields
-        obj["event"] = event
-        obj["command"] = command
-        obj["t"] = (elapsed * 1e6).rounded() / 1e6
-        if let data = try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes]),
-           let s = String(data: data, encoding: .utf8) {
-            print(s)
-        }
+        var obj = fields.mapValues { JSONValue($0) }
+        obj["event"] = .string(event)
+        obj["command"] = .string(command)
+        obj["t"] = .number((elapsed * 1e6).rounded() / 1e6)
+        if let line = JSONValue.object(obj).line { print(line) }
     }
 
     func started(_ fields: [String: Any] = [:]) { emit("started", fields) }

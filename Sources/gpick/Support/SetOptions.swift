@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import GpickKit
 
 /// `--set NAME=VALUE` for pipeline-file parameters, checked against the file's typed parameters.

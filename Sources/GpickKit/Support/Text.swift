@@ -1,0 +1,49 @@
+import Glibc
+
+// Text helpers gpick needs beyond the standard library (it links only FoundationEssentials,
+// whose String lacks Foundation's NSString-derived methods).
+
+extension StringProtocol {
+    /// Without leading and trailing whitespace (spaces and tabs; with `newlines`, line breaks too).
+    public func trimmed(newlines: Bool = true) -> String {
+        func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" || (newlines && c.isNewline) }
+        guard let first = firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = lastIndex(where: { !isSpace($0) })!
+        return String(self[first...last])
+    }
+
+    /// Left-aligned in a column of `width` characters (never cut).
+    public func padded(to width: Int) -> String {
+        count >= width ? String(self) : String(self) + String(repeating: " ", count: width - count)
+    }
+
+    /// The extension of the last path component ("" for none, and for a name like ".hidden").
+    public var filenameExtension: String {
+        let name = split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    /// The last path component without its extension.
+    public var deletingFilenameExtension: String {
+        let ext = filenameExtension
+        return ext.isEmpty ? String(self) : String(dropLast(ext.count + 1))
+    }
+}
+
+/// printf-style formatting of numbers for messages (`format` is always a literal in gpick's
+/// code, never user text).
+public func cFormat(_ format: String, _ args: CVarArg...) -> String {
+    let length = withVaList(args) { Int(vsnprintf(nil, 0, format, $0)) }
+    guard length > 0 else { return "" }
+    var buffer = [CChar](repeating: 0, count: length + 1)
+    _ = withVaList(args) { va in buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, va) } }
+    return String(cString: buffer)
+}
+
+/// Whether `path` is a directory (following symlinks); nil when nothing is there.
+public func isDirectory(_ path: String) -> Bool? {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return nil }
+    return (st.st_mode & S_IFMT) == S_IFDIR
+}
