@@ -28,7 +28,7 @@ public enum Gst {
     /// Whether GStreamer's leak tracer is on (`GST_TRACERS=leaks`): it reports the objects still
     /// alive only at `gst_deinit`, which a process normally skips at exit.
     public static var leakTracerRequested: Bool {
-        (ProcessInfo.processInfo.environment["GST_TRACERS"] ?? "").contains("leaks")
+        getenv("GST_TRACERS").map { String(cString: $0).contains("leaks") } ?? false
     }
 
     /// Shuts GStreamer down so the leak tracer reports (see `leakTracerRequested`). Nothing of

@@ -179,7 +179,8 @@ public enum PipelineBuilder {
             .map { "\($0.element).\($0.property)" })
         for e in bin.children {
             let factory = e.factoryName ?? ""
-            let line = lineOf(e.name, in: file) ?? lineOf(factory, in: file) ?? file.pipeline.line
+            // Found only for a refusal: scanning the text for every element is most of this check's cost.
+            var line: Int { lineOf(e.name, in: file) ?? lineOf(factory, in: file) ?? file.pipeline.line }
             if !policy.allowNetwork, networkPrefixes.contains(where: { factory.hasPrefix($0) }) {
                 throw file.error(line, "element \(factory) sends data off the machine; refused (pass --allow-network to allow it)")
             }

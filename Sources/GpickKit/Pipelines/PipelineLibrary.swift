@@ -7,26 +7,32 @@ import Glibc
 public struct PipelineLibrary: Sendable {
     public let directories: [String]
 
-    public init(override: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// `environment`: where to read GPICK_PIPELINES (the process environment when nil).
+    public init(override: String? = nil, environment: [String: String]? = nil) {
         var dirs: [String] = []
         if let override { dirs.append(override) }
-        if let env = environment["GPICK_PIPELINES"], !env.isEmpty {
+        let variable = environment.map { $0["GPICK_PIPELINES"] } ?? getenv("GPICK_PIPELINES").map { String(cString: $0) }
+        if let env = variable, !env.isEmpty {
             dirs += env.split(separator: ":").map(String.init)
         }
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        let exeDir = exe.deletingLastPathComponent()
+        // The executable's real location (argv[0] may be a bare name found on PATH).
+        let exeDir = Self.executablePath.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        func up(_ n: Int, _ tail: String) -> String { (exeDir.dropLast(n) + [Substring(tail)]).joined(separator: "/") }
         // Installed: PREFIX/bin/gpick → PREFIX/share/gpick/pipelines.
-        dirs.append(exeDir.deletingLastPathComponent().appendingPathComponent("share/gpick/pipelines").path)
+        dirs.append(up(1, "share/gpick/pipelines"))
         // Built in a checkout: REPO/.build/<config>/gpick (or .build/<triple>/<config>/) → REPO/pipelines.
-        var dir = exeDir
-        for _ in 0..<4 {
-            dir = dir.deletingLastPathComponent()
-            dirs.append(dir.appendingPathComponent("pipelines").path)
-        }
+        for n in 1...4 { dirs.append(up(n, "pipelines")) }
         dirs.append("/usr/local/share/gpick/pipelines")
         dirs.append("/usr/share/gpick/pipelines")
         self.directories = dirs
     }
+
+    private static let executablePath: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 { return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().path
+    }()
 
     /// Path of a file given as a path or a name (`record-mp4` → DIR/record-mp4.yaml).
     public func path(for nameOrPath: String) -> String? {
@@ -58,13 +64,24 @@ public struct PipelineLibrary: Sendable {
     final class FileCache: @unchecked Sendable {
         // Invariant: `entries` only touched under `lock`.
         private let lock = Lock()
-        private var entries: [String: (Date, PipelineFile)] = [:]
+        private var entries: [String: (Stamp, PipelineFile)] = [:]
+
+        /// What identifies a version of a file: a plain stat (FileManager's attributes would also
+        /// look up the owner's name through NSS).
+        struct Stamp: Equatable {
+            var seconds = 0, nanoseconds = 0, size = 0, inode: UInt = 0
+            init?(_ path: String) {
+                var st = stat()
+                guard stat(path, &st) == 0 else { return nil }
+                seconds = st.st_mtim.tv_sec; nanoseconds = st.st_mtim.tv_nsec; size = st.st_size; inode = st.st_ino
+            }
+        }
 
         func load(_ path: String) throws(GpickError) -> PipelineFile {
-            let mtime = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
-            if let (t, f) = lock.withLock({ entries[path] }), t == mtime { return f }
+            let stamp = Stamp(path)
+            if let stamp, let (t, f) = lock.withLock({ entries[path] }), t == stamp { return f }
             let f = try PipelineLoader.load(path: path)
-            lock.withLock { entries[path] = (mtime, f) }
+            if let stamp { lock.withLock { entries[path] = (stamp, f) } }
             return f
         }
     }
