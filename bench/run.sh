@@ -156,8 +156,12 @@ def run(name, argv):
 for name, argv in tools.items():
     for _ in range(warm):
         run(name, argv)
+def cpu_ticks():  # the first line of /proc/stat: the busy, idle and steal time of all CPUs
+    v = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return sum(v[:8]), v[7]
 walls = {n: [] for n in tools}; cpus = {n: [] for n in tools}
 names = list(tools)
+total0, steal0 = cpu_ticks()
 for i in range(runs):
     for n in names[i % len(names):] + names[:i % len(names)]:  # rotate the order so drift hits all tools alike
         w, c = run(n, tools[n]); walls[n].append(w); cpus[n].append(c)
@@ -169,6 +173,9 @@ for n in names:
     print(f"snap_{n}_mean={statistics.mean(ws)*1000:.1f}")
     print(f"snap_{n}_stdev={statistics.stdev(ws)*1000:.1f}")
     print(f"snap_{n}_cpu={statistics.median(cpus[n])*1000:.1f}")
+total1, steal1 = cpu_ticks()
+# A VM's steal time: the share of CPU time the host gave to others while the runs waited to run.
+print(f"snap_steal_pct={100 * (steal1 - steal0) / max(1, total1 - total0):.1f}")
 print(f"snap_runs={runs}")
 PY
 for t in gpick gst gstmin ffmpeg; do
@@ -520,7 +527,10 @@ L += ["", "Commands (gpick; the same work as one gst-launch line; the minimal gs
       "camera: the frame comes when the clock says) and its input stage converts and scales to the asked format. "
       "The minimal line skips both; until 2026-11-22 it was the reference.", "",
       f"- Ratio gpick / gst-launch, same work (medians): **{ratio:.2f}x** — target <= {snap_t}x: {pf(ok)}",
-      f"- gpick / minimal gst-launch line: {g / m:.2f}x; gpick / ffmpeg: {g / f:.2f}x", ""]
+      f"- gpick / minimal gst-launch line: {g / m:.2f}x; gpick / ffmpeg: {g / f:.2f}x",
+      f"- CPU time gpick / same-work line (medians): {float(R['snap_gpick_cpu']) / float(R['snap_gst_cpu']):.2f}x. "
+      f"VM steal during the runs: {R.get('snap_steal_pct', '?')} % of CPU time (gpick uses both cores at start-up, "
+      "so a busy host stretches its wall time more than the one-thread line's)", ""]
 
 # 2. record
 gt, ft = times("rec_gpick_times"), times("rec_ffmpeg_times")
