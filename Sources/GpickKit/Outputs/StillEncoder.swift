@@ -27,7 +27,8 @@ public final class StillEncoder: @unchecked Sendable {
     private let pipeline: Pipeline
     private let input: AppSrc
     private let lock = Lock()
-    private var pending: [CheckedContinuation<[UInt8], Error>] = []
+    /// Waiting encodes in push order, with where each still is to be written (if anywhere).
+    private var pending: [(target: OutputPath?, waiter: CheckedContinuation<Encoded, Error>)] = []
     private var ready: [[UInt8]] = []
     private var failure: GpickError?
     private var busTask: Task<Void, Never>?
@@ -66,16 +67,23 @@ public final class StillEncoder: @unchecked Sendable {
 
     deinit { busTask?.cancel() }
 
+    private struct Encoded { let bytes: [UInt8]; let written: Bool }
+
     private func deliver(_ bytes: [UInt8]) {
         lock.lock()
         if pending.isEmpty {
             ready.append(bytes)
             lock.unlock()
-        } else {
-            let c = pending.removeFirst()
-            lock.unlock()
-            c.resume(returning: bytes)
+            return
         }
+        let (target, waiter) = pending.removeFirst()
+        lock.unlock()
+        // Written here, on the encoder's own streaming thread: the still reaches its file without
+        // a hop to the cooperative pool and out to another thread for the blocking write.
+        if let target {
+            do { try AtomicWrite.write(bytes, to: target) } catch { waiter.resume(throwing: error); return }
+        }
+        waiter.resume(returning: Encoded(bytes: bytes, written: target != nil))
     }
 
     private func fail(_ e: GpickError) {
@@ -84,22 +92,31 @@ public final class StillEncoder: @unchecked Sendable {
         let waiters = pending
         pending.removeAll()
         lock.unlock()
-        for w in waiters { w.resume(throwing: e) }
+        for w in waiters { w.waiter.resume(throwing: e) }
     }
 
     /// Encodes one frame; results come back in push order.
     public func encode(_ frame: Sample) async throws(GpickError) -> [UInt8] {
+        try await encode(frame, storingTo: nil)
+    }
+
+    /// Encodes one frame and, with a `target`, writes it there atomically before returning its bytes.
+    public func encode(_ frame: Sample, storingTo target: OutputPath?) async throws(GpickError) -> [UInt8] {
         if let f = lock.withLock({ failure }) { throw f }
         do { try input.push(frame) } catch { throw GpickError(.runtime, "still encoder: \(error.message)") }
+        let encoded: Encoded
         do {
-            return try await withCheckedThrowingContinuation { (c: CheckedContinuation<[UInt8], Error>) in
+            encoded = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Encoded, Error>) in
                 lock.lock()
                 if let f = failure { lock.unlock(); c.resume(throwing: f); return }
-                if !ready.isEmpty { let b = ready.removeFirst(); lock.unlock(); c.resume(returning: b); return }
-                pending.append(c)
+                if !ready.isEmpty { let b = ready.removeFirst(); lock.unlock(); c.resume(returning: Encoded(bytes: b, written: false)); return }
+                pending.append((target, c))
                 lock.unlock()
             }
         } catch let e as GpickError { throw e } catch { throw GpickError(.runtime, "\(error)") }
+        // Encoded before this call waited for it: written from here instead.
+        if let target, !encoded.written { try await AtomicWrite.store(encoded.bytes, to: target) }
+        return encoded.bytes
     }
 
     public func close() {

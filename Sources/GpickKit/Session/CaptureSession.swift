@@ -186,11 +186,13 @@ public final class CaptureSession: @unchecked Sendable {
         let first = try await resolvedSpec(for: currentPosition)
         try first.checkAccessible()
         let sessionPart = try loadSessionFile()
-        do { try await Gst.initialized() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
         // The first camera's stage and the session pipeline stay apart until the stage is added:
         // they are parsed side by side (each loads its plugins, a few ms on a one-shot command).
+        // The stage's thread starts now and waits for GStreamer's initialisation itself, so it
+        // parses the moment the registry is loaded, without a hop through the pool first.
         let position = currentPosition
         let made = Background { () throws(GpickError) in try self.makeStage(first, position: position, generation: 0) }
+        do { try await Gst.initialized() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
         let pipeline = try configuration.framesOnly ? buildFramesOnly() : build(sessionPart)
         self.pipeline = pipeline
         startBusReader(pipeline)

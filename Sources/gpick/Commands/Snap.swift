@@ -90,9 +90,8 @@ struct Snap: AsyncParsableCommand {
                 for try await frame in shots {
                     received += 1
                     if received == count { stopping = Task { await session.stop() } }
-                    let bytes = try await encoder.encode(frame)
                     let path = count == 1 ? target : target.numbered(written + 1, of: count)
-                    try await AtomicWrite.store(bytes, to: path)
+                    let bytes = try await encoder.encode(frame, storingTo: path)
                     written += 1
                     events.fileWritten(path.path, bytes: Int64(bytes.count))
                 }
