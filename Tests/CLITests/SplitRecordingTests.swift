@@ -47,11 +47,13 @@ import Testing
         p.signal(SIGINT)
         let r = try await p.wait(timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
-        // The part waiting for its start (attached a second early) got no frame and left no file.
+        // The part waiting for its start (attached a second early) got no frame and left no file:
+        // the files are whole parts and then the one the signal ended (the third, or a later one
+        // when a starved machine delivers the signal late).
         let files = TestEnvironment.files(in: dir)
-        #expect(files == ["s-001.mp4", "s-002.mp4", "s-003.mp4"], "\(files)")
+        #expect(files.count >= 3 && files == (1...files.count).map { String(format: "s-%03d.mp4", $0) }, "\(files)")
         let stamps = try await Self.parts(files.map { "\(dir)/\($0)" }, audio: false)
-        #expect(stamps[0].count == 30 && stamps[1].count == 30 && stamps[2].count >= 1)
+        #expect(stamps.dropLast().allSatisfy { $0.count == 30 } && (stamps.last?.count ?? 0) >= 1, "\(stamps.map(\.count))")
         #expect(Media.isConsecutive(stamps.flatMap { $0 }))
     }
 
