@@ -14,9 +14,9 @@ import Testing
         var stamps: [Int] = []
         for i in 1...4 { stamps.append(try #require(try await Media.frames("\(dir)/booth-00\(i).jpg").first?.stamp?.index)) }
         #expect(stamps == [stamps[0], stamps[0] + 15, stamps[0] + 30, stamps[0] + 45], "\(stamps)")
-        // 90 frames at real time; a starved test source falls behind the clock, so only well
-        // past the start is asked.
-        #expect(stamps[0] >= 45, "the burst comes after the 3 s countdown: \(stamps)")
+        // 90 frames at real time; a starved test source falls behind the clock (44 was seen), so
+        // only "well past the start" is asked: a burst without the countdown starts near frame 0.
+        #expect(stamps[0] >= 30, "the burst comes after the 3 s countdown: \(stamps)")
     }
 
     @Test func snapWhileRecordingSample() async throws {

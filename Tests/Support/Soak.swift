@@ -10,7 +10,12 @@ public struct SoakReport: Sendable {
 
     public static func run(_ args: [String], outputDir: String, timeout: Double) async throws -> SoakReport {
         let soak = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("gpick-soak").path
-        let r = try await Subprocess.run(soak, args + ["\(TestEnvironment.repoRoot)/pipelines", outputDir], timeout: timeout)
+        // Two malloc arenas: with glibc's default (one per thread, up to 8 per core) the RSS a
+        // soak ends with depends on how its threads happened to overlap (18–32 MiB after 50
+        // cycles here, levelling off by 150); with two it is what the code keeps (~3 MiB), and a
+        // leak stands out.
+        let r = try await Subprocess.run(soak, args + ["\(TestEnvironment.repoRoot)/pipelines", outputDir],
+                                         env: ["MALLOC_ARENA_MAX": "2"], timeout: timeout)
         guard r.status == 0 else { throw TestFailure("gpick-soak \(args): \(r.stderr)") }
         guard let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Int],
               let fb = o["fdsBefore"], let fa = o["fdsAfter"], let rb = o["rssBeforeKiB"], let ra = o["rssAfterKiB"] else {
