@@ -95,13 +95,9 @@ public final class StillEncoder: @unchecked Sendable {
         for w in waiters { w.waiter.resume(throwing: e) }
     }
 
-    /// Encodes one frame; results come back in push order.
-    public func encode(_ frame: Sample) async throws(GpickError) -> [UInt8] {
-        try await encode(frame, storingTo: nil)
-    }
-
-    /// Encodes one frame and, with a `target`, writes it there atomically before returning its bytes.
-    public func encode(_ frame: Sample, storingTo target: OutputPath?) async throws(GpickError) -> [UInt8] {
+    /// Encodes one frame (results come back in push order) and, with a `target`, writes it there
+    /// atomically before returning its bytes.
+    public func encode(_ frame: Sample, storingTo target: OutputPath? = nil) async throws(GpickError) -> [UInt8] {
         if let f = lock.withLock({ failure }) { throw f }
         do { try input.push(frame) } catch { throw GpickError(.runtime, "still encoder: \(error.message)") }
         let encoded: Encoded

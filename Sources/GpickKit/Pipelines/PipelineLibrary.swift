@@ -71,8 +71,7 @@ public struct PipelineLibrary: Sendable {
         struct Stamp: Equatable {
             var seconds = 0, nanoseconds = 0, size = 0, inode: UInt = 0
             init?(_ path: String) {
-                var st = stat()
-                guard stat(path, &st) == 0 else { return nil }
+                guard let st = fileStatus(path) else { return nil }
                 seconds = st.st_mtim.tv_sec; nanoseconds = st.st_mtim.tv_nsec; size = st.st_size; inode = st.st_ino
             }
         }

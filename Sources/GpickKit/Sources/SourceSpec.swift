@@ -94,8 +94,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     public func checkAccessible() throws(GpickError) {
         switch self {
         case .v4l2(let dev):
-            var st = stat()
-            guard stat(dev, &st) == 0 else { throw GpickError(.device, "no such camera: \(dev)") }
+            guard let st = fileStatus(dev) else { throw GpickError(.device, "no such camera: \(dev)") }
             guard (st.st_mode & S_IFMT) == S_IFCHR else { throw GpickError(.device, "\(dev) is not a camera device") }
             guard access(dev, R_OK | W_OK) == 0 else {
                 throw GpickError(.device, "permission denied opening \(dev): add your user to the video group (sudo usermod -aG video $USER) and log in again")

@@ -68,7 +68,7 @@ public struct OutputPath: Sendable, Hashable, CustomStringConvertible {
     public func numbered(_ i: Int, of count: Int) -> OutputPath {
         let digits = max(3, String(count).count)
         let ext = name.filenameExtension
-        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        let stem = name.deletingFilenameExtension
         let num = String(repeating: "0", count: max(0, digits - String(i).count)) + String(i)
         return sibling(ext.isEmpty ? "\(stem)-\(num)" : "\(stem)-\(num).\(ext)")
     }

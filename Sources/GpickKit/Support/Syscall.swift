@@ -28,8 +28,20 @@ enum SyscallError {
     }
 }
 
+/// What `stat` says of `path` (following symlinks), or nil when nothing is there: a question,
+/// not a failure, so no error.
+public func fileStatus(_ path: String) -> stat? {
+    var st = stat()
+    return stat(path, &st) == 0 ? st : nil
+}
+
+/// Whether `path` is a directory (following symlinks); nil when nothing is there.
+public func isDirectory(_ path: String) -> Bool? {
+    fileStatus(path).map { ($0.st_mode & S_IFMT) == S_IFDIR }
+}
+
 /// Writes all bytes to an fd (looping over short writes).
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(GpickError) {
+public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(GpickError) {
     var off = 0
     while off < bytes.count {
         let n = try sys("write", path) { Int32(truncatingIfNeeded: write(fd, bytes.baseAddress! + off, bytes.count - off)) }

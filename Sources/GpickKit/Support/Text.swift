@@ -40,10 +40,3 @@ public func cFormat(_ format: String, _ args: CVarArg...) -> String {
     _ = withVaList(args) { va in buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, va) } }
     return String(cString: buffer)
 }
-
-/// Whether `path` is a directory (following symlinks); nil when nothing is there.
-public func isDirectory(_ path: String) -> Bool? {
-    var st = stat()
-    guard stat(path, &st) == 0 else { return nil }
-    return (st.st_mode & S_IFMT) == S_IFDIR
-}

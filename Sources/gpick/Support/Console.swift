@@ -14,15 +14,9 @@ enum Console {
         writeError("gpick: \(message)\n")
     }
 
-    /// All of `text` to stderr (unbuffered, as a diagnostic should be), retrying short writes.
+    /// All of `text` to stderr, unbuffered, as a diagnostic should be (a closed stderr is ignored).
     static func writeError(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            bytes = bytes.dropFirst(n)
-        }
+        Array(text.utf8).withUnsafeBytes { try? writeAll(2, $0, path: "stderr") }
     }
 
     /// Rewrites the progress line in place (TTY only).
@@ -49,6 +43,5 @@ func formatBytes(_ n: Int64) -> String {
 
 /// Size of a written file, for file-written events.
 func fileBytes(_ p: String) -> Int64 {
-    var st = stat()
-    return stat(p, &st) == 0 ? Int64(st.st_size) : 0
+    fileStatus(p).map { Int64($0.st_size) } ?? 0
 }
