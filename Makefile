@@ -7,15 +7,19 @@ OUT ?= out/demo
 
 # Debian 12 packages: GStreamer development files and plugins, plus the tools the tests decode with.
 # (The release binary links the Swift runtime statically: it starts faster and runs without Swift.)
+# gstreamer1.0-gl and -x: the window preview's sinks (glimagesink; xvimagesink, ximagesink) and
+# textoverlay. binutils (readelf), mount, make and apt (apt-cache): programs the tests run. A test
+# (PackageClosureTests) checks that every element and program in use comes from this list.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
-	libyaml-dev libimage-exiftool-perl ffmpeg procps psmisc util-linux \
+	gstreamer1.0-gl gstreamer1.0-x \
+	libyaml-dev libimage-exiftool-perl ffmpeg procps psmisc util-linux mount binutils make apt \
 	xvfb xdotool tmux chromium fonts-dejavu-core curl
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build debug test demo bench install clean
+.PHONY: setup apt-packages build debug test demo bench install clean
 
 # Idempotent: installs only what dpkg does not already have.
 setup:
@@ -24,6 +28,10 @@ setup:
 		echo "installing: $$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	else echo "setup: all Debian packages present"; fi
+
+# The list above, for the tests that check it.
+apt-packages:
+	@echo $(APT_PACKAGES)
 
 build: setup
 	$(SWIFT) build -c release --product gpick --static-swift-stdlib

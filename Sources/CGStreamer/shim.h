@@ -32,6 +32,12 @@ static inline GParamSpec *cgst_find_property(gpointer obj, const gchar *name) {
 static inline GParamSpec **cgst_list_properties(gpointer obj, guint *n) {
     return g_object_class_list_properties(G_OBJECT_GET_CLASS(obj), n);
 }
+/// An object-valued property (transfer full: unref it), e.g. glimagesink's "context".
+static inline gpointer cgst_object_get_object(gpointer obj, const gchar *name) {
+    gpointer value = NULL;
+    g_object_get(obj, name, &value, NULL);
+    return value;
+}
 static inline GType cgst_param_value_type(GParamSpec *spec) { return G_PARAM_SPEC_VALUE_TYPE(spec); }
 static inline gboolean cgst_param_writable(GParamSpec *spec) { return (spec->flags & G_PARAM_WRITABLE) != 0; }
 static inline gboolean cgst_param_readable(GParamSpec *spec) { return (spec->flags & G_PARAM_READABLE) != 0; }

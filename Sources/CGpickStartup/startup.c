@@ -7,6 +7,7 @@
 #include "gpick_startup.h"
 #include <gst/gst.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 static int gpick_init_started;
 
@@ -17,6 +18,10 @@ static void *gpick_startup_init(void *unused) {
 }
 
 __attribute__((constructor(101))) static void gpick_startup_begin(void) {
+    // In an X11 session (no Wayland display) GStreamer's GL sink would try Wayland first, and
+    // libwayland prints an error of its own when XDG_RUNTIME_DIR is unset. Set before any thread.
+    const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
+    if (x11 && *x11 && !(wayland && *wayland)) setenv("GST_GL_WINDOW", "x11", 0);
     pthread_t thread;
     if (pthread_create(&thread, NULL, gpick_startup_init, NULL) == 0) {
         pthread_detach(thread);

@@ -56,6 +56,26 @@ public class Element: @unchecked Sendable {
         }
     }
 
+    /// Tries `state` on an element that is in no bin (a sink about to be chosen), then returns it to
+    /// NULL. A refusal throws the element's own error (it is posted on a bus of the probe's own),
+    /// e.g. "Could not open display" or "Could not initialise Xv output".
+    public func probeState(_ state: ElementState) throws(GStreamerError) {
+        let bus = gst_bus_new()!
+        gst_element_set_bus(pointer, bus)
+        defer {
+            gst_element_set_state(pointer, GST_STATE_NULL)
+            gst_element_set_bus(pointer, nil)
+            gst_object_unref(UnsafeMutableRawPointer(bus))
+        }
+        guard gst_element_set_state(pointer, state.c) == GST_STATE_CHANGE_FAILURE else { return }
+        if let m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR) {
+            defer { cgst_message_unref(m) }
+            if case .error(let e)? = BusMessage(m) { throw e }
+        }
+        throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_STATE_CHANGE.rawValue),
+                             message: "could not change state to \(state)", source: name)
+    }
+
     /// Brings a child's state to its parent's (after adding it to a running bin).
     public func syncStateWithParent() throws(GStreamerError) {
         if gst_element_sync_state_with_parent(pointer) == 0 {

@@ -44,13 +44,33 @@ public enum Gst {
 
     /// Whether an element factory of this name is installed.
     public static func hasElement(_ factory: String) -> Bool {
-        guard let f = gst_element_factory_find(factory) else { return false }
+        guard (try? initialize()) != nil, let f = gst_element_factory_find(factory) else { return false }
         gst_object_unref(UnsafeMutableRawPointer(f))
         return true
     }
 
+    /// The file of the installed plugin that provides an element factory (nil: none does), so a
+    /// package manager can say which package it comes from.
+    public static func pluginFile(ofElement factory: String) -> String? {
+        guard (try? initialize()) != nil, let f = gst_element_factory_find(factory) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(f)) }
+        guard let plugin = gst_plugin_feature_get_plugin(f) else { return coreLibraryFile }
+        defer { gst_object_unref(UnsafeMutableRawPointer(plugin)) }
+        // A plugin without a file is built in: `bin` and `pipeline` live in GStreamer's core.
+        return gst_plugin_get_filename(plugin).map { String(cString: $0) } ?? coreLibraryFile
+    }
+
+    /// For an element built into GStreamer's core: the file of the core elements plugin, which
+    /// ships in the same package as the core library.
+    private static var coreLibraryFile: String? {
+        guard let plugin = gst_registry_find_plugin(gst_registry_get(), "coreelements") else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(plugin)) }
+        return gst_plugin_get_filename(plugin).map { String(cString: $0) }
+    }
+
     /// Names of all installed element factories (for "did you mean" suggestions).
     public static func elementFactoryNames() -> [String] {
+        guard (try? initialize()) != nil else { return [] }
         // The registry's own list: factory_list_get_elements(TYPE_ANY) also filters on media type.
         let list = gst_registry_get_feature_list(gst_registry_get(), gst_element_factory_get_type())
         defer { gst_plugin_feature_list_free(list) }

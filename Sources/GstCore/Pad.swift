@@ -18,6 +18,9 @@ public final class Pad: @unchecked Sendable {
 
     public var peer: Pad? { gst_pad_get_peer(pointer).map { Pad($0, transfer: .full) } }
 
+    /// The element the pad belongs to (transfer full), nil once it has none.
+    public var parentElement: Element? { gst_pad_get_parent_element(pointer).map { Element($0, transfer: .full) } }
+
     public func link(to sink: Pad) throws(GStreamerError) {
         let r = gst_pad_link(pointer, sink.pointer)
         if r != GST_PAD_LINK_OK {

@@ -23,33 +23,6 @@ import Testing
         (0..<7).allSatisfy { i in bar(Media.pixel(img, patternWidth * (2 * i + 1) / 14, y)) == i }
     }
 
-    /// An X server for one test, on a display number nobody else uses.
-    final class VirtualDisplay {
-        let name: String
-        let process: Subprocess.Running
-        init() async throws {
-            var n = 90 + Int(getpid() % 400)
-            while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") { n += 1 }
-            name = ":\(n)"
-            process = try Subprocess.start("/usr/bin/Xvfb", [name, "-screen", "0", "640x480x24", "-nolisten", "tcp"])
-            let deadline = Date().addingTimeInterval(10)
-            while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") {
-                guard Date() < deadline, process.process.isRunning else { throw TestFailure("Xvfb \(name) did not start") }
-                try await Task.sleep(nanoseconds: 20_000_000)
-            }
-        }
-        func stop() { process.signal(SIGTERM) }
-
-        /// A screenshot of the whole screen as RGB.
-        func screenshot(_ dir: String) async throws -> (width: Int, height: Int, pixels: [UInt8]) {
-            let png = "\(dir)/screen-\(UUID().uuidString.prefix(6)).png"
-            let r = try await Subprocess.run("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "x11grab", "-video_size", "640x480",
-                                                                 "-i", name, "-frames:v", "1", "-y", png])
-            guard r.status == 0 else { throw TestFailure("screenshot: \(r.stderr)") }
-            return try await Media.rgb(png)
-        }
-    }
-
     static func events(_ output: String) -> [[String: Any]] {
         output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
@@ -72,9 +45,16 @@ import Testing
             if !shown { try await Task.sleep(nanoseconds: 100_000_000) }
         }
         #expect(shown, "the screenshot does not show the test pattern")
-        // Keys go to the window: s takes a still, f flips, q quits.
-        let search = try await Subprocess.run("/usr/bin/xdotool", ["search", "--name", "."], env: env)
-        let window = try #require(search.stdoutLines.last)
+        // The window is gpick's (glimagesink would call it "OpenGL renderer"); keys go to it: s
+        // takes a still, f flips, q quits.
+        #expect(Self.events(p.stdoutSoFar).first?["window-sink"] as? String == "glimagesink")
+        var search = try await Subprocess.run("/usr/bin/xdotool", ["search", "--name", "^gpick$"], env: env)
+        for _ in 0..<50 where search.stdoutLines.isEmpty {  // titled right after its first frame
+            try await Task.sleep(nanoseconds: 100_000_000)
+            search = try await Subprocess.run("/usr/bin/xdotool", ["search", "--name", "^gpick$"], env: env)
+        }
+        let names = try await display.windowNames()
+        let window = try #require(search.stdoutLines.last, "no window titled gpick: \(names)")
         for (key, event) in [("s", "\"file-written\""), ("f", "\"flip\"")] {
             _ = try await Subprocess.run("/usr/bin/xdotool", ["key", "--window", window, key], env: env)
             try await p.waitForOutput(event, timeout: 10)

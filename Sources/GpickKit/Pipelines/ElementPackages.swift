@@ -1,21 +1,33 @@
-/// The Debian 12 package that provides each GStreamer element gpick's own pipeline files use,
-/// so a missing element can be named with the command that installs it.
+/// The Debian 12 package that provides each GStreamer element gpick uses, so a missing element is
+/// named with the package that installs it. GStreamer cannot say this for an element that is not
+/// installed, so the table is written out; PackageClosureTests checks every entry, and every
+/// element that gpick's files, sources and tests name, against dpkg.
 public enum ElementPackages {
-    static let packages: [String: String] = [
-        "videotestsrc": "gstreamer1.0-plugins-base", "videoconvert": "gstreamer1.0-plugins-base",
-        "videoscale": "gstreamer1.0-plugins-base", "appsink": "gstreamer1.0-plugins-base",
-        "appsrc": "gstreamer1.0-plugins-base", "audiotestsrc": "gstreamer1.0-plugins-base",
-        "audioconvert": "gstreamer1.0-plugins-base", "audioresample": "gstreamer1.0-plugins-base",
-        "decodebin": "gstreamer1.0-plugins-base", "videorate": "gstreamer1.0-plugins-base",
-        "opusenc": "gstreamer1.0-plugins-base", "pngenc": "gstreamer1.0-plugins-good",
-        "jpegenc": "gstreamer1.0-plugins-good", "jpegdec": "gstreamer1.0-plugins-good",
-        "mp4mux": "gstreamer1.0-plugins-good", "qtdemux": "gstreamer1.0-plugins-good",
-        "matroskamux": "gstreamer1.0-plugins-good", "matroskademux": "gstreamer1.0-plugins-good",
-        "webmmux": "gstreamer1.0-plugins-good", "vp9enc": "gstreamer1.0-plugins-good",
-        "v4l2src": "gstreamer1.0-plugins-good", "autoaudiosrc": "gstreamer1.0-plugins-good",
-        "aacparse": "gstreamer1.0-plugins-good", "h264parse": "gstreamer1.0-plugins-bad",
-        "x264enc": "gstreamer1.0-plugins-ugly", "openh264enc": "gstreamer1.0-plugins-bad", "voaacenc": "gstreamer1.0-plugins-bad", "avdec_h264": "gstreamer1.0-libav",
+    static let byPackage: [(package: String, elements: [String])] = [
+        ("libgstreamer1.0-0", ["capsfilter", "fakesink", "fdsink", "filesink", "filesrc", "identity", "queue", "tee"]),
+        ("gstreamer1.0-plugins-base", [
+            "appsink", "appsrc", "audioconvert", "audioresample", "audiotestsrc", "decodebin", "opusenc",
+            "uridecodebin", "videoconvert", "videorate", "videoscale", "videotestsrc",
+        ]),
+        ("gstreamer1.0-plugins-good", [
+            "aacparse", "autoaudiosrc", "jpegdec", "jpegenc", "matroskademux", "matroskamux", "mp4mux",
+            "pngenc", "qtdemux", "qtmux", "taginject", "v4l2src", "videoflip", "vp9enc", "webmmux",
+        ]),
+        ("gstreamer1.0-plugins-bad", ["h264parse", "openh264enc", "voaacenc", "waylandsink"]),
+        ("gstreamer1.0-plugins-ugly", ["x264enc"]),
+        ("gstreamer1.0-libav", ["avdec_h264"]),
+        ("gstreamer1.0-gl", ["glimagesink"]),
+        ("gstreamer1.0-x", ["textoverlay", "ximagesink", "xvimagesink"]),
     ]
 
+    private static let packages: [String: String] = {
+        var m: [String: String] = [:]
+        for (package, elements) in byPackage { for e in elements { m[e] = package } }
+        return m
+    }()
+
     public static func package(for element: String) -> String? { packages[element] }
+
+    /// Every element listed.
+    public static var elements: [String] { byPackage.flatMap(\.elements) }
 }

@@ -40,6 +40,22 @@ public struct PipelineFile: Sendable {
     public var bindings: [Binding]
     /// Tap name → element name (must be appsink or appsrc).
     public var taps: [Located<Tap>]
+    /// For a window preview branch: the video sinks to try, linked after the element named
+    /// `convert` (see `WindowSinkChooser`).
+    public var windowSinks: WindowSinks? = nil
+
+    /// The window sinks to try on each kind of display, in order of preference. A fixed list:
+    /// autovideosink would probe every installed sink (kmssink, dfbvideosink …), and some crash.
+    public struct WindowSinks: Sendable, Equatable {
+        public var wayland: [String]
+        public var x11: [String]
+        public var line: Int
+        /// Both lists, each element once.
+        public var all: [String] {
+            var seen = Set<String>()
+            return (wayland + x11).filter { seen.insert($0).inserted }
+        }
+    }
 
     public struct Binding: Sendable {
         public var parameter: String

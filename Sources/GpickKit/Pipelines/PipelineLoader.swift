@@ -4,7 +4,7 @@ import Glibc
 /// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
 /// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
 public enum PipelineLoader {
-    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps"]
+    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks"]
     static let parameterKeys = ["type", "default", "min", "max", "choices", "required", "help"]
 
     public static func load(path: String) throws(GpickError) -> PipelineFile {
@@ -105,6 +105,29 @@ public enum PipelineLoader {
                 taps.append(.init(value: .init(name: k.string ?? "", element: el, role: role, caps: tm["caps"]?.string), line: line(k)))
             }
         }
+        var windowSinks: PipelineFile.WindowSinks?
+        if let wnode = map["window-sinks"] {
+            guard kind == .branch else { throw fail(wnode, "\"window-sinks\" belongs in branch files only") }
+            guard let wmap = wnode.mapping else { throw fail(wnode, "\"window-sinks\" must be a mapping of wayland and x11 → [sink, …]") }
+            var lists: [String: [String]] = [:]
+            for (k, v) in wmap {
+                let system = k.string ?? ""
+                guard ["wayland", "x11"].contains(system) else { throw fail(k, "unknown window system \"\(system)\" (use wayland and x11)") }
+                guard let seq = v.sequence, !seq.isEmpty else { throw fail(v, "window-sinks \(system) must be a list of element names") }
+                var names: [String] = []
+                for n in seq {
+                    guard let name = n.string, LaunchDescription.isFactoryName(name) else {
+                        throw fail(n, "\"\(n.string ?? "?")\" is not an element name")
+                    }
+                    names.append(name)
+                }
+                lists[system] = names
+            }
+            guard LaunchLine.nameRange("convert", in: pipeline.value) != nil else {
+                throw fail(wnode, "a branch with window-sinks needs an element named \"convert\" (the sink is linked after it)")
+            }
+            windowSinks = .init(wayland: lists["wayland"] ?? [], x11: lists["x11"] ?? [], line: line(wnode))
+        }
         for p in parameters where p.required && p.defaultValue != nil {
             throw GpickError(.pipeline, "\(path):\(p.line): parameter \(p.name) is required and has a default; choose one")
         }
@@ -112,7 +135,7 @@ public enum PipelineLoader {
                             pipeline: .init(value: pipeline.value, line: pipelineLine),
                             audio: audio.map { .init(value: $0.value, line: audioLine ?? $0.line) },
                             input: input.map { .init(value: $0.value, line: inputLine ?? $0.line) },
-                            bindings: bindings, taps: taps)
+                            bindings: bindings, taps: taps, windowSinks: windowSinks)
     }
 
     private static func parameter(_ k: YAMLNode, _ v: YAMLNode, path: String) throws(GpickError) -> Parameter {

@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import GstCore
@@ -33,6 +34,9 @@ public final class Preview: @unchecked Sendable {
     public var framesDropped: Int { lock.withLock { entered - passed } }
     private var entered = 0
     private var passed = 0
+    /// The window sink in use (a window preview).
+    public var windowSinkName: String? { lock.withLock { windowSink } }
+    private var windowSink: String?
     /// HTTP viewers connected now.
     public var viewerCount: Int { server?.viewerCount ?? 0 }
 
@@ -49,6 +53,13 @@ public final class Preview: @unchecked Sendable {
                              onKey: (@Sendable (PreviewKey) -> Void)? = nil) async throws(GpickError) -> Preview {
         let file = try session.configuration.library.load("preview-\(sink.rawValue)")
         let bin = try PipelineBuilder.build(file, asPipeline: false)
+        var window: (Element, WindowSinkReport)?
+        if let candidates = file.windowSinks {
+            // Opening displays blocks: off the cooperative pool.
+            window = try await Background { () throws(GpickError) in try WindowSinkChooser.choose(candidates) }.value()
+        } else if sink == .window {
+            throw file.error(file.pipeline.line, "a window preview needs window-sinks: the video sinks to try, per window system")
+        }
         let branch = try Branch(bin: bin, name: session.allocateBranchName("preview"), audio: false)
         var server: MJPEGServer?
         var screen: TerminalScreen?
@@ -64,6 +75,7 @@ public final class Preview: @unchecked Sendable {
         preview.onKey = onKey
         do throws(GpickError) {
             try preview.configure(bin: bin, options: options)
+            if let (element, report) = window { try preview.addWindowSink(element, to: bin, report: report, title: options.title) }
             session.registerAuxiliary(branch.name) { [weak preview] error in preview?.branchFailed(error) }
             let attached = await session.onControl { () -> GpickError? in
                 do throws(GpickError) { try branch.attach(to: session, videoProbe: nil, audioProbe: nil); return nil } catch { return error }
@@ -146,6 +158,35 @@ public final class Preview: @unchecked Sendable {
                 if let key = PreviewKey(byte: byte) { self?.key(key) }
             }
             try appsink(bin) { [weak self] sample in self?.draw(sample) }
+        }
+    }
+
+    /// Links the chosen window sink after `convert`. A GL sink's window gets its title once it
+    /// exists (with the first frame).
+    private func addWindowSink(_ element: Element, to bin: Bin, report: WindowSinkReport, title: String) throws(GpickError) {
+        do {
+            try? element.set("sync", false)
+            try bin.add(element)
+            guard let from = bin.element(named: "convert")?.staticPad("src"), let to = element.staticPad("sink") else {
+                throw GpickError(.pipeline, "preview-window: no element named \"convert\" to link the window sink after")
+            }
+            try from.link(to: to)
+        } catch let e as GpickError {
+            throw e
+        } catch {
+            throw GpickError(.pipeline, "preview-window: \(error)")
+        }
+        lock.withLock { windowSink = report.chosen }
+        // Only a GL window on X11 has an X window id (on Wayland it is a surface).
+        guard element.hasProperty("context"), report.display.systems.first?.0 == .x11,
+              let display = report.display.x11Name, let pad = element.staticPad("sink") else { return }
+        // The sink is looked up from the pad: a closure holding it would keep it alive through
+        // its own pad if no frame ever came.
+        pad.addProbe(.buffer) { info in
+            if let sink = Pad(info.pad, transfer: .none).parentElement {
+                DispatchQueue.global().async { WindowTitle.set(title, onGLSink: sink, display: display) }
+            }
+            return .remove
         }
     }
 

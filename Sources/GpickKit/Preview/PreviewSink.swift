@@ -51,6 +51,6 @@ public struct PreviewOptions: Sendable {
     /// Longest side of HTTP preview frames (frames are never scaled up).
     public var maxHTTPWidth = 1280
     /// Title of the window and the HTTP page.
-    public var title = "gpick preview"
+    public var title = "gpick"
     public init() {}
 }

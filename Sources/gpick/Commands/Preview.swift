@@ -66,6 +66,7 @@ struct PreviewCommand: AsyncParsableCommand {
             }
             var started: [String: Any] = ["sink": kind.rawValue, "source": "\(session.source)",
                                           "width": config.format.width, "height": config.format.height]
+            if let window = preview.windowSinkName { started["window-sink"] = window }
             if let url = preview.url {
                 started["url"] = url
                 if !out.json { print(url) }

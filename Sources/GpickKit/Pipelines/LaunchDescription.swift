@@ -1,0 +1,54 @@
+/// Reads the element factories out of a gst-launch description as text, without GStreamer: it
+/// works when the elements are not installed, which is when `doctor` and the package checks need
+/// it most.
+public enum LaunchDescription {
+    /// The factories in `text`, in order of appearance, each once. Skipped: links (`!`), properties
+    /// (`name=value`), references to named elements (`tee.`, `demux.video_0`), caps
+    /// (`video/x-raw,…`), bin parentheses and URIs.
+    public static func factories(in text: String) -> [String] {
+        var seen = Set<String>(), out: [String] = []
+        for token in tokens(text) where isFactoryName(token) && seen.insert(token).inserted {
+            out.append(token)
+        }
+        return out
+    }
+
+    /// Whitespace- and `!`-separated words; a double-quoted part (with `\` escapes) stays in its word.
+    static func tokens(_ text: String) -> [String] {
+        var out: [String] = [], cur = "", quoted = false, escaped = false
+        func flush() { if !cur.isEmpty { out.append(cur); cur = "" } }
+        for c in text {
+            if quoted {
+                cur.append(c)
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { quoted = false }
+            } else if c == "\"" {
+                quoted = true
+                cur.append(c)
+            } else if c.isWhitespace || c == "!" || c == "(" || c == ")" {
+                flush()
+            } else {
+                cur.append(c)
+            }
+        }
+        flush()
+        return out
+    }
+
+    /// Factory names are letters, digits, `_` and `-`, starting with a letter; anything with `=`,
+    /// `.`, `/`, `:` or `,` is a property, reference, caps or URI.
+    static func isFactoryName(_ t: String) -> Bool {
+        guard let first = t.unicodeScalars.first, first.properties.isAlphabetic, first.isASCII else { return false }
+        return t.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+    }
+}
+
+extension PipelineFile {
+    /// Every element factory the file names: its pipeline, audio and input stages, and its window
+    /// sink candidates.
+    public var elementFactories: [String] {
+        var seen = Set<String>()
+        let texts = [pipeline.value, audio?.value ?? "", input?.value ?? ""]
+        let named = texts.flatMap(LaunchDescription.factories(in:)) + (windowSinks?.all ?? [])
+        return named.filter { seen.insert($0).inserted }
+    }
+}
