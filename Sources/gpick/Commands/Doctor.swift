@@ -7,48 +7,109 @@ import GstCore
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check which GStreamer elements each command needs, and which Debian package provides any that are missing.")
+        abstract: "Check what each command will use: the elements of its pipeline files, and for the window preview the sink it would open on this display.",
+        discussion: "A missing element is named with the Debian package that provides it. Exit 69 when a command cannot run.")
 
+    @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var out: OutputOptions
 
     func run() async throws {
         let events = Events(json: out.json, command: "doctor")
         try await reporting(events) {
-            do { try Gst.initialize() } catch { throw GpickError(.plugin, "GStreamer does not initialise: \(error)") }
-            var missingAny = false
-            for (command, elements) in Requirements.byCommand {
+            do throws(GStreamerError) { try await Gst.initialized() } catch { throw GpickError(.plugin, "GStreamer does not initialise: \(error.message)") }
+            let library = pipelines.library
+            var failed = false
+            for check in Requirements.checks {
+                let elements = try check.elements(library)
                 let missing = elements.filter { !Gst.hasElement($0) }
-                missingAny = missingAny || !missing.isEmpty
+                let packages = Requirements.packages(for: missing)
+                failed = failed || !missing.isEmpty
                 if out.json {
-                    events.emit("check", ["command": command, "elements": elements, "missing": missing,
-                                          "packages": Array(Set(missing.map { Requirements.package(for: $0) })).sorted()])
-                    continue
-                }
-                if missing.isEmpty {
-                    print("ok       \(command)")
+                    events.emit("check", ["check": check.name, "elements": elements, "missing": missing,
+                                          "packages": packages, "ok": missing.isEmpty])
+                } else if missing.isEmpty {
+                    print("ok       \(check.name)")
                 } else {
-                    print("MISSING  \(command): " + missing.map { "\($0) (apt-get install \(Requirements.package(for: $0)))" }.joined(separator: ", "))
+                    let named = missing.map { e in ElementPackages.package(for: e).map { "\(e) (\($0))" } ?? e }
+                    print("MISSING  \(check.name): \(named.joined(separator: ", ")); apt-get install \(packages.joined(separator: " "))")
                 }
             }
+            failed = try previewWindow(library, events) || failed
             if !out.json { print(Gst.version) }
-            events.finished(["ok": !missingAny])
-            if missingAny { throw ExitCode(69) }
+            events.finished(["ok": !failed])
+            if failed { throw ExitCode(69) }
         }
+    }
+
+    /// The window preview: what `gpick preview --sink window` would open on this display. No
+    /// display is not a failure: the terminal and HTTP previews remain. Returns whether it failed.
+    private func previewWindow(_ library: PipelineLibrary, _ events: Events) throws -> Bool {
+        let file = try library.load("preview-window")
+        let display = WindowDisplay()
+        guard let sinks = file.windowSinks else {
+            throw GpickError(.pipeline, "\(file.path): a window preview needs window-sinks")
+        }
+        guard display.isAvailable else {
+            if out.json {
+                events.emit("check", ["check": "preview window", "ok": true, "display": JSONValue.null, "sink": JSONValue.null,
+                                      "message": "no display: the terminal and HTTP previews remain"])
+            } else {
+                print("--       preview window: no display (DISPLAY and WAYLAND_DISPLAY are unset); the terminal and HTTP previews remain")
+            }
+            return false
+        }
+        let (report, _) = WindowSinkChooser.probe(sinks, display: display)
+        if out.json {
+            var fields: [String: Any] = ["check": "preview window", "ok": report.chosen != nil, "display": display.description,
+                                         "sink": report.chosen ?? JSONValue.null,
+                                         "tried": report.attempts.map { a -> [String: Any] in
+                                             ["element": a.factory, "ok": a.failure == nil, "reason": a.failure ?? JSONValue.null,
+                                              "package": a.package ?? JSONValue.null]
+                                         }]
+            if let failure = report.failure { fields["message"] = failure.message }
+            events.emit("check", fields)
+        } else if let chosen = report.chosen {
+            print("ok       preview window: \(chosen) on \(display.description)")
+        } else {
+            print("MISSING  preview window: \(report.failure?.message ?? "no window sink works")")
+        }
+        return report.chosen == nil
     }
 }
 
-/// Elements behind each command, and the Debian package of each element.
+/// What each command builds, from the pipeline files it loads (so a copied file with another
+/// encoder is checked as it is), plus the few elements gpick adds itself.
 enum Requirements {
-    static let session = ["videotestsrc", "videoconvert", "videoscale", "capsfilter", "tee", "queue", "appsink", "appsrc"]
-    static let byCommand: [(String, [String])] = [
-        ("snap", session + ["appsrc", "jpegenc", "pngenc"]),
-        ("record (mp4/mkv)", session + ["x264enc", "h264parse", "mp4mux", "matroskamux", "fdsink", "voaacenc", "aacparse", "audiotestsrc", "audioconvert", "audioresample"]),
-        ("record (webm)", session + ["vp9enc", "webmmux", "opusenc", "fdsink"]),
-        ("live", session + ["openh264enc", "h264parse", "voaacenc", "aacparse", "mp4mux", "qtmux", "jpegenc"]),
-        ("preview", session + ["autovideosink", "videorate", "jpegenc"]),
-        ("camera sources", ["v4l2src", "decodebin", "videorate", "autoaudiosrc", "videoflip"]),
-        ("inspect", ["filesrc", "decodebin", "appsink", "jpegdec", "avdec_h264", "qtdemux", "matroskademux"]),
+    struct Check {
+        let name: String
+        let files: [String]
+        let extra: [String]
+        func elements(_ library: PipelineLibrary) throws(GpickError) -> [String] {
+            var seen = Set<String>(), out: [String] = []
+            for f in files { for e in try library.load(f).elementFactories where seen.insert(e).inserted { out.append(e) } }
+            for e in extra where seen.insert(e).inserted { out.append(e) }
+            return out
+        }
+    }
+
+    /// Every camera's stage ends in an appsink that hands its frames to the session.
+    static let session = ["source-test", "session"]
+    static let checks: [Check] = [
+        Check(name: "snap", files: ["source-test", "session", "still-jpeg", "still-png"], extra: ["appsink"]),
+        Check(name: "record mp4", files: session + ["audio-test", "record-mp4"], extra: ["appsink"]),
+        Check(name: "record mkv", files: session + ["audio-test", "record-mkv"], extra: ["appsink"]),
+        Check(name: "record webm", files: session + ["audio-test", "record-webm"], extra: ["appsink"]),
+        Check(name: "live", files: session + ["audio-test", "live-ring", "live-clip", "live-clip-mov", "still-jpeg"], extra: ["appsink"]),
+        Check(name: "preview terminal", files: session + ["preview-terminal"], extra: ["appsink"]),
+        Check(name: "preview http", files: session + ["preview-http"], extra: ["appsink"]),
+        // --mirror-front adds a videoflip after the front camera.
+        Check(name: "camera sources", files: ["source-v4l2", "source-file", "audio-auto"], extra: ["videoflip"]),
+        // Discovery and decoding autoplug the demuxers and decoders of what gpick writes.
+        Check(name: "inspect", files: ["decode-frames"],
+              extra: ["uridecodebin", "qtdemux", "matroskademux", "h264parse", "avdec_h264", "jpegdec"]),
     ]
 
-    static func package(for element: String) -> String { ElementPackages.package(for: element) ?? "libgstreamer1.0-0" }
+    static func packages(for missing: [String]) -> [String] {
+        Array(Set(missing.compactMap(ElementPackages.package(for:)))).sorted()
+    }
 }
