@@ -60,9 +60,17 @@ import Testing
         let r = try await Subprocess.gpick(["snap", "--source", "test", "--width", "320", "--height", "240", "--json", "-o", "\(dir)/j.jpg"])
         #expect(r.status == 0)
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(events.map { $0["event"] as? String } == ["started", "file-written", "finished"])
-        #expect(events[1]["path"] as? String == "\(dir)/j.jpg")
-        #expect((events[1]["bytes"] as? Int ?? 0) > 1000)
+        // The five capture stages, as a session's snap reports them, around the file.
+        #expect(events.map { $0["event"] as? String } == ["started", "capture-settings-resolved", "capture-exposure-started",
+                                                          "capture-exposure-complete", "capture-data-delivered", "file-written",
+                                                          "capture-complete", "finished"])
+        let times = events.compactMap { $0["t"] as? Double }
+        #expect(times.count == events.count && times == times.sorted(), "monotonic times: \(times)")
+        #expect(events.first { $0["event"] as? String == "capture-exposure-complete" }?["stamp"] as? String == "1:0")
+        #expect(events.first { $0["event"] as? String == "capture-data-delivered" }?["path"] as? String == "\(dir)/j.jpg")
+        let written = events.first { $0["event"] as? String == "file-written" }
+        #expect(written?["path"] as? String == "\(dir)/j.jpg")
+        #expect((written?["bytes"] as? Int ?? 0) > 1000)
     }
 
     @Test func percentInNameIsLiteral() async throws {

@@ -68,6 +68,12 @@ struct Snap: AsyncParsableCommand {
             let encoderBuild = Background { () throws(GpickError) in
                 try StillEncoder(format: stillFormat, quality: quality, library: library)
             }
+            events.started(["source": "\(session.source)", "width": config.format.width, "height": config.format.height])
+            // The five capture stages a session's snap reports (--json), the first two before the
+            // camera plays: its first frames are the stills.
+            events.emit("capture-settings-resolved", ["format": stillFormat.rawValue, "count": count, "every": every,
+                                                      "width": config.format.width, "height": config.format.height])
+            events.emit("capture-exposure-started")
             do {
                 try await session.play()
             } catch {
@@ -80,7 +86,6 @@ struct Snap: AsyncParsableCommand {
                 throw error
             }
             defer { encoder.close() }
-            events.started(["source": "\(session.source)", "width": config.format.width, "height": config.format.height])
             var written = 0, received = 0
             // Once the last frame is in hand the camera is done: the session stops while that
             // frame is encoded and written, so its teardown is off the critical path and the
@@ -90,10 +95,16 @@ struct Snap: AsyncParsableCommand {
                 for try await frame in shots {
                     received += 1
                     if received == count { stopping = Task { await session.stop() } }
+                    if events.json {
+                        let stamp = frame.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
+                        events.emit("capture-exposure-complete", ["index": received, "stamp": stamp?.description ?? "none"])
+                    }
                     let path = count == 1 ? target : target.numbered(written + 1, of: count)
                     let bytes = try await encoder.encode(frame, storingTo: path)
                     written += 1
+                    events.emit("capture-data-delivered", ["index": written, "path": path.path, "bytes": bytes.count])
                     events.fileWritten(path.path, bytes: Int64(bytes.count))
+                    if received < count { events.emit("capture-exposure-started") }
                 }
             } catch let e as GpickError {
                 if let stopping { await stopping.value } else { await session.stop() }
@@ -103,6 +114,7 @@ struct Snap: AsyncParsableCommand {
             if written < count {
                 throw session.failureReason ?? GpickError(.runtime, "only \(written) of \(count) stills were taken")
             }
+            events.emit("capture-complete", ["files": written])
             events.finished(["files": written])
         }
     }
