@@ -4,6 +4,7 @@
 #define CGSTREAMER_SHIM_H
 
 #include <gst/gst.h>
+#include <gst/base/gsttypefindhelper.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
@@ -82,6 +83,11 @@ static inline void cgst_post_error(GstElement *element, GQuark domain, gint code
                                    const gchar *text, const gchar *debug) {
     gst_element_message_full(element, GST_MESSAGE_ERROR, domain, code,
                              g_strdup(text), g_strdup(debug), __FILE__, GST_FUNCTION, __LINE__);
+}
+
+// MARK: registry
+static inline GstElementFactoryListType cgst_factory_type_readers(void) {
+    return GST_ELEMENT_FACTORY_TYPE_DECODER | GST_ELEMENT_FACTORY_TYPE_DEMUXER;
 }
 
 // MARK: time

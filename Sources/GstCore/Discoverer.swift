@@ -24,35 +24,86 @@ public struct MediaInfo: Sendable, Codable {
     public var durationSeconds: Double { Double(duration) / 1e9 }
 }
 
+/// Why a file could not be discovered.
+public enum DiscovererError: Error, Sendable, CustomStringConvertible {
+    /// GStreamer could not read it: not media, damaged or truncated (its own error).
+    case unreadable(GStreamerError)
+    /// It took longer than the time limit.
+    case timedOut
+    /// Reading it needs plugins that are not installed.
+    case missingPlugins([MissingPlugin])
+
+    public var description: String {
+        switch self {
+        case .unreadable(let e): e.message
+        case .timedOut: "timed out reading the file"
+        case .missingPlugins(let m): "missing plugins: " + m.map(\.description).joined(separator: ", ")
+        }
+    }
+}
+
+/// A plugin GStreamer found missing, from its installer detail
+/// ("gstreamer|1.0|gpick|VP9 decoder|decoder-video/x-vp9").
+public struct MissingPlugin: Sendable, Equatable, CustomStringConvertible {
+    /// "VP9 decoder".
+    public var description: String
+    /// "decoder", "encoder", "element", "urisource", "urisink".
+    public var kind: String
+    /// What it handles: caps for decoders and encoders ("video/x-vp9"), a name for elements.
+    public var detail: String
+
+    public init?(installerDetail: String) {
+        let parts = installerDetail.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 5, let dash = parts[4].firstIndex(of: "-") else { return nil }
+        description = parts[3]
+        kind = String(parts[4][..<dash])
+        detail = String(parts[4][parts[4].index(after: dash)...])
+    }
+}
+
 public enum Discoverer {
     /// Discovers a file. Runs GstDiscoverer's synchronous API on a dedicated thread (never the
     /// cooperative pool) with a time limit so truncated or hostile files cannot hang us.
+    /// Throws `DiscovererError`.
     public static func discover(path: String, timeout: Double = 10) async throws -> MediaInfo {
         try await offPool { try discoverBlocking(path: path, timeout: timeout) }
     }
 
-    public static func discoverBlocking(path: String, timeout: Double = 10) throws(GStreamerError) -> MediaInfo {
-        try Gst.initialize()
+    public static func discoverBlocking(path: String, timeout: Double = 10) throws(DiscovererError) -> MediaInfo {
+        do throws(GStreamerError) { try Gst.initialize() } catch { throw .unreadable(error) }
         let uri = URL(fileURLWithPath: path).absoluteString
-        let disc = try withGError(source: "discoverer", failure: "cannot create discoverer") { err in
-            gst_discoverer_new(GstClockTime(timeout * 1e9), err)
-        }
+        let disc: UnsafeMutablePointer<GstDiscoverer>
+        do throws(GStreamerError) {
+            disc = try withGError(source: "discoverer", failure: "cannot create discoverer") { err in
+                gst_discoverer_new(GstClockTime(timeout * 1e9), err)
+            }
+        } catch { throw .unreadable(error) }
         defer { g_object_unref(UnsafeMutableRawPointer(disc)) }
-        let info = try withGError(source: path, failure: "cannot read \(path)") { err in
-            gst_discoverer_discover_uri(disc, uri, err)
+        // The info comes back with a result even when an error is set too.
+        var err: UnsafeMutablePointer<GError>? = nil
+        let got = gst_discoverer_discover_uri(disc, uri, &err)
+        let error = err.map { GStreamerError(adopting: $0, source: path) }
+        guard let info = got else {
+            throw .unreadable(error ?? GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue),
+                                                      message: "cannot read \(path)", source: path))
         }
         defer { g_object_unref(UnsafeMutableRawPointer(info)) }
-        let result = gst_discoverer_info_get_result(info)
-        guard result == GST_DISCOVERER_OK else {
-            let what: String
-            switch result {
-            case GST_DISCOVERER_URI_INVALID: what = "invalid path"
-            case GST_DISCOVERER_TIMEOUT: what = "timed out reading the file"
-            case GST_DISCOVERER_MISSING_PLUGINS: what = "a plugin needed to read it is missing"
-            case GST_DISCOVERER_BUSY: what = "busy"
-            default: what = "not a media file GStreamer can read"
+        switch gst_discoverer_info_get_result(info) {
+        case GST_DISCOVERER_OK: break
+        case GST_DISCOVERER_TIMEOUT: throw .timedOut
+        case GST_DISCOVERER_MISSING_PLUGINS:
+            var missing: [MissingPlugin] = []
+            if let details = gst_discoverer_info_get_missing_elements_installer_details(info) {
+                var i = 0
+                while let d = details[i] {
+                    if let m = MissingPlugin(installerDetail: String(cString: d)), !missing.contains(m) { missing.append(m) }
+                    i += 1
+                }
             }
-            throw GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue), message: what, source: path)
+            throw .missingPlugins(missing)
+        default:
+            throw .unreadable(error ?? GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue),
+                                                      message: "not a media file GStreamer can read", source: path))
         }
         var streams: [MediaInfo.Stream] = []
         let list = gst_discoverer_info_get_stream_list(info)

@@ -42,9 +42,15 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
         g_error_free(error)
     }
 
+    /// The element and GStreamer's message: what a user may read. The debug text is not in it.
     public var description: String {
-        var s = source.map { "\($0): " } ?? ""
-        s += message
+        (source.map { "\($0): " } ?? "") + message
+    }
+
+    /// Everything, for `--verbose` and logs: the message, the element's path and the debug text
+    /// (source locations and internals).
+    public var diagnostic: String {
+        var s = "\(sourcePath ?? source ?? "GStreamer"): \(message)"
         if let debug, !debug.isEmpty { s += " (\(debug))" }
         return s
     }

@@ -68,6 +68,25 @@ public enum Gst {
         return gst_plugin_get_filename(plugin).map { String(cString: $0) }
     }
 
+    /// Installed decoders and demuxers whose sink takes `caps` (e.g. "video/x-vp9"), best rank
+    /// first, and only what autoplugging would pick (rank marginal and up): who reads a format.
+    public static func readers(of caps: String) -> [String] {
+        guard (try? initialize()) != nil, let c = gst_caps_from_string(caps) else { return [] }
+        defer { gst_caps_unref(c) }
+        let all = gst_element_factory_list_get_elements(cgst_factory_type_readers(), GST_RANK_MARGINAL)
+        defer { gst_plugin_feature_list_free(all) }
+        // Highest rank first, as autoplugging picks them.
+        let matching = g_list_sort(gst_element_factory_list_filter(all, c, GST_PAD_SINK, 0), gst_plugin_feature_rank_compare_func)
+        defer { gst_plugin_feature_list_free(matching) }
+        var names: [String] = []
+        var node = matching
+        while let n = node {
+            if let name = cgst_object_name(n.pointee.data) { names.append(String(cString: name)) }
+            node = n.pointee.next
+        }
+        return names
+    }
+
     /// Names of all installed element factories (for "did you mean" suggestions).
     public static func elementFactoryNames() -> [String] {
         guard (try? initialize()) != nil else { return [] }

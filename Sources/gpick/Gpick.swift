@@ -31,7 +31,7 @@ struct Gpick: AsyncParsableCommand {
             }
             Gst.deinitializeForLeakReport()
         } catch let e as GpickError {
-            Console.error(e.message)
+            Console.error(e)
             Gst.deinitializeForLeakReport()  // failure paths must release everything too
             Glibc.exit(e.exitCode)
         } catch let code as ExitCode {

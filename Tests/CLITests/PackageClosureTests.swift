@@ -144,4 +144,23 @@ import Testing
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
+
+    /// The package named for a format no installed plugin reads does have a reader of it: a
+    /// demuxer or decoder autoplugging would pick.
+    @Test func readerPackagesAgreeWithDpkg() async throws {
+        var files: [String: [String]] = [:]
+        var problems: [String] = []
+        for (mediaType, _) in ElementPackages.readers {
+            files[mediaType] = Gst.readers(of: mediaType).compactMap(Gst.pluginFile(ofElement:))
+            if files[mediaType]!.isEmpty { problems.append("\(mediaType): no installed demuxer or decoder reads it") }
+        }
+        let owners = try await Packages.owners(of: Array(Set(files.values.flatMap { $0 })))
+        for (mediaType, listed) in ElementPackages.readers {
+            let packages = Set((files[mediaType] ?? []).compactMap { owners[$0] })
+            if !packages.isEmpty, !packages.contains(listed) {
+                problems.append("\(mediaType): ElementPackages says \(listed), but its readers are in \(packages.sorted())")
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
 }

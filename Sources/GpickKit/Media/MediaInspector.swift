@@ -61,17 +61,7 @@ public enum MediaInspector {
     public static func inspect(path: String, decode: Bool, library: PipelineLibrary) async throws(GpickError) -> InspectReport {
         var st = stat()
         guard stat(path, &st) == 0 else { throw GpickError(.input, "no such file: \(path)") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GpickError(.input, "\(path) is not a regular file") }
-        guard st.st_size > 0 else { throw GpickError(.input, "\(path) is empty (0 bytes)") }
-        guard access(path, R_OK) == 0 else { throw GpickError(.input, "cannot read \(path): permission denied") }
-        let info: MediaInfo
-        do {
-            info = try await Discoverer.discover(path: path, timeout: 10)
-        } catch let e as GStreamerError {
-            throw GpickError(.input, "\(path): \(e.message)")
-        } catch {
-            throw GpickError(.input, "\(path): \(error)")
-        }
+        let info = try await MediaProbe.discover(path, timeout: 10)
         let video = info.streams.first { $0.kind == "video" || $0.kind == "image" }
         let isPhoto = video?.isImage == true
         var report = InspectReport(path: path, kind: isPhoto ? "photo" : (video != nil ? "video" : "audio"),

@@ -336,7 +336,16 @@ public final class MovieRecording: @unchecked Sendable {
         guard !s.triggered else { s.lock.unlock(); return }
         s.triggered = true
         if s.endTime == nil { s.endTime = (s.lastPTS ?? 0) + frameDuration }
+        let empty = s.t0 == nil
+        if empty { s.tornDown = true }
         s.lock.unlock()
+        // Nothing reached the file: there is nothing to drain (an encoder that never had caps
+        // may not pass EOS on), so it is discarded at once.
+        if empty {
+            branch.cutInput()
+            session.control.async { self.finalize() }
+            return
+        }
         branch.endInput()
         // If EOS never reaches the sink (a stuck element), give up after a while.
         session.control.asyncAfter(deadline: .now() + 15) { [weak self] in

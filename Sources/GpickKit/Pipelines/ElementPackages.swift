@@ -26,7 +26,25 @@ public enum ElementPackages {
         return m
     }()
 
+    /// The package whose demuxer or decoder reads each format, for a file that cannot be played
+    /// for want of one (the media types GStreamer's missing-plugin details name).
+    public static let readers: [(mediaType: String, package: String)] = [
+        ("video/quicktime", "gstreamer1.0-plugins-good"), ("video/x-matroska", "gstreamer1.0-plugins-good"),
+        ("video/webm", "gstreamer1.0-plugins-good"), ("video/x-msvideo", "gstreamer1.0-plugins-good"),
+        ("video/mpegts", "gstreamer1.0-plugins-bad"), ("application/ogg", "gstreamer1.0-plugins-base"),
+        ("video/x-h264", "gstreamer1.0-libav"), ("video/x-h265", "gstreamer1.0-libav"),
+        ("video/x-vp8", "gstreamer1.0-plugins-good"), ("video/x-vp9", "gstreamer1.0-plugins-good"),
+        ("video/x-av1", "gstreamer1.0-plugins-bad"), ("video/x-theora", "gstreamer1.0-plugins-base"),
+        ("image/jpeg", "gstreamer1.0-plugins-good"), ("image/png", "gstreamer1.0-plugins-good"),
+        ("image/webp", "gstreamer1.0-plugins-bad"),
+    ]
+
     public static func package(for element: String) -> String? { packages[element] }
+
+    /// The package that reads a media type ("video/x-vp9" → gstreamer1.0-plugins-good).
+    public static func package(reading mediaType: String) -> String? {
+        readers.first { $0.mediaType == mediaType }?.package
+    }
 
     /// Every element listed.
     public static var elements: [String] { byPackage.flatMap(\.elements) }

@@ -237,7 +237,7 @@ public actor ScriptRunner {
         s.onEvent { e in
             switch e {
             case .notice(let m): emit("notice", ["message": m])
-            case .warning(let m): emit("warning", ["message": m])
+            case .warning(let m, _): emit("warning", ["message": m])
             case .sourceFailed(let err): emit("source-failed", ["message": err.message])
             case .switching(let p, let spec, let at):
                 emit("switching", ["position": p.rawValue, "source": "\(spec)", "time": at.map { Double($0) / 1e9 } ?? -1])

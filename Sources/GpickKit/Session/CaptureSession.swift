@@ -67,7 +67,8 @@ public struct SessionConfiguration: Sendable {
 /// Something that happened in a session, for event streams and JSON output.
 public enum SessionEvent: Sendable {
     case notice(String)
-    case warning(String)
+    /// A GStreamer warning: its message, and with its debug text for --verbose.
+    case warning(String, detail: String?)
     case sourceFailed(GpickError)
     /// The session switched to this camera (asked at this running time, ns); outputs see the
     /// placeholder until it delivers.
@@ -184,7 +185,7 @@ public final class CaptureSession: @unchecked Sendable {
             }
         }
         let first = try await resolvedSpec(for: currentPosition)
-        try first.checkAccessible()
+        try await Self.checkPlayable(first)
         let sessionPart = try loadSessionFile()
         // The first camera's stage and the session pipeline stay apart until the stage is added:
         // they are parsed side by side (each loads its plugins, a few ms on a one-shot command).
@@ -333,7 +334,7 @@ public final class CaptureSession: @unchecked Sendable {
         try requireFullSession(target == position ? "resume" : "flip")
         guard let pipeline, let switcher else { throw GpickError(.runtime, "the session is not running") }
         let spec = try await resolvedSpec(for: target)
-        try spec.checkAccessible()
+        try await Self.checkPlayable(spec)
         let (gen, old) = lock.withLock { () -> (Int, SourceStage?) in
             generation += 1
             currentPosition = target
@@ -447,6 +448,12 @@ public final class CaptureSession: @unchecked Sendable {
     /// The source of generation `gen` ran out (a file source's end): recordings are finalised
     /// with everything it delivered, and outputs hold the blurred last frame.
     private func markSourceEnded(_ gen: Int, _ spec: String) {
+        // A source that ends before its first frame (a file with a video track but no frames)
+        // fails the session, as a camera that never delivers does.
+        if frames.frameCount == 0, lock.withLock({ gen == generation }) {
+            fail(GpickError(.input, "\(spec) ended before its first frame (it holds no video frames)"))
+            return
+        }
         let active: [MovieRecording]? = lock.withLock {
             guard gen == generation, failure == nil else { return nil }
             // An ended source is not current any more: what it posts while winding down
@@ -546,6 +553,7 @@ public final class CaptureSession: @unchecked Sendable {
         let lib = configuration.library
         var sourcePart: PipelineBuilder.Part
         var testOptions: SourceSpec.TestOptions?
+        var label = "\(spec)"
         switch spec {
         case .test(let o):
             testOptions = o
@@ -554,10 +562,10 @@ public final class CaptureSession: @unchecked Sendable {
             sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
         case .file(let path):
             sourcePart = .init(try lib.load("source-file"), outputs: ["path": .string(path)])
+            label = path
         case .auto:
             throw GpickError(.runtime, "source not resolved")
         }
-        var label = "\(spec)"
         if let custom = configuration.sourceFile, position == configuration.position {
             sourcePart = custom
             testOptions = nil
@@ -583,7 +591,9 @@ public final class CaptureSession: @unchecked Sendable {
                 return .enough
             }
             ended = { [weak self, label] in
-                guard let self, !self.lock.withLock({ self.finishing }) else { return }
+                // The end the camera makes after the last frame asked for is no source end; an
+                // end while frames are still awaited is.
+                guard let self, !(self.lock.withLock({ self.finishing }) && !hub.hasSubscribers) else { return }
                 self.markSourceEnded(g, label)
             }
         } else {
@@ -597,6 +607,12 @@ public final class CaptureSession: @unchecked Sendable {
         }
         return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: g,
                                testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
+    }
+
+    /// A camera that can be opened, or a file that holds video (what is wrong, in one line).
+    static func checkPlayable(_ spec: SourceSpec) async throws(GpickError) {
+        try spec.checkAccessible()
+        if case .file(let path) = spec { try await MediaProbe.checkVideoSource(path) }
     }
 
     static func resolveAuto() async -> SourceSpec {
@@ -644,7 +660,7 @@ public final class CaptureSession: @unchecked Sendable {
         case .error(let e):
             route(e)
         case .warning(let w):
-            emit(.warning(w.description))
+            emit(.warning(w.description, detail: w.diagnostic))
         case .latency:
             if let p = pipeline { control.async { p.recalculateLatency() } }
         case .missingPlugin(_, let description):

@@ -6,11 +6,15 @@ public struct GpickError: Error, Sendable, CustomStringConvertible {
         case usage, input, device, output, plugin, pipeline, runtime, interrupted
     }
     public var kind: Kind
+    /// One line in the user's terms.
     public var message: String
+    /// What GStreamer said, with its debug text: shown with `--verbose`, never in the line.
+    public var detail: String?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, detail: String? = nil) {
         self.kind = kind
         self.message = message
+        self.detail = detail
     }
 
     public var description: String { message }

@@ -1,13 +1,24 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 import GpickKit
 
 /// stderr/stdout helpers: one line per error, progress only on a TTY.
 enum Console {
     static let stderrIsTTY = isatty(2) != 0
 
+    /// --verbose: GStreamer's warnings and the debug text of errors go to stderr too.
+    static var verbose: Bool { verboseFlag.load(ordering: .relaxed) }
+    static let verboseFlag = Atomic<Bool>(false)
+
     static func error(_ message: String) {
         writeError("gpick: error: \(message)\n")
+    }
+
+    /// The one error line, and with --verbose what GStreamer said about it.
+    static func error(_ e: GpickError) {
+        error(e.message)
+        if verbose, let detail = e.detail { writeError("gpick: detail: \(detail)\n") }
     }
 
     static func notice(_ message: String) {

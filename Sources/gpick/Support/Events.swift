@@ -41,8 +41,10 @@ final class Events: Sendable {
         if json { emit("notice", ["message": message]) } else { Console.notice(message) }
     }
 
-    func warning(_ message: String) {
-        if json { emit("warning", ["message": message]) } else { Console.notice("warning: \(message)") }
+    /// GStreamer's warnings: an event with --json; on stderr only with --verbose (they are
+    /// about GStreamer's internals, which a failure, if any, explains in its own line).
+    func warning(_ message: String, detail: String?) {
+        if json { emit("warning", ["message": message]) } else if Console.verbose { Console.notice("warning: \(detail ?? message)") }
     }
 
     /// Reports a failure: JSON event on stdout, and the one line on stderr.
@@ -53,7 +55,7 @@ final class Events: Sendable {
     func sessionEvent(_ e: SessionEvent) {
         switch e {
         case .notice(let m): notice(m)
-        case .warning(let m): warning(m)
+        case .warning(let m, let detail): warning(m, detail: detail)
         case .sourceFailed(let err): emit("source-failed", ["message": err.message])
         case .switching(let p, let spec, let at):
                 emit("switching", ["position": p.rawValue, "source": "\(spec)", "time": at.map { Double($0) / 1e9 } ?? -1])

@@ -6,6 +6,13 @@ import GpickKit
 struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Print one JSON object per event on stdout.")
     var json = false
+
+    @Flag(name: .long, help: "Also print GStreamer's warnings, and its debug text after an error's line.")
+    var verbose = false
+
+    func validate() throws {
+        if verbose { Console.verboseFlag.store(true, ordering: .relaxed) }
+    }
 }
 
 struct PipelineOptions: ParsableArguments {
