@@ -15,6 +15,18 @@ public struct BufferView {
         gst_buffer_resize(pointer, gssize(offset), gssize(size))
     }
 
+    /// Puts `count` zero bytes before the data of the (writable) buffer, e.g. silence before the
+    /// first audio samples. Its timestamps are the caller's to adjust.
+    public func prependZeros(_ count: Int) {
+        guard count > 0, let memory = gst_allocator_alloc(nil, gsize(count), nil) else { return }
+        var map = GstMapInfo()
+        if gst_memory_map(memory, &map, GST_MAP_WRITE) != 0 {
+            map.data.initialize(repeating: 0, count: Int(map.size))
+            gst_memory_unmap(memory, &map)
+        }
+        gst_buffer_prepend_memory(pointer, memory)  // takes the memory
+    }
+
     public func setPTS(_ t: UInt64) { cgst_buffer_set_pts(pointer, GstClockTime(t)) }
     public func setDuration(_ t: UInt64) { cgst_buffer_set_duration(pointer, GstClockTime(t)) }
 

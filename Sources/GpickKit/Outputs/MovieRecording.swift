@@ -66,8 +66,9 @@ public final class MovieRecording: @unchecked Sendable {
     private let state = State()
 
     private final class State: @unchecked Sendable {
-        // Invariant: every field is read and written under `lock`.
-        let lock = Lock()
+        // Invariant: every field is read and written under `lock`; audio waits on it for `t0`,
+        // and whatever sets `t0` or `triggered` broadcasts.
+        let lock = Condition()
         var frames = 0
         var t0: UInt64?
         var lastPTS: UInt64?
@@ -76,6 +77,12 @@ public final class MovieRecording: @unchecked Sendable {
         var endTime: UInt64?
         var maxFrames: Int?
         var triggered = false
+        /// Triggered, and the audio has not reached the end yet: its input ends when it does.
+        var awaitingAudio = false
+        /// End time of the newest audio that entered the branch.
+        var audioEnd: UInt64?
+        /// Audio has been kept (its first buffer may start with silence: see `audioProbe`).
+        var audioStarted = false
         var finalized = false
         var tornDown = false
         var error: GpickError?
@@ -157,6 +164,9 @@ public final class MovieRecording: @unchecked Sendable {
 
     var branchName: String { branch.name }
 
+    /// Where audio leaves the branch's `audio` queue.
+    private var audioQueueOut: Pad? { branch.audioEntry == nil ? nil : branch.bin.element(named: "audio")?.staticPad("src") }
+
     private init(session: CaptureSession, output: OutputPath, file: TempFile, branch: Branch) {
         self.session = session
         self.output = output
@@ -194,11 +204,17 @@ public final class MovieRecording: @unchecked Sendable {
             }
             return .ok
         }
+        // Audio is trimmed to the video's span where it leaves the branch's queue: live audio
+        // can reach the tee before the first frame fixes the file's zero (always by up to a
+        // buffer, on a loaded machine by several), and waits there until it does.
+        if let out = audioQueueOut {
+            out.addProbe(.buffer) { [weak self] info in self?.audioProbe(info) ?? .ok }
+        }
         session.register(self)
         do {
             try branch.attach(to: session,
                               videoProbe: { [weak self] info in self?.videoProbe(info) ?? .ok },
-                              audioProbe: { [weak self] info in self?.audioProbe(info) ?? .ok })
+                              audioProbe: { [weak self] info in self?.audioEntryProbe(info) ?? .ok })
         } catch {
             session.unregister(self)
             throw error
@@ -216,10 +232,11 @@ public final class MovieRecording: @unchecked Sendable {
         if s.t0 == nil {
             // The first frame is the file's 0, whenever the branch was added (even before play,
             // the first frame's running time is not 0: it is late by the pipeline's start-up).
-            // Audio shares the offset; audio that came before this frame is dropped.
+            // Audio shares the offset, applied where it leaves its queue, and waits until now.
             s.t0 = pts
             branch.videoTeePad?.setOffset(-Int64(pts))
-            branch.audioTeePad?.setOffset(-Int64(pts))
+            audioQueueOut?.setOffset(-Int64(pts))
+            s.lock.broadcast()
         }
         if let max = s.maxFrames, s.frames >= max {
             s.endTime = pts
@@ -237,12 +254,29 @@ public final class MovieRecording: @unchecked Sendable {
         return .ok
     }
 
-    /// Audio follows the video's span exactly: buffers outside [t0, end) are dropped and the ones
-    /// straddling either edge are cut at the sample (S16LE stereo, fixed by the session caps).
-    private func audioProbe(_ info: ProbeInfo) -> ProbeReturn {
+    /// Audio entering the branch (tee thread): a part's audio before its start never queues,
+    /// and the audio input ends once audio has reached the end the video fixed.
+    private func audioEntryProbe(_ info: ProbeInfo) -> ProbeReturn {
         guard let buf = info.buffer, let pts = buf.pts else { return .ok }
+        let end = pts + (buf.duration ?? 0)
         let s = state
         s.lock.lock()
+        if s.t0 == nil, let startAt = s.startAt, end <= startAt { s.lock.unlock(); return .drop }
+        s.audioEnd = max(s.audioEnd ?? 0, end)
+        let stop = s.awaitingAudio && s.endTime.map { end >= $0 } == true
+        s.lock.unlock()
+        if stop { endAudioIfAwaited() }
+        return .ok
+    }
+
+    /// Audio follows the video's span exactly (queue thread): buffers outside [t0, end) are
+    /// dropped and the ones straddling either edge are cut at the sample (S16LE stereo, fixed by
+    /// the session caps). Until the first frame fixes t0, audio waits here, in its own queue.
+    private func audioProbe(_ info: ProbeInfo) -> ProbeReturn {
+        guard let buf = info.buffer, var pts = buf.pts else { return .ok }
+        let s = state
+        s.lock.lock()
+        while s.t0 == nil && !s.triggered { s.lock.wait(until: Date().addingTimeInterval(0.1)) }
         let t0 = s.t0, triggered = s.triggered
         let start = t0 ?? 0
         // Until the video fixes the end, a requested stop or the frame budget bounds the audio:
@@ -251,14 +285,25 @@ public final class MovieRecording: @unchecked Sendable {
         let end = s.endTime ?? s.stopAt ?? planned
         s.lock.unlock()
         guard let t0 else { return .drop }
-        let dur = buf.duration ?? 0
+        var dur = buf.duration ?? 0
         if pts + dur <= t0 { return .drop }
         if let end, pts >= end { return .drop }
         if triggered && end == nil { return .drop }
+        let bytesPerFrame = 4, rate: UInt64 = 48000
+        // A microphone (or the test tone) that starts after the first frame: the track begins
+        // with silence from the first frame on, so both tracks span the same time, in sync.
+        let first = s.lock.withLock { () -> Bool in defer { s.audioStarted = true }; return !s.audioStarted }
+        if first, pts > t0, let w = info.writableBuffer() {
+            w.prependZeros(Int((pts - t0) * rate / 1_000_000_000) * bytesPerFrame)
+            dur += pts - t0
+            pts = t0
+            w.setPTS(pts)
+            w.setDuration(dur)
+        }
         let startCut = pts < t0 ? t0 - pts : 0
         let endCut = end.map { pts + dur > $0 ? pts + dur - $0 : 0 } ?? 0
         guard (startCut > 0 || endCut > 0), dur > 0, let w = info.writableBuffer() else { return .ok }
-        let bytesPerFrame = 4, frames = w.size / bytesPerFrame
+        let frames = w.size / bytesPerFrame
         let skip = Int((Double(startCut) / Double(dur) * Double(frames)).rounded())
         let keep = max(0, frames - skip - Int((Double(endCut) / Double(dur) * Double(frames)).rounded()))
         if keep == 0 { return .drop }
@@ -324,6 +369,7 @@ public final class MovieRecording: @unchecked Sendable {
             state.tornDown = true
             return true
         }
+        state.lock.broadcast()
         guard first else { return }
         branch.cutInput()
         session.control.async { self.finalize() }
@@ -339,6 +385,7 @@ public final class MovieRecording: @unchecked Sendable {
         let empty = s.t0 == nil
         if empty { s.tornDown = true }
         s.lock.unlock()
+        s.lock.broadcast()  // audio waiting for a first frame that will not come
         // Nothing reached the file: there is nothing to drain (an encoder that never had caps
         // may not pass EOS on), so it is discarded at once.
         if empty {
@@ -346,12 +393,36 @@ public final class MovieRecording: @unchecked Sendable {
             session.control.async { self.finalize() }
             return
         }
-        branch.endInput()
+        branch.endVideoInput()
+        // Live audio arrives in buffers that end up to one buffer (and, on a loaded machine,
+        // several) after the last frame: its input ends when audio reaches the video's end, so
+        // the tracks end together; a source that went quiet gets a second's grace.
+        if branch.audioTeePad != nil {
+            let reached = s.lock.withLock { () -> Bool in
+                let done = (s.audioEnd ?? 0) >= (s.endTime ?? 0)
+                s.awaitingAudio = !done
+                return done
+            }
+            if reached {
+                branch.endAudioInput()
+            } else {
+                session.control.asyncAfter(deadline: .now() + 1) { [weak self] in self?.endAudioIfAwaited() }
+            }
+        }
         // If EOS never reaches the sink (a stuck element), give up after a while.
         session.control.asyncAfter(deadline: .now() + 15) { [weak self] in
             guard let self, !self.state.lock.withLock({ self.state.finalized }) else { return }
             self.fail(GpickError(.runtime, "\(self.output.path): the recording did not finish writing within 15 s"))
         }
+    }
+
+    /// Ends the audio input once, if a stop is waiting for it (any thread: it only adds a probe).
+    private func endAudioIfAwaited() {
+        let end = state.lock.withLock { () -> Bool in
+            defer { state.awaitingAudio = false }
+            return state.awaitingAudio
+        }
+        if end { branch.endAudioInput() }
     }
 
     /// Runs on the control queue once EOS reached the sink (or the branch failed).

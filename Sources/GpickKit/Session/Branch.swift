@@ -71,16 +71,20 @@ final class Branch: @unchecked Sendable {
         }
     }
 
-    /// Ends the branch's input: at an idle moment of each tee pad, unlink it and send EOS into the
-    /// branch, which then drains (encoders flush, muxers write their index).
-    func endInput() {
-        for (pad, entry) in [(videoTeePad, videoEntry), (audioTeePad, audioEntry)] {
-            guard let pad, let entry else { continue }
-            pad.addProbe(.idle) { _ in
-                pad.unlink(entry)
-                entry.sendEvent(.endOfStream())
-                return .remove
-            }
+    /// Ends the branch's video input: at an idle moment of the tee pad, unlink it and send EOS
+    /// into the branch. Once audio ends too, the branch drains (encoders flush, muxers write
+    /// their index).
+    func endVideoInput() { end(videoTeePad, videoEntry) }
+
+    /// Ends the branch's audio input the same way (audio may reach its end after the video).
+    func endAudioInput() { end(audioTeePad, audioEntry) }
+
+    private func end(_ pad: Pad?, _ entry: Pad?) {
+        guard let pad, let entry else { return }
+        pad.addProbe(.idle) { _ in
+            pad.unlink(entry)
+            entry.sendEvent(.endOfStream())
+            return .remove
         }
     }
 
