@@ -247,7 +247,10 @@ public final class CaptureSession: @unchecked Sendable {
                 switcher?.joinTicker(timeout: 2)
             }
         }
+        // The bus task may be handling a message, and so hold the session: wait until it has
+        // let go, so a caller that shuts GStreamer down next (the leak report) finds nothing alive.
         busTask?.cancel()
+        await busTask?.value
     }
 
     /// Frames delivered by cameras since the session started (after warm-up).
