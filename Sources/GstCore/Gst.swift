@@ -76,22 +76,18 @@ public enum Gst {
         let all = gst_element_factory_list_get_elements(cgst_factory_type_readers(), GST_RANK_MARGINAL)
         defer { gst_plugin_feature_list_free(all) }
         // Highest rank first, as autoplugging picks them.
-        let matching = g_list_sort(gst_element_factory_list_filter(all, c, GST_PAD_SINK, 0), gst_plugin_feature_rank_compare_func)
-        defer { gst_plugin_feature_list_free(matching) }
-        var names: [String] = []
-        var node = matching
-        while let n = node {
-            if let name = cgst_object_name(n.pointee.data) { names.append(String(cString: name)) }
-            node = n.pointee.next
-        }
-        return names
+        return takeFeatureNames(g_list_sort(gst_element_factory_list_filter(all, c, GST_PAD_SINK, 0), gst_plugin_feature_rank_compare_func))
     }
 
     /// Names of all installed element factories (for "did you mean" suggestions).
     public static func elementFactoryNames() -> [String] {
         guard (try? initialize()) != nil else { return [] }
         // The registry's own list: factory_list_get_elements(TYPE_ANY) also filters on media type.
-        let list = gst_registry_get_feature_list(gst_registry_get(), gst_element_factory_get_type())
+        return takeFeatureNames(gst_registry_get_feature_list(gst_registry_get(), gst_element_factory_get_type()))
+    }
+
+    /// The names in a list of plugin features, which it frees (transfer full).
+    private static func takeFeatureNames(_ list: UnsafeMutablePointer<GList>?) -> [String] {
         defer { gst_plugin_feature_list_free(list) }
         var names: [String] = []
         var node = list
