@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "GstCore", targets: ["GstCore"]),
         .library(name: "GpickKit", targets: ["GpickKit"]),
+        .library(name: "GpickFormats", targets: ["GpickFormats"]),
         .executable(name: "gpick", targets: ["gpick"]),
     ],
     dependencies: [
@@ -23,10 +24,16 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // Pixel work that must be fast even in debug builds (placeholder blur, crossfade).
         .target(name: "CImaging", cSettings: [.unsafeFlags(["-O2"])]),
+        // Layer 0 beside it: what every layer uses and nothing of GStreamer: typed errors, the one
+        // funnel for libc calls, atomic files, threads and the one way off the cooperative pool.
+        .systemLibrary(name: "CGpickBase"),
+        .target(name: "GpickBase", dependencies: ["CGpickBase"]),
+        // Byte-level containers (MP4 atoms, JPEG MakerNote, Motion Photo XMP): pure bytes.
+        .target(name: "GpickFormats", dependencies: ["GpickBase"]),
         // Layer 1: a small safe Swift core over GStreamer.
-        .target(name: "GstCore", dependencies: ["CGStreamer"]),
+        .target(name: "GstCore", dependencies: ["CGStreamer", "GpickBase"]),
         // Layer 2: the capture toolkit.
-        .target(name: "GpickKit", dependencies: ["GstCore", "CImaging", "CYAML"]),
+        .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "CImaging", "CYAML"]),
         // Layer 3: the CLI, which starts GStreamer as the executable loads.
         .target(name: "CGpickStartup", dependencies: ["CGStreamer"]),
         .executableTarget(name: "gpick", dependencies: [
@@ -38,6 +45,7 @@ let package = Package(
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
+        .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats"]),
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickTestSupport"]),
     ]

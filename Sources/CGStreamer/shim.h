@@ -10,7 +10,6 @@
 #include <gst/video/video.h>
 #include <gst/pbutils/pbutils.h>
 #include <glib-object.h>
-#include <sys/prctl.h>
 
 // MARK: casts
 static inline GstElement *cgst_element(gpointer p) { return GST_ELEMENT(p); }
@@ -153,9 +152,5 @@ static inline gulong cgst_signal_connect(gpointer instance, const gchar *signal,
                                         gpointer data, GClosureNotify destroy) {
     return g_signal_connect_data(instance, signal, cb, data, destroy, (GConnectFlags)0);
 }
-
-// MARK: threads
-// prctl is variadic (Swift cannot call it); names the calling thread (15 bytes kept).
-static inline void cgst_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 #endif

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 import FoundationEssentials
 import Glibc
 

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A capture device as GstDeviceMonitor reports it.
 public struct DeviceInfo: Sendable, Codable {

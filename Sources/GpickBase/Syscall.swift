@@ -6,15 +6,15 @@ import Glibc
 /// The one funnel for libc calls: a failed call (−1) becomes a `GpickError` naming the operation,
 /// the path and the errno text.
 @discardableResult
-func sys(_ what: String, _ path: String, kind: GpickError.Kind = .output, _ call: () -> Int32) throws(GpickError) -> Int32 {
+package func sys(_ what: String, _ path: String, kind: GpickError.Kind = .output, _ call: () -> Int32) throws(GpickError) -> Int32 {
     var r: Int32
     repeat { r = call() } while r == -1 && errno == EINTR
     guard r != -1 else { throw SyscallError.error(errno: errno, what, path, kind: kind) }
     return r
 }
 
-enum SyscallError {
-    static func error(errno code: Int32, _ what: String, _ path: String, kind: GpickError.Kind = .output) -> GpickError {
+package enum SyscallError {
+    package static func error(errno code: Int32, _ what: String, _ path: String, kind: GpickError.Kind = .output) -> GpickError {
         switch code {
         case ENOSPC: return GpickError(.output, "no space left on device writing \(path)")
         case EDQUOT: return GpickError(.output, "disk quota exceeded writing \(path)")
@@ -50,7 +50,7 @@ public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String)
 }
 
 /// The process umask, read without changing it for long.
-let processUmask: mode_t = {
+package let processUmask: mode_t = {
     let m = umask(0o022)
     umask(m)
     return m

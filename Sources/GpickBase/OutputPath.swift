@@ -1,6 +1,5 @@
 import Dispatch
 import FoundationEssentials
-import GstCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,7 +55,7 @@ public struct OutputPath: Sendable, Hashable, CustomStringConvertible {
         self.name = name
     }
 
-    init(directory: String, name: String) {
+    package init(directory: String, name: String) {
         self.directory = directory
         self.name = name
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GpickBase
 import Glibc
 
 /// Turns qtmux's MOV into the movie half of an Apple Live Photo: a `meta` atom in moov with the

@@ -1,4 +1,4 @@
-import CGStreamer
+import CGpickBase
 import Glibc
 import FoundationEssentials
 
@@ -91,7 +91,7 @@ public func detachThread(named name: String? = nil, _ body: @escaping @Sendable 
     var thread = pthread_t()
     let started = pthread_create(&thread, nil, { raw in
         let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        if let name = box.name { cgst_name_thread(name) }
+        if let name = box.name { cgpick_name_thread(name) }
         box.body()
         return nil
     }, box)

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GpickBase
 import Glibc
 
 /// The still of an Apple Live Photo carries its pairing UUID in an Apple MakerNote (Exif 0x927C),

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GpickBase
 import Glibc
 
 /// Google's Motion Photo format 1.0: `[JPEG with XMP in APP1][padding][MP4]`. Offsets count back

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GpickBase
 import Glibc
 
 /// Just enough QuickTime atom handling to read a MOV's moov and write atoms.

@@ -1,4 +1,3 @@
-import GstCore
 
 /// A user-facing failure: one line that names what is wrong, and the exit code for it.
 public struct GpickError: Error, Sendable, CustomStringConvertible {

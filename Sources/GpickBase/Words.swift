@@ -1,0 +1,46 @@
+import FoundationEssentials
+
+/// Durations in pipeline files and scripts: "1.5s", "500ms", "2m", "1h", or plain seconds.
+public enum DurationText {
+    public static func parse(_ text: String) -> Double? {
+        let t = text.trimmed(newlines: false).lowercased()
+        let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000001), ("s", 1), ("m", 60), ("h", 3600)]
+        for (suffix, scale) in units where t.hasSuffix(suffix) {
+            guard let v = Double(t.dropLast(suffix.count)), v.isFinite, v >= 0 else { return nil }
+            return v * scale
+        }
+        guard let v = Double(t), v.isFinite, v >= 0 else { return nil }
+        return v
+    }
+
+    public static func format(seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
+    }
+}
+
+/// "Did you mean" by edit distance.
+public enum Suggest {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
+        var best: (String, Int)?
+        for c in candidates {
+            let d = distance(word.lowercased(), c.lowercased())
+            if d <= max(2, word.count / 3), best == nil || d < best!.1 { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+}
