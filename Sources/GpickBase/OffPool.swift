@@ -1,41 +1,68 @@
-import Dispatch
-import FoundationEssentials
-import Glibc
+import Synchronization
 
-/// Runs blocking work on a GCD thread and resumes the caller, keeping the cooperative pool free.
-public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { cont in
-        DispatchQueue.global().async { cont.resume(with: Result { try work() }) }
+/// The one way gpick leaves Swift's cooperative pool for work that blocks: state changes that
+/// wait for streaming threads, parsing pipelines (GStreamer's parser holds a global lock),
+/// fsync, device probing. Each job runs at once on a thread of its own: it never waits for a
+/// free worker (GCD keeps as many as cores, and at start-up they can all be waiting for
+/// GStreamer's initialisation), and it never holds one of the pool's few threads.
+public enum OffPool {
+    /// Runs `work` off the pool and resumes with its result.
+    public static func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        try await start(work).value()
+    }
+
+    /// Starts `work` now; `value()` waits for it later (work that overlaps other work).
+    public static func start<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) -> OffPoolJob<T, E> {
+        OffPoolJob(work)
+    }
+
+    /// Runs `work` off the pool with nobody waiting: what a streaming thread hands over (a
+    /// teardown after EOS), since it must not change states itself.
+    public static func detach(_ work: @escaping @Sendable () -> Void) {
+        if !detachThread(named: "gpick.offpool", work) { work() }
+    }
+
+    /// Runs `work` off the pool after `seconds` (grace periods, give-ups). The wait is a timer on
+    /// the pool, not a blocked thread.
+    public static func after(_ seconds: Double, _ work: @escaping @Sendable () -> Void) {
+        Task {
+            try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+            detach(work)
+        }
     }
 }
 
-/// Blocking work started at once on a thread of its own, awaited later without blocking the pool.
-/// Unlike a child task or a GCD block, it never waits for a free worker to begin: GCD keeps as
-/// many workers as cores, and at start-up they can all be waiting for GStreamer's initialisation.
-///
-/// `@unchecked Sendable` invariant: `result` and `waiter` are guarded by `lock`; each is set once.
-public final class Background<T: Sendable, E: Error>: @unchecked Sendable {
-    private let lock = Lock()
-    private var result: Result<T, E>?
-    private var waiter: CheckedContinuation<Result<T, E>, Never>?
+/// Blocking work started by `OffPool.start`, awaited later without blocking the pool.
+public final class OffPoolJob<T: Sendable, E: Error>: Sendable {
+    private enum Stage {
+        case running
+        case waiting(CheckedContinuation<Result<T, E>, Never>)
+        case done(Result<T, E>)
+    }
+    private let stage = Mutex<Stage>(.running)
 
-    public init(_ work: @escaping @Sendable () throws(E) -> T) {
-        detachThread { [self] in
+    init(_ work: @escaping @Sendable () throws(E) -> T) {
+        let run: @Sendable () -> Void = { [self] in
             let r = Result<T, E> { () throws(E) in try work() }
-            lock.lock()
-            result = r
-            let w = waiter
-            waiter = nil
-            lock.unlock()
-            w?.resume(returning: r)
+            let waiter = stage.withLock { s -> CheckedContinuation<Result<T, E>, Never>? in
+                defer { s = .done(r) }
+                if case .waiting(let c) = s { return c }
+                return nil
+            }
+            waiter?.resume(returning: r)
         }
+        if !detachThread(named: "gpick.offpool", run) { run() }
     }
 
     /// The work's result, once it is done.
     public func value() async throws(E) -> T {
         let r = await withCheckedContinuation { (c: CheckedContinuation<Result<T, E>, Never>) in
-            lock.lock()
-            if let result { lock.unlock(); c.resume(returning: result) } else { waiter = c; lock.unlock() }
+            let done = stage.withLock { s -> Result<T, E>? in
+                if case .done(let r) = s { return r }
+                s = .waiting(c)
+                return nil
+            }
+            if let done { c.resume(returning: done) }
         }
         return try r.get()
     }

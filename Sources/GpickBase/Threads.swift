@@ -87,18 +87,44 @@ public func detachThread(named name: String? = nil, _ body: @escaping @Sendable 
         let body: @Sendable () -> Void
         init(_ name: String?, _ body: @escaping @Sendable () -> Void) { self.name = name; self.body = body }
     }
+    DetachedThreads.running.withLock { $0 += 1 }
     let box = Unmanaged.passRetained(Box(name, body)).toOpaque()
     var thread = pthread_t()
     let started = pthread_create(&thread, nil, { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        if let name = box.name { cgpick_name_thread(name) }
-        box.body()
+        runAndRelease(Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue())
+        // Only now, with the body and all it captured released, does the thread count as done.
+        DetachedThreads.finished()
         return nil
     }, box)
     guard started == 0 else {
         Unmanaged<Box>.fromOpaque(box).release()
+        DetachedThreads.finished()
         return false
     }
     pthread_detach(thread)
     return true
+
+    /// Runs the body; the box (and the closure's captures) go with this frame.
+    func runAndRelease(_ box: consuming Box) {
+        if let name = box.name { cgpick_name_thread(name) }
+        box.body()
+    }
+}
+
+/// The detached threads still running, so a process can wait for them before tearing down what
+/// they may still release (GStreamer's leak report shuts GStreamer down at exit).
+public enum DetachedThreads {
+    fileprivate static let running = Monitor(0)
+
+    fileprivate static func finished() {
+        running.withLock { $0 -= 1 }
+        running.broadcast()
+    }
+
+    /// Waits (blocking) until every detached thread has ended, or `timeout` seconds.
+    @discardableResult
+    public static func waitForAll(timeout: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        return running.wait(until: { $0 == 0 || Date() >= deadline }, poll: 0.01) { $0 == 0 }
+    }
 }

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// An appsink, delivering samples through a callback on the streaming thread.
 public final class AppSink: Element, @unchecked Sendable {

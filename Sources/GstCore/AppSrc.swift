@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// An appsrc into which we push samples or bytes.
 public final class AppSrc: Element, @unchecked Sendable {

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A bin: an element holding elements.
 public class Bin: Element, @unchecked Sendable {
@@ -28,6 +29,12 @@ public class Bin: Element, @unchecked Sendable {
                                  message: "no element named \"\(name)\"", source: self.name)
         }
         return e
+    }
+
+    /// Whether `origin` is this bin or an element inside it, however deep.
+    public func contains(_ origin: MessageOrigin) -> Bool {
+        let me = cgst_object(pointer)
+        return origin.pointer == me || gst_object_has_as_ancestor(origin.pointer, me) != 0
     }
 
     /// Adds a child; the bin takes its own reference.
@@ -60,6 +67,12 @@ public class Bin: Element, @unchecked Sendable {
 
     /// Parses a partial description into a bin (elements only, no ghost pads). Fatal errors:
     /// an unknown element or property fails instead of returning a half-built bin.
+    /// `parseBin` off the cooperative pool (GStreamer's parser takes a global lock and loads plugins).
+    public static func parseBin(_ description: String) async throws(GStreamerError) -> Bin {
+        try await OffPool.run { () throws(GStreamerError) in try parseBin(description) }
+    }
+
+    @available(*, noasync, message: "it loads plugins under GStreamer's global lock: await the async overload, which runs off the cooperative pool")
     public static func parseBin(_ description: String) throws(GStreamerError) -> Bin {
         try Gst.initialize()
         let ctx = gst_parse_context_new()
@@ -103,6 +116,11 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
     /// Parses a whole pipeline with `GST_PARSE_FLAG_FATAL_ERRORS`, so an unknown element or
     /// property is an error and never a half-built pipeline.
+    public static func parse(_ description: String) async throws(GStreamerError) -> Pipeline {
+        try await OffPool.run { () throws(GStreamerError) in try parse(description) }
+    }
+
+    @available(*, noasync, message: "it loads plugins under GStreamer's global lock: await the async overload, which runs off the cooperative pool")
     public static func parse(_ description: String) throws(GStreamerError) -> Pipeline {
         try Gst.initialize()
         let ctx = gst_parse_context_new()

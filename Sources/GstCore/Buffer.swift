@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A borrowed view of a GstBuffer (transfer none): valid only while its owner holds it
 /// (a probe callback, or a `Sample`).

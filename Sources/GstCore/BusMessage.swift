@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A bus message as a Sendable Swift value (copied out of the GstMessage on the posting thread).
 public enum BusMessage: Sendable {
@@ -29,7 +30,10 @@ public enum BusMessage: Sendable {
             let debug = takeString(dbg)
             var e = err.map { GStreamerError(adopting: $0, debug: debug, source: src) }
                 ?? GStreamerError(domain: .other, code: 0, message: "unknown error", debug: debug, source: src)
-            if let obj = cgst_message_src(m) { e.sourcePath = takeString(gst_object_get_path_string(obj)) }
+            if let obj = cgst_message_src(m) {
+                e.sourcePath = takeString(gst_object_get_path_string(obj))
+                e.origin = MessageOrigin(retaining: obj)
+            }
             self = isError ? .error(e) : .warning(e)
         case GST_MESSAGE_STATE_CHANGED:
             guard let obj = cgst_message_src(m), cgst_is_pipeline(obj) != 0 else { return nil }

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// Immutable caps (GstCaps are immutable once shared, so this wrapper is Sendable).
 ///

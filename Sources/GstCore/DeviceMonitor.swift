@@ -15,6 +15,12 @@ public struct DeviceInfo: Sendable, Codable {
 public enum DeviceMonitor {
     /// Lists devices of a class ("Video/Source", "Audio/Source"). Blocking but short: call it off
     /// the cooperative pool (`offPool`) in async code.
+    /// `devices` off the cooperative pool (providers probe hardware).
+    public static func devices(classes: String = "Video/Source") async throws(GStreamerError) -> [DeviceInfo] {
+        try await OffPool.run { () throws(GStreamerError) in try devices(classes: classes) }
+    }
+
+    @available(*, noasync, message: "device providers probe hardware: await the async overload, which runs off the cooperative pool")
     public static func devices(classes: String = "Video/Source") throws(GStreamerError) -> [DeviceInfo] {
         try Gst.initialize()
         guard let monitor = gst_device_monitor_new() else { return [] }

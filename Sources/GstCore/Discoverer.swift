@@ -66,10 +66,11 @@ public enum Discoverer {
     /// Discovers a file. Runs GstDiscoverer's synchronous API on a dedicated thread (never the
     /// cooperative pool) with a time limit so truncated or hostile files cannot hang us.
     /// Throws `DiscovererError`.
-    public static func discover(path: String, timeout: Double = 10) async throws -> MediaInfo {
-        try await offPool { try discoverBlocking(path: path, timeout: timeout) }
+    public static func discover(path: String, timeout: Double = 10) async throws(DiscovererError) -> MediaInfo {
+        try await OffPool.run { () throws(DiscovererError) in try discoverBlocking(path: path, timeout: timeout) }
     }
 
+    @available(*, noasync, message: "it plays the file to its first frames: await the async overload, which runs off the cooperative pool")
     public static func discoverBlocking(path: String, timeout: Double = 10) throws(DiscovererError) -> MediaInfo {
         do throws(GStreamerError) { try Gst.initialize() } catch { throw .unreadable(error) }
         let uri = URL(fileURLWithPath: path).absoluteString

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A reference-counted GstElement.
 ///
@@ -43,7 +44,14 @@ public class Element: @unchecked Sendable {
 
     // MARK: state
 
+    /// Changes state off the cooperative pool (a state change waits for streaming threads).
     @discardableResult
+    public func setState(_ state: ElementState) async throws(GStreamerError) -> StateChange {
+        try await OffPool.run { () throws(GStreamerError) in try self.setState(state) }
+    }
+
+    @discardableResult
+    @available(*, noasync, message: "it waits for streaming threads: await the async overload, which runs off the cooperative pool")
     public func setState(_ state: ElementState) throws(GStreamerError) -> StateChange {
         let r = gst_element_set_state(pointer, state.c)
         switch r {
@@ -76,7 +84,12 @@ public class Element: @unchecked Sendable {
                              message: "could not change state to \(state)", source: name)
     }
 
-    /// Brings a child's state to its parent's (after adding it to a running bin).
+    /// Brings a child's state to its parent's (after adding it to a running bin), off the pool.
+    public func syncStateWithParent() async throws(GStreamerError) {
+        try await OffPool.run { () throws(GStreamerError) in try self.syncStateWithParent() }
+    }
+
+    @available(*, noasync, message: "it waits for streaming threads: await the async overload, which runs off the cooperative pool")
     public func syncStateWithParent() throws(GStreamerError) {
         if gst_element_sync_state_with_parent(pointer) == 0 {
             throw GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_STATE_CHANGE.rawValue),

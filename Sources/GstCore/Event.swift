@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// An event we own until it is sent (sending transfers it to GStreamer).
 ///

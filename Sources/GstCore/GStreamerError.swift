@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// One error type for everything that comes out of GStreamer: a GError's domain, code, message and
 /// debug text, plus which element or step it came from.
@@ -13,8 +14,16 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
     public var debug: String?
     /// The element (or step, like "parse") the error came from.
     public var source: String?
-    /// The element's full path in its pipeline, e.g. "/pipeline0/recording-1/sink".
+    /// The element's full path in its pipeline, e.g. "/pipeline0/recording-1/sink" (for people:
+    /// `--verbose` shows it; routing asks `origin`).
     public var sourcePath: String?
+    /// The object that posted it, for routing by ancestry (`Bin.contains`). Not part of equality.
+    public var origin: MessageOrigin?
+
+    public static func == (a: GStreamerError, b: GStreamerError) -> Bool {
+        a.domain == b.domain && a.code == b.code && a.message == b.message && a.debug == b.debug
+            && a.source == b.source && a.sourcePath == b.sourcePath
+    }
 
     public init(domain: Domain, code: Int32, message: String, debug: String? = nil, source: String? = nil) {
         self.domain = domain
@@ -96,4 +105,24 @@ func takeString(_ p: UnsafeMutablePointer<gchar>?) -> String? {
     guard let p else { return nil }
     defer { g_free(p) }
     return String(cString: p)
+}
+
+/// The object a bus message came from, with a reference held, so the message can be routed to the
+/// bin it belongs to by ancestry (as gstreamer-rs compares the message's source object), not by
+/// the text of its path.
+///
+/// `@unchecked Sendable` invariant: it owns one reference for its whole life and never changes
+/// the pointer; GstObject refcounting and parent links are thread-safe.
+public final class MessageOrigin: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<GstObject>
+
+    init(retaining pointer: UnsafeMutablePointer<GstObject>) {
+        self.pointer = pointer
+        gst_object_ref(UnsafeMutableRawPointer(pointer))
+    }
+
+    deinit { gst_object_unref(UnsafeMutableRawPointer(pointer)) }
+
+    /// The posting object's name.
+    public var name: String { cgst_object_name(pointer).map { String(cString: $0) } ?? "" }
 }

@@ -16,6 +16,7 @@ public enum Gst {
 
     /// Initialises GStreamer once; later calls return the first result (waiting for a first call
     /// still under way on another thread).
+@available(*, noasync, message: "the first call loads the plugin registry: await the async overload, which runs off the cooperative pool")
     public static func initialize() throws(GStreamerError) {
         try initResult.get()
     }
@@ -23,7 +24,7 @@ public enum Gst {
     /// `initialize()` for async callers: the wait for a first call under way (loading the plugin
     /// registry takes tens of ms) happens on a thread of its own, not on the cooperative pool.
     public static func initialized() async throws(GStreamerError) {
-        try await Background { () throws(GStreamerError) in try initialize() }.value()
+        try await OffPool.run { () throws(GStreamerError) in try initialize() }
     }
 
     /// Whether GStreamer's leak tracer is on (`GST_TRACERS=leaks`): it reports the objects still
@@ -36,6 +37,9 @@ public enum Gst {
     /// GStreamer may be used afterwards: call it last, after every pipeline is stopped and released.
     public static func deinitializeForLeakReport() {
         guard leakTracerRequested, (try? initialize()) != nil else { return }
+        // Off-pool threads may still be releasing what their work captured (a stage, a graph):
+        // that must happen before GStreamer goes.
+        DetachedThreads.waitForAll(timeout: 5)
         gst_deinit()
     }
 

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A buffer we own one reference to (transfer full), e.g. a retimed copy to push into an appsrc,
 /// or a frame we draw ourselves.

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A reference-counted GstPad.
 ///

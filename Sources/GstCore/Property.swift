@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A property value in Swift terms. Setting converts it to a GValue of the property's own type
 /// (never varargs `g_object_set`), and checks it against the property's range.

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// A sample (buffer + caps + segment) we hold a full reference to.
 ///

@@ -1,4 +1,5 @@
 import CGStreamer
+import GpickBase
 
 /// What kind of data a file holds, from its first bytes, by GStreamer's own typefinders: caps
 /// such as "video/quicktime", "audio/mpeg" or "text/plain", or nil when none recognises it.

@@ -42,25 +42,25 @@ import Testing
     }
 
     @Test func busDeliversEndOfStreamAsync() async throws {
-        let p = try Pipeline.parse("videotestsrc num-buffers=3 ! fakesink")
+        let p = try await Pipeline.parse("videotestsrc num-buffers=3 ! fakesink")
         let messages = p.bus.messages()
-        try p.setState(.playing)
+        try await p.setState(.playing)
         var sawEOS = false, sawPlaying = false
         for await m in messages {
             if case .stateChanged(_, .playing) = m { sawPlaying = true }
             if case .endOfStream = m { sawEOS = true; break }
         }
-        try p.setState(.null)
+        try await p.setState(.null)
         #expect(sawEOS && sawPlaying)
     }
 
     @Test func busDeliversErrorsWithDomainAndPath() async throws {
-        let p = try Pipeline.parse("filesrc location=/nonexistent/file name=in ! fakesink")
+        let p = try await Pipeline.parse("filesrc location=/nonexistent/file name=in ! fakesink")
         let messages = p.bus.messages()
-        _ = try? p.setState(.playing)
+        _ = try? await p.setState(.playing)
         var error: GStreamerError?
         for await m in messages { if case .error(let e) = m { error = e; break } }
-        try p.setState(.null)
+        try await p.setState(.null)
         let e = try #require(error)
         #expect(e.domain == .resource && e.isResourceNotFound)
         #expect(e.source == "in")
@@ -69,14 +69,14 @@ import Testing
 
     @Test func appsinkSamplesMapWithStrides() async throws {
         // 322 px wide I420: rows are padded to a multiple of 4 (stride 324), chroma 161 → 164.
-        let p = try Pipeline.parse("videotestsrc num-buffers=1 pattern=white ! video/x-raw,format=I420,width=322,height=240 ! appsink name=s")
+        let p = try await Pipeline.parse("videotestsrc num-buffers=1 pattern=white ! video/x-raw,format=I420,width=322,height=240 ! appsink name=s")
         let sink = try AppSink(p.requireElement(named: "s"))
         let (stream, cont) = AsyncStream<Sample>.makeStream()
         sink.setCallbacks(onSample: { cont.yield($0) }, onEOS: { cont.finish() })
-        try p.setState(.playing)
+        try await p.setState(.playing)
         var got: Sample?
         for await s in stream { got = s; break }
-        try p.setState(.null)
+        try await p.setState(.null)
         let sample = try #require(got)
         let strides = sample.withVideoFrame { f in f.planes.map(\.stride) }
         #expect(strides == [324, 164, 164])
@@ -87,12 +87,12 @@ import Testing
 
     @Test func discovererReadsDurationAndRejectsGarbage() async throws {
         let dir = TestEnvironment.tempDir()
-        let p = try Pipeline.parse("videotestsrc num-buffers=15 ! video/x-raw,framerate=30/1 ! x264enc ! mp4mux ! filesink name=f")
+        let p = try await Pipeline.parse("videotestsrc num-buffers=15 ! video/x-raw,framerate=30/1 ! x264enc ! mp4mux ! filesink name=f")
         try p.requireElement(named: "f").set("location", "\(dir)/d.mp4")
         let messages = p.bus.messages()
-        try p.setState(.playing)
+        try await p.setState(.playing)
         for await m in messages { if case .endOfStream = m { break } }
-        try p.setState(.null)
+        try await p.setState(.null)
         let info = try await Discoverer.discover(path: "\(dir)/d.mp4")
         #expect(abs(info.durationSeconds - 0.5) < 0.01)
         try Data("junk".utf8).write(to: URL(fileURLWithPath: "\(dir)/junk.mp4"))

@@ -54,7 +54,7 @@ do {
         try await soakFlips(cycles)
         exit(0)
     }
-    let encoder = try StillEncoder(format: .jpeg, library: library)
+    let encoder = try await StillEncoder.make(format: .jpeg, library: library)
     var config = SessionConfiguration()
     config.source = .test(.init())
     config.format = SessionFormat(width: 320, height: 240, fps: 30)
@@ -75,7 +75,7 @@ do {
         _ = try await rec.finished()
         await session.stop()
     }
-    encoder.close()
+    await encoder.close()
     try await Task.sleep(nanoseconds: 300_000_000)
     report(before)
 } catch let e as GpickError {

@@ -19,7 +19,7 @@ public enum Media {
 
     /// The first frame as packed RGB.
     public static func rgb(_ path: String) async throws -> (width: Int, height: Int, pixels: [UInt8]) {
-        try await offPool {
+        try await OffPool.run { () throws(any Error) in
             let p = try Pipeline.parse("filesrc name=f ! decodebin ! videoconvert ! video/x-raw,format=RGB ! appsink name=s sync=false max-buffers=1")
             try p.requireElement(named: "f").set("location", path)
             let sink = try AppSink(p.requireElement(named: "s"))

@@ -15,13 +15,13 @@ do {
     try await session.start()
 
     // A still: the frame current right now (zero shutter lag), encoded and written atomically.
-    let encoder = try StillEncoder(format: .jpeg, quality: 90, library: config.library)
+    let encoder = try await StillEncoder.make(format: .jpeg, quality: 90, library: config.library)
     for try await frame in session.nextFrames(1) {
         let still = try OutputPath("\(dir)/sample-still.jpg")
         try await AtomicWrite.store(try await encoder.encode(frame), to: still)
         print("still: \(still)")
     }
-    encoder.close()
+    await encoder.close()
 
     // A clip: a recording branch on the running session, exact to the frame.
     let clip = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/sample-clip.mp4"),

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import GstCore
@@ -19,10 +18,10 @@ enum ClipWriter {
         if let custom { file = custom } else { file = try library.load("live-clip") }
         let tmp = try TempFile(for: scratch)
         defer { tmp.discard() }
-        let bin = try PipelineBuilder.build(file, audio: !audio.isEmpty, outputs: ["output": .int(Int64(tmp.fd))], asPipeline: true)
+        let bin = try await PipelineBuilder.build(file, audio: !audio.isEmpty, outputs: ["output": .int(Int64(tmp.fd))], asPipeline: true)
         guard let pipeline = bin as? Pipeline else { throw GpickError(.runtime, "\(file.path) did not build a pipeline") }
         let messages = pipeline.bus.messages()
-        do {
+        do throws(GStreamerError) {
             let vin = try AppSrc(try pipeline.requireElement(named: file.tap("input")?.element ?? "vin"))
             vin.setCaps(vcaps)
             var ain: AppSrc?
@@ -30,7 +29,7 @@ enum ClipWriter {
                 ain = try AppSrc(try pipeline.requireElement(named: file.tap("audio-input")?.element ?? "ain"))
                 ain?.setCaps(acaps)
             }
-            try pipeline.setState(.playing)
+            try await pipeline.setState(.playing)
             // appsrc queues without limit by default: pushing the whole clip up front is fine (≈ 2–4 MB).
             for e in video where e.time >= start {
                 if let b = e.sample.retimedBuffer(pts: e.time - start, duration: e.duration) { try vin.push(b) }
@@ -43,8 +42,8 @@ enum ClipWriter {
                 ain.endOfStream()
             }
         } catch {
-            _ = try? pipeline.setState(.null)
-            throw GpickError(.runtime, "live-photo clip: \(error.message)")
+            _ = try? await pipeline.setState(.null)
+            throw GpickError(.runtime, "live-photo clip: \(error.message)", detail: error.diagnostic)
         }
         var failure: GpickError?
         do {
@@ -53,7 +52,7 @@ enum ClipWriter {
                     if case .endOfStream = m { return nil }
                     if case .error(let e) = m {
                         return e.isNoSpaceLeft ? GpickError(.output, "no space left on device writing \(scratch.directory) (live photo)")
-                                               : GpickError(.runtime, "live-photo clip: \(e.description)")
+                                               : GpickError(.runtime, "live-photo clip: \(e.description)", detail: e.diagnostic)
                     }
                 }
                 return GpickError(.runtime, "live-photo clip: the muxer stopped without finishing")
@@ -61,9 +60,7 @@ enum ClipWriter {
         } catch {
             failure = GpickError(.runtime, "live-photo clip: writing took longer than 20 s")
         }
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { _ = try? pipeline.setState(.null); c.resume() }
-        }
+        _ = try? await pipeline.setState(.null)
         if let failure { throw failure }
         guard let data = FileManager.default.contents(atPath: tmp.tempPath) else { throw GpickError(.output, "cannot read back \(tmp.tempPath)") }
         let frames = video.filter { $0.time >= start }

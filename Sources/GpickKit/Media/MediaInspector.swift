@@ -1,4 +1,4 @@
-import Dispatch
+import Synchronization
 import FoundationEssentials
 import Glibc
 import GstCore
@@ -147,7 +147,7 @@ public enum MediaInspector {
     public static func decodeFrames(path: String, library: PipelineLibrary, measure: Bool = false,
                                     timeout: Double = 120) async throws(GpickError) -> [DecodedFrame] {
         let file = try library.load("decode-frames")
-        let bin = try PipelineBuilder.build(file, outputs: ["path": .string(path)], asPipeline: true)
+        let bin = try await PipelineBuilder.build(file, outputs: ["path": .string(path)], asPipeline: true)
         guard let pipeline = bin as? Pipeline, let tap = file.tap("frames") else {
             throw GpickError(.pipeline, "\(file.path): needs a frames appsink tap")
         }
@@ -165,7 +165,7 @@ public enum MediaInspector {
             throw GpickError(.pipeline, "\(file.path): \(error.message)")
         }
         let messages = pipeline.bus.messages()
-        do { try pipeline.setState(.playing) } catch {}
+        do { try await pipeline.setState(.playing) } catch {}
         let outcome: GpickError? = await {
             do {
                 return try await withTimeout(timeout) { () async -> GpickError? in
@@ -182,19 +182,15 @@ public enum MediaInspector {
                 return GpickError(.runtime, "\(path): decoding took longer than \(Int(timeout)) s")
             }
         }()
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { _ = try? pipeline.setState(.null); c.resume() }
-        }
+        _ = try? await pipeline.setState(.null)
         if let outcome { throw outcome }
         return collected.frames
     }
 
     /// Frames collected on the streaming thread.
-    final class Collected: @unchecked Sendable {
-        // Invariant: `items` only touched under `lock`.
-        private let lock = Lock()
-        private var items: [DecodedFrame] = []
-        func append(_ f: DecodedFrame) { lock.withLock { items.append(f) } }
-        var frames: [DecodedFrame] { lock.withLock { items } }
+    final class Collected: Sendable {
+        private let items = Mutex<[DecodedFrame]>([])
+        func append(_ f: DecodedFrame) { items.withLock { $0.append(f) } }
+        var frames: [DecodedFrame] { items.withLock { $0 } }
     }
 }

@@ -11,12 +11,12 @@ public enum MediaProbe {
     static let headBytes = 64 << 10
 
     public static func checkVideoSource(_ path: String, timeout: Double = 5) async throws(GpickError) {
-        try await Background { () throws(GpickError) in try checkVideoSourceBlocking(path, timeout: timeout) }.value()
+        try await OffPool.run { () throws(GpickError) in try checkVideoSourceBlocking(path, timeout: timeout) }
     }
 
     /// What a media file holds (GstDiscoverer), or what is wrong with it in the user's terms.
     public static func discover(_ path: String, timeout: Double = 10) async throws(GpickError) -> MediaInfo {
-        try await Background { () throws(GpickError) in try discoverBlocking(path, timeout: timeout) }.value()
+        try await OffPool.run { () throws(GpickError) in try discoverBlocking(path, timeout: timeout) }
     }
 
     static func discoverBlocking(_ path: String, timeout: Double) throws(GpickError) -> MediaInfo {

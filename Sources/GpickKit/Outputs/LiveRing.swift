@@ -1,15 +1,12 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import GstCore
+import Synchronization
 
 /// The live-photo pre-roll: a branch that encodes as frames arrive (short GOPs, no B-frames) and
 /// keeps the encoded samples in a ring pruned a whole GOP at a time, so a shutter at any moment
 /// has its "before" part. Memory holds `keep` seconds plus one GOP of H.264 (≈ 2 MB at 1080p).
-///
-/// `@unchecked Sendable` invariant: the ring's lists and waiters are guarded by `lock`; appsink
-/// callbacks only append and prune under it.
-public final class LiveRing: @unchecked Sendable {
+public final class LiveRing: SessionOutput {
     /// One encoded sample at its running time.
     struct Entry {
         let time: UInt64
@@ -18,17 +15,25 @@ public final class LiveRing: @unchecked Sendable {
         let sample: Sample
     }
 
-    private unowned let session: CaptureSession
+    private weak let session: CaptureSession?
+    private let library: PipelineLibrary
     private let branch: Branch
     private let keep: UInt64
-    private let lock = Lock()
-    private var video: [Entry] = []
-    private var audio: [Entry] = []
-    private var waiters: [(id: Int, until: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
-    private var nextWaiter = 0
-    private var failure: GpickError?
-    /// Start times that captures in progress still need: pruning never passes the oldest.
-    private var pins: [UInt64] = []
+    private let ring = Mutex(Ring())
+
+    /// The samples held, and who waits for them. Read and written only under `ring`'s lock;
+    /// appsink callbacks only append and prune.
+    private struct Ring: ~Copyable {
+        var video: [Entry] = []
+        var audio: [Entry] = []
+        var waiters: [(id: Int, until: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
+        var nextWaiter = 0
+        var failure: GpickError?
+        /// Start times that captures in progress still need: pruning never passes the oldest.
+        var pins: [UInt64] = []
+    }
+
+    var bin: Bin { branch.bin }
 
     /// Tallest clip the ring encodes (when the file has a `size` capsfilter).
     public static let maxClipHeight = 720
@@ -36,15 +41,16 @@ public final class LiveRing: @unchecked Sendable {
     /// Arms the ring on a running session, keeping at least `seconds` of pre-roll.
     /// `file` replaces the shipped `live-ring` (same taps: `video`, and `audio` with sound).
     public static func arm(in session: CaptureSession, seconds: Double, keyInterval: Int? = nil,
-                           file custom: PipelineFile? = nil, values given: [String: Parameter.Value] = [:]) throws(GpickError) -> LiveRing {
+                           file custom: PipelineFile? = nil, values given: [String: Parameter.Value] = [:]) async throws(GpickError) -> LiveRing {
         if let f = session.failureReason { throw f }
+        let graph = try session.graphForOutput()
         let file: PipelineFile
         if let custom { file = custom } else { file = try session.configuration.library.load("live-ring") }
         var values = given
         if let p = file.parameter("key-interval"), values["key-interval"] == nil {
             values["key-interval"] = try p.parse(String(keyInterval ?? max(1, session.format.fps / 2)))
         }
-        let bin = try PipelineBuilder.build(file, audio: session.hasAudio, values: values, asPipeline: false)
+        let bin = try await PipelineBuilder.build(file, audio: session.hasAudio, values: values, asPipeline: false)
         if let size = bin.element(named: "size") {
             // The clip is at most `maxClipHeight` lines, like a phone's: the still keeps the full size.
             let f = session.format
@@ -68,10 +74,12 @@ public final class LiveRing: @unchecked Sendable {
         } catch {
             throw GpickError(.pipeline, "\(file.path): \(error.message)")
         }
+        session.register(ring)
         do {
-            try branch.attach(to: session, videoProbe: nil, audioProbe: nil)
+            try await branch.attach(to: graph, videoProbe: nil, audioProbe: nil)
         } catch {
-            branch.detach(from: session)
+            session.unregister(ring)
+            await branch.detach()
             throw error
         }
         return ring
@@ -79,6 +87,7 @@ public final class LiveRing: @unchecked Sendable {
 
     private init(session: CaptureSession, branch: Branch, keep: UInt64) {
         self.session = session
+        self.library = session.configuration.library
         self.branch = branch
         self.keep = keep
     }
@@ -86,63 +95,63 @@ public final class LiveRing: @unchecked Sendable {
     private func append(_ sample: Sample, video isVideo: Bool) {
         guard let time = sample.runningTime, let buffer = sample.buffer else { return }
         let entry = Entry(time: time, duration: buffer.duration, keyframe: isVideo ? buffer.isKeyframe : true, sample: sample)
-        lock.lock()
-        if isVideo {
-            video.append(entry)
-            prune(newest: time)
-        } else {
-            audio.append(entry)
+        let ready = ring.withLock { r -> [CheckedContinuation<Void, Error>] in
+            guard isVideo else { r.audio.append(entry); return [] }
+            r.video.append(entry)
+            Self.prune(&r, newest: time, keep: keep)
+            let ready = r.waiters.filter { $0.until <= time }.map(\.continuation)
+            r.waiters.removeAll { $0.until <= time }
+            return ready
         }
-        let ready = waiters.filter { $0.until <= time && isVideo }
-        waiters.removeAll { $0.until <= time && isVideo }
-        lock.unlock()
-        for w in ready { w.continuation.resume() }
+        for w in ready { w.resume() }
     }
 
     /// Drops whole GOPs from the front while the GOP after them still starts early enough to
     /// cover `keep` before the newest frame. Audio follows the video's first entry.
-    private func prune(newest: UInt64) {
+    private static func prune(_ r: inout Ring, newest: UInt64, keep: UInt64) {
         var horizon = newest > keep ? newest - keep : 0
-        if let pinned = pins.min() { horizon = min(horizon, pinned) }
-        while let second = video.dropFirst().firstIndex(where: \.keyframe), video[second].time <= horizon {
-            video.removeFirst(second)
+        if let pinned = r.pins.min() { horizon = min(horizon, pinned) }
+        while let second = r.video.dropFirst().firstIndex(where: \.keyframe), r.video[second].time <= horizon {
+            r.video.removeFirst(second)
         }
-        if let first = video.first?.time {
-            audio.removeAll { $0.time + ($0.duration ?? 0) < first }
+        if let first = r.video.first?.time {
+            r.audio.removeAll { $0.time + ($0.duration ?? 0) < first }
         }
     }
 
     /// Keeps everything from `time` on until `unpin` (a capture waiting for its "after" part).
-    func pin(_ time: UInt64) { lock.withLock { pins.append(time) } }
+    func pin(_ time: UInt64) { ring.withLock { $0.pins.append(time) } }
     func unpin(_ time: UInt64) {
-        lock.withLock { if let i = pins.firstIndex(of: time) { pins.remove(at: i) } }
+        ring.withLock { r in if let i = r.pins.firstIndex(of: time) { r.pins.remove(at: i) } }
     }
 
     /// Frames held now.
-    public var frameCount: Int { lock.withLock { video.count } }
+    public var frameCount: Int { ring.withLock { $0.video.count } }
 
     /// Running time of the oldest and newest frame held.
     public var span: (first: UInt64, last: UInt64)? {
-        lock.withLock { video.first.flatMap { f in video.last.map { (f.time, $0.time) } } }
+        ring.withLock { r in r.video.first.flatMap { f in r.video.last.map { (f.time, $0.time) } } }
     }
 
     /// Waits until a frame at or after running time `t` is in the ring. Cancellable, so a
     /// timeout around it ends it.
     func waitUntil(_ t: UInt64) async throws {
-        let id = lock.withLock { defer { nextWaiter += 1 }; return nextWaiter }
+        let id = ring.withLock { r -> Int in defer { r.nextWaiter += 1 }; return r.nextWaiter }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-                lock.lock()
-                if let failure { lock.unlock(); c.resume(throwing: failure); return }
-                if let last = video.last, last.time >= t { lock.unlock(); c.resume(); return }
-                if Task.isCancelled { lock.unlock(); c.resume(throwing: CancellationError()); return }
-                waiters.append((id, t, c))
-                lock.unlock()
+                let now = ring.withLock { r -> Result<Void, Error>? in
+                    if let failure = r.failure { return .failure(failure) }
+                    if let last = r.video.last, last.time >= t { return .success(()) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    r.waiters.append((id, t, c))
+                    return nil
+                }
+                if let now { c.resume(with: now) }
             }
         } onCancel: {
-            let c = lock.withLock { () -> CheckedContinuation<Void, Error>? in
-                guard let i = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return waiters.remove(at: i).continuation
+            let c = ring.withLock { r -> CheckedContinuation<Void, Error>? in
+                guard let i = r.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return r.waiters.remove(at: i).continuation
             }
             c?.resume(throwing: CancellationError())
         }
@@ -160,18 +169,18 @@ public final class LiveRing: @unchecked Sendable {
         } catch let e as GpickError {
             throw e
         } catch {
-            throw session.failureReason ?? GpickError(.runtime, "the live-photo ring did not fill \(seconds) s in time")
+            throw session?.failureReason ?? GpickError(.runtime, "the live-photo ring did not fill \(seconds) s in time")
         }
     }
 
     /// The clip: video from the last keyframe at or before `from` (or the first one held, when the
     /// ring has not filled yet) through `to`, and the audio over the same span.
     func clip(from: UInt64, to: UInt64) -> (video: [Entry], audio: [Entry]) {
-        lock.withLock {
-            let startIndex = video.lastIndex { $0.keyframe && $0.time <= from } ?? video.firstIndex { $0.keyframe } ?? 0
-            let v = video[startIndex...].filter { $0.time <= to }
+        ring.withLock { r in
+            let startIndex = r.video.lastIndex { $0.keyframe && $0.time <= from } ?? r.video.firstIndex { $0.keyframe } ?? 0
+            let v = r.video[startIndex...].filter { $0.time <= to }
             guard let start = v.first?.time, let end = v.last.map({ $0.time + ($0.duration ?? 0) }) else { return ([], []) }
-            let a = audio.filter { $0.time >= start && $0.time < end }
+            let a = r.audio.filter { $0.time >= start && $0.time < end }
             return (Array(v), a)
         }
     }
@@ -182,25 +191,38 @@ public final class LiveRing: @unchecked Sendable {
         let (v, a) = clip(from: 0, to: UInt64.max)
         guard let start = v.first?.time else { throw GpickError(.runtime, "the live-photo ring holds no video yet") }
         let c = try await ClipWriter.write(video: v, audio: a, start: start, scratch: target.sibling(".\(target.name).clip"),
-                                           library: session.configuration.library, file: file)
+                                           library: library, file: file)
         try await AtomicWrite.store(c.bytes, to: target)
         return (c.frames, c.duration)
     }
 
-    /// Fails waiters (the source stopped) and removes the branch.
-    public func disarm() {
+    /// Fails waiters and removes the branch.
+    public func disarm() async {
         fail(GpickError(.runtime, "the live-photo ring was disarmed"))
+        session?.unregister(self)
         branch.cutInput()
-        let session = self.session, branch = self.branch
-        session.control.async { branch.detach(from: session) }
+        await branch.detach()
     }
 
     func fail(_ e: GpickError) {
-        let ws = lock.withLock { () -> [CheckedContinuation<Void, Error>] in
-            if failure == nil { failure = e }
-            defer { waiters.removeAll() }
-            return waiters.map(\.continuation)
+        let ws = ring.withLock { r -> [CheckedContinuation<Void, Error>] in
+            if r.failure == nil { r.failure = e }
+            defer { r.waiters.removeAll() }
+            return r.waiters.map(\.continuation)
         }
         for w in ws { w.resume(throwing: e) }
     }
+
+    func sessionFailed(_ error: GpickError) { fail(error) }
+
+    func sourceStopped(after last: UInt64?, error: GpickError?) {
+        if let error { fail(error) }
+    }
+
+    func elementFailed(_ error: GStreamerError, source: SourceSpec) {
+        fail(ErrorInterpreter.describe(error, source: source))
+    }
+
+    /// The session is stopping: its outputs leave first.
+    func finishBeforeStop() async { await disarm() }
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GstCore
+import Synchronization
 
 public enum StillFormat: String, Sendable, CaseIterable {
     case jpeg, png
@@ -20,20 +21,28 @@ public enum StillFormat: String, Sendable, CaseIterable {
 /// Encodes raw frames to still images in a small pipeline of its own (appsrc → encoder → appsink)
 /// that stays up between stills; gpick writes the bytes itself, atomically.
 ///
-/// `@unchecked Sendable` invariant: `pending` is guarded by `lock`; the pipeline is only driven
-/// from the caller's task (push) and its streaming thread (callbacks).
-public final class StillEncoder: @unchecked Sendable {
+public final class StillEncoder: Sendable {
     public let format: StillFormat
     private let pipeline: Pipeline
     private let input: AppSrc
-    private let lock = Lock()
-    /// Waiting encodes in push order, with where each still is to be written (if anywhere).
-    private var pending: [(target: OutputPath?, waiter: CheckedContinuation<Encoded, Error>)] = []
-    private var ready: [[UInt8]] = []
-    private var failure: GpickError?
-    private var busTask: Task<Void, Never>?
+    private let queue = Mutex(Queue())
+    private let busTask = Mutex<Task<Void, Never>?>(nil)
 
-    /// `quality`: JPEG quality 1…100 (PNG ignores it).
+    /// Read and written only under `queue`'s lock.
+    private struct Queue: ~Copyable {
+        /// Waiting encodes in push order, with where each still is to be written (if anywhere).
+        var pending: [(target: OutputPath?, waiter: CheckedContinuation<Encoded, Error>)] = []
+        var ready: [[UInt8]] = []
+        var failure: GpickError?
+    }
+
+    /// An encoder for `format`, built and started off the cooperative pool. `quality`: JPEG
+    /// quality 1…100 (PNG ignores it).
+    public static func make(format: StillFormat, quality: Int? = nil, library: PipelineLibrary) async throws(GpickError) -> StillEncoder {
+        try await OffPool.run { () throws(GpickError) in try StillEncoder(format: format, quality: quality, library: library) }
+    }
+
+    @available(*, noasync, message: "it parses and starts a pipeline: await StillEncoder.make")
     public convenience init(format: StillFormat, quality: Int? = nil, library: PipelineLibrary) throws(GpickError) {
         let file = try library.load(format.pipelineName)
         var values: [String: Parameter.Value] = [:]
@@ -42,6 +51,7 @@ public final class StillEncoder: @unchecked Sendable {
     }
 
     /// An encoder from any pipeline file of kind encoder (taps `input` and `output`).
+    @available(*, noasync, message: "it parses and starts a pipeline: build it in OffPool")
     public init(file: PipelineFile, values: [String: Parameter.Value], format: StillFormat) throws(GpickError) {
         self.format = format
         let bin = try PipelineBuilder.build(file, values: values, asPipeline: true)
@@ -57,27 +67,24 @@ public final class StillEncoder: @unchecked Sendable {
             throw GpickError(.pipeline, "\(file.path): \(error.message)")
         }
         let messages = p.bus.messages()
-        busTask = Task.detached { [weak self] in
+        let task = Task.detached { [weak self] in
             for await m in messages {
-                if case .error(let e) = m { self?.fail(GpickError(.runtime, "still encoder: \(e.description)")) }
+                if case .error(let e) = m { self?.fail(GpickError(.runtime, "still encoder: \(e.description)", detail: e.diagnostic)) }
             }
         }
+        busTask.withLock { $0 = task }
         do { try p.setState(.playing) } catch { throw GpickError(.runtime, "still encoder: \(error.message)") }
     }
 
-    deinit { busTask?.cancel() }
+    deinit { busTask.withLock { $0 }?.cancel() }
 
     private struct Encoded { let bytes: [UInt8]; let written: Bool }
 
     private func deliver(_ bytes: [UInt8]) {
-        lock.lock()
-        if pending.isEmpty {
-            ready.append(bytes)
-            lock.unlock()
-            return
-        }
-        let (target, waiter) = pending.removeFirst()
-        lock.unlock()
+        guard let (target, waiter) = queue.withLock({ q -> (OutputPath?, CheckedContinuation<Encoded, Error>)? in
+            guard !q.pending.isEmpty else { q.ready.append(bytes); return nil }
+            return q.pending.removeFirst()
+        }) else { return }
         // Written here, on the encoder's own streaming thread: the still reaches its file without
         // a hop to the cooperative pool and out to another thread for the blocking write.
         if let target {
@@ -87,27 +94,29 @@ public final class StillEncoder: @unchecked Sendable {
     }
 
     private func fail(_ e: GpickError) {
-        lock.lock()
-        if failure == nil { failure = e }
-        let waiters = pending
-        pending.removeAll()
-        lock.unlock()
-        for w in waiters { w.waiter.resume(throwing: e) }
+        let waiters = queue.withLock { q -> [CheckedContinuation<Encoded, Error>] in
+            if q.failure == nil { q.failure = e }
+            defer { q.pending.removeAll() }
+            return q.pending.map(\.waiter)
+        }
+        for w in waiters { w.resume(throwing: e) }
     }
 
     /// Encodes one frame (results come back in push order) and, with a `target`, writes it there
     /// atomically before returning its bytes.
     public func encode(_ frame: Sample, storingTo target: OutputPath? = nil) async throws(GpickError) -> [UInt8] {
-        if let f = lock.withLock({ failure }) { throw f }
+        if let f = queue.withLock({ $0.failure }) { throw f }
         do { try input.push(frame) } catch { throw GpickError(.runtime, "still encoder: \(error.message)") }
         let encoded: Encoded
         do {
             encoded = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Encoded, Error>) in
-                lock.lock()
-                if let f = failure { lock.unlock(); c.resume(throwing: f); return }
-                if !ready.isEmpty { let b = ready.removeFirst(); lock.unlock(); c.resume(returning: Encoded(bytes: b, written: false)); return }
-                pending.append((target, c))
-                lock.unlock()
+                let now = queue.withLock { q -> Result<Encoded, Error>? in
+                    if let f = q.failure { return .failure(f) }
+                    if !q.ready.isEmpty { return .success(Encoded(bytes: q.ready.removeFirst(), written: false)) }
+                    q.pending.append((target, c))
+                    return nil
+                }
+                if let now { c.resume(with: now) }
             }
         } catch let e as GpickError { throw e } catch { throw GpickError(.runtime, "\(error)") }
         // Encoded before this call waited for it: written from here instead.
@@ -115,9 +124,15 @@ public final class StillEncoder: @unchecked Sendable {
         return encoded.bytes
     }
 
-    public func close() {
+    /// Stops the encoder's pipeline, off the cooperative pool.
+    public func close() async {
+        await OffPool.run { self.closeBlocking() }
+    }
+
+    @available(*, noasync, message: "it stops a pipeline: await close()")
+    public func closeBlocking() {
         input.endOfStream()
         _ = try? pipeline.setState(.null)
-        busTask?.cancel()
+        busTask.withLock { $0 }?.cancel()
     }
 }

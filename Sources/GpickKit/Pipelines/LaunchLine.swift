@@ -14,6 +14,7 @@ public enum LaunchLine {
         public init() {}
     }
 
+    @available(*, noasync, message: "it builds the pipeline to check it: run it in OffPool")
     public static func render(_ file: PipelineFile, values: [String: Parameter.Value], outputs: [String: String],
                               context: Context = .init()) throws(GpickError) -> String {
         // Build it first: whatever show prints has passed the same checks as run.

@@ -46,7 +46,17 @@ public enum PipelineBuilder {
         }
     }
 
+    /// `build` off the cooperative pool.
+    public static func build(_ file: PipelineFile, audio: Bool = false, values: [String: Parameter.Value] = [:],
+                             outputs: [String: PropertyValue] = [:], policy: PipelinePolicy = .init(),
+                             asPipeline: Bool, checkOnly: Bool = false) async throws(GpickError) -> Bin {
+        try await OffPool.run { () throws(GpickError) in
+            try build(file, audio: audio, values: values, outputs: outputs, policy: policy, asPipeline: asPipeline, checkOnly: checkOnly)
+        }
+    }
+
     /// Builds the file's elements as a bin (branches, sources) or a pipeline (encoders, run).
+    @available(*, noasync, message: "it parses (GStreamer's global lock, plugin loading): await the async overload")
     public static func build(_ file: PipelineFile, audio: Bool = false, values: [String: Parameter.Value] = [:],
                              outputs: [String: PropertyValue] = [:], policy: PipelinePolicy = .init(),
                              asPipeline: Bool, checkOnly: Bool = false) throws(GpickError) -> Bin {
@@ -56,6 +66,7 @@ public enum PipelineBuilder {
 
     /// Parses `text` (the parts' descriptions joined by the caller) and applies every part's
     /// bindings, taps and policy checks.
+    @available(*, noasync, message: "it parses (GStreamer's global lock, plugin loading): await the async overload")
     public static func compose(_ text: String, parts: [Part], policy: PipelinePolicy = .init(),
                                asPipeline: Bool, checkOnly: Bool = false, checkTaps: Bool = true) throws(GpickError) -> Bin {
         do { try Gst.initialize() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
@@ -115,6 +126,11 @@ public enum PipelineBuilder {
 
     /// Checks a file completely (used by `gpick pipelines check` and before running anything):
     /// builds it with its audio path, without requiring output or required values.
+    public static func validate(_ file: PipelineFile, policy: PipelinePolicy = .init()) async throws(GpickError) {
+        try await OffPool.run { () throws(GpickError) in try validate(file, policy: policy) }
+    }
+
+    @available(*, noasync, message: "it parses (GStreamer's global lock, plugin loading): await the async overload")
     public static func validate(_ file: PipelineFile, policy: PipelinePolicy = .init()) throws(GpickError) {
         _ = try build(file, audio: file.audio != nil, policy: policy,
                       asPipeline: file.kind == .encoder || file.kind == .pipeline, checkOnly: true)

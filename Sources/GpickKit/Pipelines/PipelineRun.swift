@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import GstCore
@@ -34,7 +33,7 @@ public enum PipelineRun {
                 guard FileManager.default.isReadableFile(atPath: path) else { throw GpickError(.input, "cannot read \(path)") }
                 props[name] = .string(path)
             }
-            let bin = try PipelineBuilder.build(file, values: values, outputs: props, policy: policy, asPipeline: true)
+            let bin = try await PipelineBuilder.build(file, values: values, outputs: props, policy: policy, asPipeline: true)
             guard let pipeline = bin as? Pipeline else { throw GpickError(.runtime, "\(file.path) did not build a pipeline") }
             for tap in file.taps where tap.value.role == .appsink {
                 // Nobody reads an appsink here: keep only the newest buffer so it never blocks.
@@ -60,7 +59,7 @@ public enum PipelineRun {
     /// Plays until EOS or an error; a deadline or a stop request sends EOS and waits for it.
     private static func play(_ pipeline: Pipeline, duration: Double?, stop: AsyncStream<Void>?) async -> GpickError? {
         let messages = pipeline.bus.messages()
-        do { try pipeline.setState(.playing) } catch {}
+        do { try await pipeline.setState(.playing) } catch {}
         let eosSender = Task {
             if let duration { try? await Task.sleep(nanoseconds: UInt64(duration * 1e9)) }
             else if let stop { for await _ in stop { break } }
@@ -71,14 +70,12 @@ public enum PipelineRun {
         var result: GpickError?
         for await m in messages {
             if case .endOfStream = m { break }
-            if case .error(let e) = m { result = GpickError(.runtime, e.description); break }
+            if case .error(let e) = m { result = GpickError(.runtime, e.description, detail: e.diagnostic); break }
             if case .missingPlugin(_, let d) = m { result = GpickError(.plugin, "missing GStreamer plugin: \(d)"); break }
         }
         eosSender.cancel()
         stopper?.cancel()
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { _ = try? pipeline.setState(.null); c.resume() }
-        }
+        _ = try? await pipeline.setState(.null)
         return result
     }
 }

@@ -50,7 +50,7 @@ public actor ScriptRunner {
     private func armRing() async throws {
         let session = try await runningSession()
         if ring == nil {
-            ring = try LiveRing.arm(in: session, seconds: LivePhotoSettings().before + 0.5)
+            ring = try await LiveRing.arm(in: session, seconds: LivePhotoSettings().before + 0.5)
             emit("mode", ["mode": "live"])
         }
     }
@@ -88,13 +88,13 @@ public actor ScriptRunner {
             try? await report(rec, line: line)
             recording = nil
         }
-        ring?.disarm()
+        await ring?.disarm()
         ring = nil
         if let p = preview {
             preview = nil
             await p.stop()
         }
-        for e in encoders.values { e.close() }
+        for e in encoders.values { await e.close() }
         encoders.removeAll()
         await session?.stop()
         session = nil
@@ -158,7 +158,7 @@ public actor ScriptRunner {
         case .mode(let live):
             options.liveMode = live
             if live { try await armRing() } else if let r = ring {
-                r.disarm()
+                await r.disarm()
                 ring = nil
                 emit("mode", ["mode": "photo"])
             }
@@ -166,8 +166,7 @@ public actor ScriptRunner {
             let target = try output(path)
             let session = try await runningSession()
             try await armRing()
-            let encoder = try encoders[.jpeg] ?? StillEncoder(format: .jpeg, quality: options.jpegQuality, library: options.configuration.library)
-            encoders[.jpeg] = encoder
+            let encoder = try await encoder(.jpeg)
             emit("shutter", ["line": s.line])
             // In a session the shutter fires at once with whatever the ring holds.
             let r = try await LivePhotoCapture.capture(session: session, ring: ring!, encoder: encoder, name: target, settings: LivePhotoSettings())
@@ -252,6 +251,14 @@ public actor ScriptRunner {
         return s
     }
 
+    /// The session's encoder for a format, made once (off the pool).
+    private func encoder(_ format: StillFormat) async throws(GpickError) -> StillEncoder {
+        if let e = encoders[format] { return e }
+        let e = try await StillEncoder.make(format: format, quality: options.jpegQuality, library: options.configuration.library)
+        encoders[format] = e
+        return e
+    }
+
     private func output(_ path: String) throws(GpickError) -> OutputPath {
         try OutputPath(path, confinedTo: options.outputDirectory)
     }
@@ -261,8 +268,7 @@ public actor ScriptRunner {
         let target = try output(path)
         let format = try StillFormat(path: target)
         let session = try await runningSession()
-        let encoder = try encoders[format] ?? StillEncoder(format: format, quality: options.jpegQuality, library: options.configuration.library)
-        encoders[format] = encoder
+        let encoder = try await encoder(format)
         emit("capture-settings-resolved", ["line": line, "format": format.rawValue, "count": count,
                                             "width": session.format.width, "height": session.format.height])
         var taken = 0

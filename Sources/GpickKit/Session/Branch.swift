@@ -1,73 +1,85 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import GstCore
+import Synchronization
 
 /// An output branch on a running session: a bin whose `video` (and `audio`) queues are fed from
 /// the session's tees through request pads. Adding and removing follows the design notes:
 /// add, sync state, link; to end, unlink at an idle moment and send EOS into the branch.
-///
-/// `@unchecked Sendable` invariant: pads are set once in `attach` (before any streaming callback
-/// can see them) and cleared only in `detach`, which runs on the session's control queue.
-final class Branch: @unchecked Sendable {
+/// While attached it holds the session's graph (pipeline and tees): what it needs, and no
+/// reference to the session itself.
+final class Branch: Sendable {
     let bin: Bin
     let name: String
     let videoEntry: Pad
     let audioEntry: Pad?
-    private(set) var videoTeePad: Pad?
-    private(set) var audioTeePad: Pad?
+    private let attached = Mutex<Attachment?>(nil)
+
+    /// Where the branch is linked, while it is.
+    private struct Attachment: Sendable {
+        let graph: CaptureSession.Graph
+        var videoTeePad: Pad?
+        var audioTeePad: Pad?
+    }
 
     /// Wraps a bin built from a branch file; `audio` asks for its `audio` entry too.
     init(bin: Bin, name: String, audio: Bool) throws(GpickError) {
         self.bin = bin
         self.name = name
         bin.setName(name)
-        do {
+        do throws(GStreamerError) {
             guard let vq = bin.element(named: "video")?.staticPad("sink") else {
-                throw GpickError(.pipeline, "\(name): the branch has no element named \"video\"")
+                throw GStreamerError(domain: .core, code: 0, message: "the branch has no element named \"video\"")
             }
             videoEntry = try bin.addGhostPad(named: "video", target: vq)
             if audio {
                 guard let aq = bin.element(named: "audio")?.staticPad("sink") else {
-                    throw GpickError(.pipeline, "\(name): the branch has no element named \"audio\"")
+                    throw GStreamerError(domain: .core, code: 0, message: "the branch has no element named \"audio\"")
                 }
                 audioEntry = try bin.addGhostPad(named: "audio", target: aq)
             } else {
                 audioEntry = nil
             }
-        } catch let e as GpickError {
-            throw e
         } catch {
-            throw GpickError(.pipeline, "\(name): \(error)")
+            throw GpickError(.pipeline, "\(name): \(error.message)")
         }
     }
 
-    /// Adds the bin to the pipeline, brings it to the pipeline's state and links it to the tees.
-    /// Probes go on the tee pads before linking, so they see the first buffer.
-    func attach(to session: CaptureSession,
+    var videoTeePad: Pad? { attached.withLock { $0?.videoTeePad } }
+    var audioTeePad: Pad? { attached.withLock { $0?.audioTeePad } }
+    /// The session's pipeline, while attached.
+    var pipeline: Pipeline? { attached.withLock { $0?.graph.pipeline } }
+
+    /// Adds the bin to the session's pipeline, brings it to the pipeline's state and links it to
+    /// the tees. Probes go on the tee pads before linking, so they see the first buffer.
+    func attach(to graph: CaptureSession.Graph,
                 videoProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?,
-                audioProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?) throws(GpickError) {
-        try session.requireFullSession("an output branch")
-        guard let pipeline = session.pipeline, let videoTee = session.videoTee else {
-            throw GpickError(.runtime, "the session is not running")
+                audioProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?) async throws(GpickError) {
+        guard let videoTee = graph.videoTee else { throw GpickError(.runtime, "the session is not running") }
+        do throws(GStreamerError) {
+            try graph.pipeline.add(bin)
+            attached.withLock { $0 = Attachment(graph: graph) }
+            try await bin.syncStateWithParent()
+        } catch {
+            throw GpickError(.pipeline, "\(name): \(error.message)")
         }
-        do {
-            try pipeline.add(bin)
-            try bin.syncStateWithParent()
-            guard let vpad = videoTee.requestPad("src_%u") else { throw GpickError(.runtime, "cannot branch the video tee") }
-            videoTeePad = vpad
+        guard let vpad = videoTee.requestPad("src_%u") else { throw GpickError(.runtime, "cannot branch the video tee") }
+        attached.withLock { $0?.videoTeePad = vpad }
+        var apad: Pad?
+        if audioEntry != nil {
+            guard let p = graph.audioTee?.requestPad("src_%u") else { throw GpickError(.runtime, "cannot branch the audio tee") }
+            apad = p
+            attached.withLock { $0?.audioTeePad = p }
+        }
+        do throws(GStreamerError) {
             if let videoProbe { vpad.addProbe(.buffer, videoProbe) }
-            if let audioEntry, let audioTee = session.audioTee {
-                guard let apad = audioTee.requestPad("src_%u") else { throw GpickError(.runtime, "cannot branch the audio tee") }
-                audioTeePad = apad
+            if let apad, let audioEntry {
                 if let audioProbe { apad.addProbe(.buffer, audioProbe) }
                 try apad.link(to: audioEntry)
             }
             try vpad.link(to: videoEntry)
-        } catch let e as GpickError {
-            throw e
         } catch {
-            throw GpickError(.pipeline, "\(name): \(error)")
+            throw GpickError(.pipeline, "\(name): \(error.message)")
         }
     }
 
@@ -102,11 +114,10 @@ final class Branch: @unchecked Sendable {
     /// Cuts the branch off like `cutInput` and returns once every pad is unlinked (or after a
     /// second, if the tee never goes idle).
     func cutInputAndWait() async {
-        let pads = [videoTeePad, audioTeePad].compactMap { $0 }
         await withTaskGroup(of: Void.self) { group in
-            for pad in pads {
+            for pad in [videoTeePad, audioTeePad].compactMap({ $0 }) {
                 group.addTask {
-                    let done = OneShot()
+                    let done = Signal()
                     pad.addProbe(.idle) { info in
                         let p = Pad(info.pad, transfer: .none)
                         if let peer = p.peer { p.unlink(peer) }
@@ -119,45 +130,18 @@ final class Branch: @unchecked Sendable {
         }
     }
 
-    /// Stops the bin and removes it (control queue or start-up only, never a streaming thread).
-    func detach(from session: CaptureSession) {
+    /// Stops the bin and removes it from the session's pipeline, off the cooperative pool.
+    func detach() async {
+        await OffPool.run { self.detachBlocking() }
+    }
+
+    /// `detach` on a thread that may block (it waits for the bin's streaming threads).
+    @available(*, noasync, message: "it waits for streaming threads: await detach()")
+    func detachBlocking() {
         _ = try? bin.setState(.null)
-        session.pipeline?.remove(bin)
-        if let pad = videoTeePad { session.videoTee?.releaseRequestPad(pad) }
-        if let pad = audioTeePad { session.audioTee?.releaseRequestPad(pad) }
-        videoTeePad = nil
-        audioTeePad = nil
-    }
-}
-
-/// A one-time signal from any thread to one async waiter.
-///
-/// `@unchecked Sendable` invariant: `fired` and `waiter` are guarded by `lock`.
-final class OneShot: @unchecked Sendable {
-    private let lock = Lock()
-    private var fired = false
-    private var waiter: CheckedContinuation<Void, Never>?
-
-    func fire() {
-        let w = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            guard !fired else { return nil }
-            fired = true
-            defer { waiter = nil }
-            return waiter
-        }
-        w?.resume()
-    }
-
-    /// Waits for `fire()`, or `timeout` seconds.
-    func wait(timeout: Double) async {
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [self] in fire() }
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now = lock.withLock { () -> Bool in
-                if fired { return true }
-                waiter = c
-                return false
-            }
-            if now { c.resume() }
-        }
+        guard let a = attached.withLock({ s -> Attachment? in defer { s = nil }; return s }) else { return }
+        a.graph.pipeline.remove(bin)
+        if let pad = a.videoTeePad { a.graph.videoTee?.releaseRequestPad(pad) }
+        if let pad = a.audioTeePad { a.graph.audioTee?.releaseRequestPad(pad) }
     }
 }

@@ -2,23 +2,16 @@ import FoundationEssentials
 import Glibc
 import GstCore
 
-/// Which camera of a session: like a phone, a session has a back and a front position.
-public enum CameraPosition: String, Sendable, CaseIterable {
-    case back, front
-    public var other: CameraPosition { self == .back ? .front : .back }
-}
-
 /// One running source: a bin in the session pipeline holding the source part, the session's
 /// `input` stage (convert, scale, format caps) and an appsink that hands frames to the switch.
 /// Each start of a source is a new generation, so frames and errors of a stopped one are ignored.
-final class SourceStage: @unchecked Sendable {
-    // `@unchecked Sendable` invariant: immutable after init; the bin is only changed (state, parent)
-    // on the session's control queue.
+final class SourceStage: Sendable {
     let bin: Bin
     let position: CameraPosition
     let spec: SourceSpec
     let generation: Int
 
+    @available(*, noasync, message: "it parses: make stages in OffPool")
     init(_ parts: [PipelineBuilder.Part], text: String, position: CameraPosition, spec: SourceSpec,
          generation: Int, testOptions: SourceSpec.TestOptions?, format: SessionFormat,
          deliver: @escaping @Sendable (Sample) -> AppSink.Flow, ended: @escaping @Sendable () -> Void) throws(GpickError) {
@@ -43,16 +36,8 @@ final class SourceStage: @unchecked Sendable {
         }
     }
 
-    /// The generation an element path belongs to ("/GstPipeline:pipeline0/GstBin:source-front-3/…").
-    static func generation(inPath path: String) -> Int? {
-        guard let r = path.firstRange(of: ":source-") else { return nil }
-        let rest = path[r.upperBound...]
-        guard let dash = rest.firstIndex(of: "-") else { return nil }
-        return Int(rest[rest.index(after: dash)...].prefix { $0.isNumber })
-    }
-
-    /// Adds the bin to the running pipeline and starts it (control queue or before play).
-    func start(in pipeline: Pipeline) throws(GpickError) {
+    /// Adds the bin to the pipeline and starts it.
+    func start(in pipeline: Pipeline) async throws(GpickError) {
         // A test source added to a running session counts its timestamps from 0; offset them to
         // now, as a camera's would be, so it paces itself by the clock instead of catching up.
         if case .test = spec, let now = pipeline.runningTime, now > 0, let src = bin.element(named: "src"),
@@ -61,14 +46,19 @@ final class SourceStage: @unchecked Sendable {
         }
         do {
             try pipeline.add(bin)
-            try bin.syncStateWithParent()
+            try await bin.syncStateWithParent()
         } catch {
             throw GpickError(.device, "\(spec) could not start: \(error.message)")
         }
     }
 
-    /// Stops the source and removes it (control queue only: this waits for its streaming thread).
-    func stop(in pipeline: Pipeline) {
+    /// Stops the source and removes it, off the cooperative pool (it waits for its streaming thread).
+    func stop(in pipeline: Pipeline) async {
+        await OffPool.run { self.stopBlocking(in: pipeline) }
+    }
+
+    @available(*, noasync, message: "it waits for the stage's streaming thread: await stop(in:)")
+    func stopBlocking(in pipeline: Pipeline) {
         _ = try? bin.setState(.null)
         pipeline.remove(bin)
     }

@@ -16,7 +16,7 @@ struct Devices: AsyncParsableCommand {
         try await reporting(events) {
             let devices: [DeviceInfo]
             do {
-                devices = try await offPool { try DeviceMonitor.devices(classes: "Video/Source") }
+                devices = try await DeviceMonitor.devices(classes: "Video/Source")
             } catch {
                 throw GpickError(.device, "cannot list devices: \(error)")
             }

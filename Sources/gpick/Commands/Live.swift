@@ -57,28 +57,25 @@ struct Live: AsyncParsableCommand {
             let name = try OutputPath(output)
             _ = try LivePhotoCapture.outputs(for: name, format: settings.format, force: force)  // refuse before starting
             let library = pipelines.library
-            let session = CaptureSession(try capture.configuration(library: library))
-            session.onEvent { events.sessionEvent($0) }
-            try await session.start()
+            let encoder = try await StillEncoder.make(format: .jpeg, quality: quality, library: library)
             do {
-                let encoder = try StillEncoder(format: .jpeg, quality: quality, library: library)
-                defer { encoder.close() }
-                let ring = try LiveRing.arm(in: session, seconds: before + 0.5)
-                events.started(["before": before, "after": after])
-                try await ring.waitForPreroll(before)
-                events.emit("shutter", [:])
-                let r = try await LivePhotoCapture.capture(session: session, ring: ring, encoder: encoder, name: name, settings: settings)
-                ring.disarm()
+                let r = try await withSession(try capture.configuration(library: library), events: events) { session in
+                    let ring = try await LiveRing.arm(in: session, seconds: before + 0.5)
+                    events.started(["before": before, "after": after])
+                    try await ring.waitForPreroll(before)
+                    events.emit("shutter", [:])
+                    return try await LivePhotoCapture.capture(session: session, ring: ring, encoder: encoder, name: name, settings: settings)
+                }
                 for p in [r.still, r.movie, r.motionPhoto].compactMap({ $0 }) {
                     events.fileWritten(p, bytes: fileBytes(p), extra: ["still-time": r.stillTime, "clip-duration": r.clipDuration,
                                                                        "clip-frames": r.clipFrames, "content-identifier": r.contentIdentifier ?? ""])
                 }
                 events.finished(["still-time": r.stillTime, "clip-duration": r.clipDuration, "clip-frames": r.clipFrames])
             } catch {
-                await session.stop()
+                await encoder.close()
                 throw error
             }
-            await session.stop()
+            await encoder.close()
         }
     }
 }

@@ -33,7 +33,8 @@ struct Pipelines: AsyncParsableCommand {
                 ctx.format = SessionFormat(width: width, height: height, fps: fps)
                 try ctx.format.validate()
                 ctx.seconds = duration
-                let line = try LaunchLine.render(file, values: values, outputs: paths, context: ctx)
+                let context = ctx
+                let line = try await OffPool.run { () throws(GpickError) in try LaunchLine.render(file, values: values, outputs: paths, context: context) }
                 if out.json { events.emit("launch-line", ["path": file.path, "line": line]) } else { print(line) }
             }
         }
@@ -64,10 +65,7 @@ struct Pipelines: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "check", abstract: "Validate pipeline files (YAML, keys, types, elements, properties, bindings, taps).")
         @Argument(help: "Files or names; all of them when none is given.")
         var files: [String] = []
-        @Flag(name: .long, help: "Allow elements that send data off the machine.")
-        var allowNetwork = false
-        @Flag(name: .long, help: "Allow file-writing elements whose location is not a parameter.")
-        var allowPaths = false
+        @OptionGroup var policy: PolicyOptions
         @OptionGroup var pipelines: PipelineOptions
         @OptionGroup var out: OutputOptions
 
@@ -78,7 +76,7 @@ struct Pipelines: AsyncParsableCommand {
             for name in files.isEmpty ? lib.names() : files {
                 do throws(GpickError) {
                     let f = try lib.load(name)
-                    try PipelineBuilder.validate(f, policy: PipelinePolicy(allowNetwork: allowNetwork, allowPaths: allowPaths))
+                    try await PipelineBuilder.validate(f, policy: policy.policy)
                     if out.json { events.emit("valid", ["path": f.path]) } else { print("ok \(f.path)") }
                 } catch let e {
                     failed += 1

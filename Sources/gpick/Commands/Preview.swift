@@ -100,7 +100,7 @@ struct PreviewCommand: AsyncParsableCommand {
             let seconds = events.elapsed
             await preview.stop()
             let shown = preview.framesShown, offered = preview.framesOffered, dropped = preview.framesDropped
-            snapper.close()
+            await snapper.close()
             await session.stop()
             events.finished(["frames": shown, "camera-frames": offered, "dropped": dropped])
             if !out.json {
@@ -111,8 +111,7 @@ struct PreviewCommand: AsyncParsableCommand {
 }
 
 /// Stills taken with the s key: the retained frame (zero lag), numbered names that never clobber.
-final class KeySnapper: @unchecked Sendable {
-    // Invariant: used from the preview command's one loop only (keys are handled in order).
+actor KeySnapper {
     private let session: CaptureSession
     private let directory: String
     private let library: PipelineLibrary
@@ -129,7 +128,7 @@ final class KeySnapper: @unchecked Sendable {
 
     func snap() async {
         do {
-            if encoder == nil { encoder = try StillEncoder(format: .jpeg, quality: nil, library: library) }
+            if encoder == nil { encoder = try await StillEncoder.make(format: .jpeg, quality: nil, library: library) }
             var target: OutputPath
             repeat {
                 target = try OutputPath(cFormat("snap-%04d.jpg", next), confinedTo: directory)
@@ -146,5 +145,5 @@ final class KeySnapper: @unchecked Sendable {
         }
     }
 
-    func close() { encoder?.close() }
+    func close() async { await encoder?.close() }
 }

@@ -27,12 +27,7 @@ struct Run: AsyncParsableCommand {
     @Option(name: .customLong("output-dir"), help: "Directory output paths are confined to.")
     var outputDir: String = "."
 
-    @Flag(name: .customLong("allow-network"), help: "Allow elements that send data off the machine.")
-    var allowNetwork = false
-
-    @Flag(name: .customLong("allow-paths"), help: "Allow file-writing elements whose location is not a parameter.")
-    var allowPaths = false
-
+    @OptionGroup var policy: PolicyOptions
     @OptionGroup var capture: SourceOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var out: OutputOptions
@@ -46,12 +41,13 @@ struct Run: AsyncParsableCommand {
         try await reporting(events) {
             let library = pipelines.library
             let file = try library.load(pipeline)
-            try PipelineBuilder.validate(file, policy: PipelinePolicy(allowNetwork: allowNetwork, allowPaths: allowPaths))
+            try await PipelineBuilder.validate(file, policy: policy.policy)
             let (values, paths) = try set.resolve(for: file)
             let root = URL(fileURLWithPath: outputDir).standardized.path
             func confined(_ p: String) throws(GpickError) -> OutputPath { try OutputPath(p, confinedTo: root) }
             events.started(["pipeline": file.path, "kind": file.kind.rawValue])
             var config = try capture.configuration(library: library)
+            let seconds = duration ?? 2
             switch file.kind {
             case .pipeline:
                 var outputs: [String: OutputPath] = [:], inputs: [String: String] = [:]
@@ -62,7 +58,7 @@ struct Run: AsyncParsableCommand {
                 let (stop, cont) = AsyncStream<Void>.makeStream()
                 stopper.onSignal { _ in cont.yield() }
                 let outcome = try await PipelineRun.run(file, values: values, outputs: outputs, inputs: inputs, duration: duration,
-                                                        policy: PipelinePolicy(allowNetwork: allowNetwork, allowPaths: allowPaths), stop: stop)
+                                                        policy: policy.policy, stop: stop)
                 for f in outcome.files { events.fileWritten(f, bytes: fileBytes(f)) }
             case .source, .audioSource, .session:
                 if config.source == .auto { config.source = .test(.init()) }
@@ -72,89 +68,77 @@ struct Run: AsyncParsableCommand {
                 case .audioSource: config.audioFile = part
                 default: config.sessionFile = part
                 }
-                let session = CaptureSession(config)
-                session.onEvent { events.sessionEvent($0) }
-                try await session.start()
-                try await Task.sleep(nanoseconds: UInt64((duration ?? 2) * 1e9))
-                let frames = session.deliveredFrames
-                await session.stop()
-                if let f = session.failureReason { throw f }
+                let frames = try await withSession(config, events: events) { session in
+                    try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                    if let f = session.failureReason { throw f }
+                    return session.deliveredFrames
+                }
                 events.emit("frames", ["frames": frames])
-                if !out.json { print("\(file.name): \(frames) frames in \(duration ?? 2) s") }
+                if !out.json { print("\(file.name): \(frames) frames in \(seconds) s") }
             case .branch where !file.parameters.contains(where: { $0.type == .outputPath }):
                 // A branch that only feeds appsinks (the live-photo ring): fill it for --duration.
-                let session = CaptureSession(config)
-                session.onEvent { events.sessionEvent($0) }
-                try await session.start()
-                do {
-                    let ring = try LiveRing.arm(in: session, seconds: duration ?? 2, file: file, values: values)
-                    try await Task.sleep(nanoseconds: UInt64((duration ?? 2) * 1e9))
+                let n = try await withSession(config, events: events) { session in
+                    let ring = try await LiveRing.arm(in: session, seconds: seconds, file: file, values: values)
+                    try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
                     let n = ring.frameCount
-                    ring.disarm()
-                    events.emit("frames", ["frames": n])
-                    if !out.json { print("\(file.name): \(n) encoded frames held") }
-                } catch { await session.stop(); throw error }
-                await session.stop()
+                    await ring.disarm()
+                    return n
+                }
+                events.emit("frames", ["frames": n])
+                if !out.json { print("\(file.name): \(n) encoded frames held") }
             case .encoder where file.tap("output") == nil:
                 // An encoder fed with encoded samples (live-clip): a ring fills for --duration,
                 // then all of it goes through this file.
                 guard let path = paths["output"] else { throw GpickError(.usage, "\(file.name): give the output with --set output=PATH") }
                 let target = try confined(path)
-                let session = CaptureSession(config)
-                session.onEvent { events.sessionEvent($0) }
-                try await session.start()
-                do {
-                    let ring = try LiveRing.arm(in: session, seconds: (duration ?? 2) + 1)
-                    try await ring.waitForPreroll(duration ?? 2)
+                let r = try await withSession(config, events: events) { session in
+                    let ring = try await LiveRing.arm(in: session, seconds: seconds + 1)
+                    try await ring.waitForPreroll(seconds)
                     let r = try await ring.writeAll(to: target, file: file)
-                    ring.disarm()
-                    events.fileWritten(target.path, bytes: fileBytes(target.path), extra: ["frames": r.frames, "duration": r.duration])
-                } catch { await session.stop(); throw error }
-                await session.stop()
+                    await ring.disarm()
+                    return r
+                }
+                events.fileWritten(target.path, bytes: fileBytes(target.path), extra: ["frames": r.frames, "duration": r.duration])
             case .branch:
                 guard let outParam = file.parameters.first(where: { $0.type == .outputPath }), let path = paths[outParam.name] else {
                     throw GpickError(.usage, "\(file.name): give the output with --set \(file.parameters.first { $0.type == .outputPath }?.name ?? "output")=PATH")
                 }
                 let target = try confined(path)
-                let container = try Container(path: target)
-                var settings = RecordingSettings(container: container, duration: duration ?? 2)
+                var settings = RecordingSettings(container: try Container(path: target), duration: seconds)
                 settings.pipelineFile = file
                 for s in set.settings where !s.hasPrefix("\(outParam.name)=") {
                     let kv = s.split(separator: "=", maxSplits: 1).map(String.init)
                     settings.values[kv[0]] = kv.count > 1 ? kv[1] : ""
                 }
-                let session = CaptureSession(config)
-                session.onEvent { events.sessionEvent($0) }
-                try await session.prepare()
-                let rec: MovieRecording
-                do {
-                    rec = try await MovieRecording.start(in: session, to: target, settings: settings)
+                let result = try await withSession(config, events: events, prepareOnly: true) { session in
+                    let rec = try await MovieRecording.start(in: session, to: target, settings: settings)
                     try await session.play()
-                } catch { await session.stop(); throw error }
-                let stopper = SignalStopper()
-                stopper.onSignal { _ in rec.requestStop() }
-                let result: RecordingResult
-                do { result = try await rec.finished() } catch { await session.stop(); throw error }
-                await session.stop()
+                    let stopper = SignalStopper()
+                    stopper.onSignal { _ in rec.requestStop() }
+                    return try await rec.finished()
+                }
                 events.fileWritten(result.path, bytes: result.bytes, extra: ["frames": result.frames])
             case .encoder:
                 guard let output else { throw GpickError(.usage, "\(file.name): give the still to write with -o PATH") }
                 let target = try confined(output)
-                let encoder = try StillEncoder(file: file, values: values, format: (try? StillFormat(path: target)) ?? .jpeg)
-                defer { encoder.close() }
-                let session = CaptureSession(config)
-                try await session.start()
-                var written = false
+                let format = (try? StillFormat(path: target)) ?? .jpeg
+                let encoder = try await OffPool.run { () throws(GpickError) in try StillEncoder(file: file, values: values, format: format) }
                 do {
-                    for try await frame in session.nextFrames(1) {
-                        let bytes = try await encoder.encode(frame)
-                        try await AtomicWrite.store(bytes, to: target)
-                        events.fileWritten(target.path, bytes: Int64(bytes.count))
-                        written = true
+                    try await withSession(config, events: events) { session in
+                        var written = false
+                        for try await frame in session.nextFrames(1) {
+                            let bytes = try await encoder.encode(frame)
+                            try await AtomicWrite.store(bytes, to: target)
+                            events.fileWritten(target.path, bytes: Int64(bytes.count))
+                            written = true
+                        }
+                        if !written { throw session.failureReason ?? GpickError(.runtime, "no frame was encoded") }
                     }
-                } catch { await session.stop(); throw error }
-                await session.stop()
-                if !written { throw session.failureReason ?? GpickError(.runtime, "no frame was encoded") }
+                } catch {
+                    await encoder.close()
+                    throw error
+                }
+                await encoder.close()
             }
             events.finished([:])
         }

@@ -65,7 +65,7 @@ struct Snap: AsyncParsableCommand {
             // ends its stream with the last of them instead of making one more.
             let shots = try session.lastFrames(count, every: every)
             let quality = self.quality
-            let encoderBuild = Background { () throws(GpickError) in
+            let encoderBuild = OffPool.start { () throws(GpickError) in
                 try StillEncoder(format: stillFormat, quality: quality, library: library)
             }
             events.started(["source": "\(session.source)", "width": config.format.width, "height": config.format.height])
@@ -77,7 +77,7 @@ struct Snap: AsyncParsableCommand {
             do {
                 try await session.play()
             } catch {
-                if let e = try? await encoderBuild.value() { e.close() }
+                if let e = try? await encoderBuild.value() { await e.close() }
                 throw error
             }
             let encoder: StillEncoder
@@ -85,7 +85,6 @@ struct Snap: AsyncParsableCommand {
                 await session.stop()
                 throw error
             }
-            defer { encoder.close() }
             var written = 0, received = 0
             // Once the last frame is in hand the camera is done: the session stops while that
             // frame is encoded and written, so its teardown is off the critical path and the
@@ -107,10 +106,14 @@ struct Snap: AsyncParsableCommand {
                     if received < count { events.emit("capture-exposure-started") }
                 }
             } catch let e as GpickError {
+                await encoder.close()
                 if let stopping { await stopping.value } else { await session.stop() }
                 throw e
             }
+            // The encoder stops beside the session.
+            async let closed: Void = encoder.close()
             if let stopping { await stopping.value } else { await session.stop() }
+            await closed
             if written < count {
                 throw session.failureReason ?? GpickError(.runtime, "only \(written) of \(count) stills were taken")
             }

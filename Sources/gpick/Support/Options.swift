@@ -74,3 +74,14 @@ struct SourceOptions: ParsableArguments {
         return c
     }
 }
+
+/// What a pipeline file may do beyond gpick's own outputs (`run`, `pipelines check`).
+struct PolicyOptions: ParsableArguments {
+    @Flag(name: .customLong("allow-network"), help: "Allow elements that send data off the machine.")
+    var allowNetwork = false
+
+    @Flag(name: .customLong("allow-paths"), help: "Allow file-writing elements whose location is not a parameter.")
+    var allowPaths = false
+
+    var policy: PipelinePolicy { PipelinePolicy(allowNetwork: allowNetwork, allowPaths: allowPaths) }
+}

@@ -1,0 +1,132 @@
+import FoundationEssentials
+import Glibc
+import GstCore
+
+/// How each kind of preview is wired: counting probes, the window sink and its title, the
+/// terminal renderer, the HTTP stream.
+extension Preview {
+    func configure(bin: Bin, options: PreviewOptions) throws(GpickError) {
+        // What enters and leaves the preview's leaky queue: the difference is what it dropped.
+        if let queue = bin.element(named: "video") {
+            queue.staticPad("sink")?.addProbe(.buffer) { [weak self] _ in
+                self?.state.withLock { $0.entered += 1 }
+                return .ok
+            }
+            queue.staticPad("src")?.addProbe(.buffer) { [weak self] _ in
+                self?.framePassed()
+                return .ok
+            }
+        }
+        switch sink {
+        case .window:
+            // Keys pressed in the window travel upstream as navigation events.
+            if let pad = bin.element(named: "video")?.staticPad("src") {
+                pad.addProbe(.buffer) { [weak self] _ in
+                    self?.state.withLock { $0.shown += 1 }
+                    return .ok
+                }
+                pad.addProbe(.eventUpstream) { [weak self] info in
+                    if let name = info.navigationKeyPress, let key = PreviewKey(name: name) { self?.key(key) }
+                    return .ok
+                }
+            }
+        case .http:
+            let (w, h) = Self.fit(width: format.width, height: format.height, maxWidth: options.maxHTTPWidth, maxHeight: options.maxHTTPWidth)
+            try setSize(bin, "video/x-raw,width=\(w),height=\(h)")
+            try appsink(bin) { [weak self] sample in
+                guard let self else { return }
+                self.server?.publish(sample.data)
+                self.state.withLock { $0.shown += 1 }
+            }
+        case .terminal:
+            guard let screen else { return }
+            try resizeTerminal(bin)
+            screen.onResize { [weak self, weak bin] _, _ in
+                guard let self, let bin else { return }
+                try? self.resizeTerminal(bin)
+            }
+            screen.onKey { [weak self] byte in
+                if let key = PreviewKey(byte: byte) { self?.key(key) }
+            }
+            try appsink(bin) { [weak self] sample in self?.draw(sample) }
+        }
+    }
+
+    /// Links the chosen window sink after `convert`. A GL sink's window gets its title once it
+    /// exists (with the first frame).
+    func addWindowSink(_ element: Element, to bin: Bin, report: WindowSinkReport, title: String) throws(GpickError) {
+        do {
+            try? element.set("sync", false)
+            try bin.add(element)
+            guard let from = bin.element(named: "convert")?.staticPad("src"), let to = element.staticPad("sink") else {
+                throw GpickError(.pipeline, "preview-window: no element named \"convert\" to link the window sink after")
+            }
+            try from.link(to: to)
+        } catch let e as GpickError {
+            throw e
+        } catch {
+            throw GpickError(.pipeline, "preview-window: \(error)")
+        }
+        state.withLock { $0.windowSink = report.chosen }
+        // Only a GL window on X11 has an X window id (on Wayland it is a surface).
+        guard element.hasProperty("context"), report.display.systems.first?.0 == .x11,
+              let display = report.display.x11Name, let pad = element.staticPad("sink") else { return }
+        // The sink is looked up from the pad: a closure holding it would keep it alive through
+        // its own pad if no frame ever came.
+        pad.addProbe(.buffer) { info in
+            if let sink = Pad(info.pad, transfer: .none).parentElement {
+                OffPool.detach { WindowTitle.set(title, onGLSink: sink, display: display) }
+            }
+            return .remove
+        }
+    }
+
+    private func appsink(_ bin: Bin, _ body: @escaping @Sendable (Sample) -> Void) throws(GpickError) {
+        do {
+            try AppSink(try bin.requireElement(named: "out")).setCallbacks(onSample: body)
+        } catch {
+            throw GpickError(.pipeline, "preview-\(sink.rawValue): \(error.message)")
+        }
+    }
+
+    private func setSize(_ bin: Bin, _ caps: String) throws(GpickError) {
+        do {
+            try bin.requireElement(named: "size").set("caps", caps: try Caps(caps))
+        } catch {
+            throw GpickError(.pipeline, "preview-\(sink.rawValue): \(error.message)")
+        }
+    }
+
+    /// Fits the session's picture into the terminal: one cell is two square pixels stacked, and
+    /// the last row is the status line.
+    private func resizeTerminal(_ bin: Bin) throws(GpickError) {
+        let (cols, rows) = TerminalScreen.size(fd: screen?.fd ?? 1) ?? (80, 24)
+        let f = format
+        let (w, h) = Self.fit(width: f.width, height: f.height, maxWidth: cols, maxHeight: max(2, (rows - 1) * 2))
+        state.withLock { $0.renderer.invalidate() }
+        try setSize(bin, "video/x-raw,format=RGB,width=\(w),height=\(h),pixel-aspect-ratio=1/1")
+    }
+
+    /// The largest size with the picture's aspect ratio inside the box (at least 2×2).
+    static func fit(width: Int, height: Int, maxWidth: Int, maxHeight: Int) -> (Int, Int) {
+        if width <= maxWidth && height <= maxHeight { return (width, height) }
+        let scale = min(Double(maxWidth) / Double(width), Double(maxHeight) / Double(height))
+        let w = max(2, Int(Double(width) * scale) & ~1), h = max(2, Int(Double(height) * scale) & ~1)
+        return (w, h)
+    }
+
+    private func draw(_ sample: Sample) {
+        guard let screen, let info = sample.videoInfo else { return }
+        let camera = session.map { "\($0.position.rawValue) \($0.source)" } ?? ""
+        let status = "gpick · \(camera) · \(format.width)×\(format.height) \(format.fps) fps · f flip · s snap · q quit"
+        let bytes: [UInt8]? = sample.withVideoFrame { frame in
+            let plane = frame.planes[0]
+            let raw = UnsafeRawBufferPointer(start: plane.data, count: plane.stride * frame.height)
+            return state.withLock {
+                $0.renderer.render(rgb: raw, width: info.width, height: info.height, stride: plane.stride, statusLine: status)
+            }
+        }
+        if let bytes, !bytes.isEmpty { screen.write(bytes) }
+        state.withLock { $0.shown += 1 }
+    }
+}

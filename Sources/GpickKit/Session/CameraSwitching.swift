@@ -1,0 +1,255 @@
+import FoundationEssentials
+import Glibc
+import GstCore
+
+/// The cameras of a session: which one is where, flipping and suspending without stopping the
+/// pipeline, and what happens when one is lost or runs out.
+extension CaptureSession {
+    /// Switches to the other camera without stopping the pipeline: outputs see the blurred last
+    /// frame until the new camera delivers, then a short crossfade into it. Returns the new
+    /// position at once; `waitUntilLive()` waits for the camera.
+    @discardableResult
+    public func flip() async throws(GpickError) -> CameraPosition {
+        let target = position.other
+        try await switchSource(to: target, requested: pipeline?.runningTime)
+        return target
+    }
+
+    /// Stops the camera; outputs (and a recording) see the blurred last frame.
+    public func suspend() async throws(GpickError) {
+        try requireFullSession("suspend")
+        guard let graph, let switcher = graph.switcher else { throw GpickError(.runtime, "the session is not running") }
+        let suspended = GpickError(.usage, "the camera is suspended (resume it first)")
+        let old = state.withLock { s -> SourceStage? in
+            guard s.sourceState != .suspended else { return nil }
+            s.sourceState = .suspended
+            s.generation += 1
+            defer { s.stage = nil }
+            if let stage = s.stage { s.stopping.append(stage) }
+            return s.stage
+        }
+        failLiveWaiters(suspended)
+        switcher.hold()
+        frames.hold(reason: suspended, after: nil)
+        emit(.suspended)
+        if let old { await stopStage(old, in: graph.pipeline) }
+    }
+
+    /// Restarts the camera at the current position, with the same unblur as a flip.
+    public func resume() async throws(GpickError) {
+        try await switchSource(to: position, requested: pipeline?.runningTime)
+    }
+
+    /// Waits until the current camera delivers (after a flip or resume).
+    public func waitUntilLive(timeout: Double? = nil) async throws(GpickError) {
+        let limit = timeout ?? configuration.startTimeout
+        let id = state.withLock { s -> UInt64 in defer { s.nextWaiter += 1 }; return s.nextWaiter }
+        do {
+            try await withTimeout(limit) {
+                try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+                    let now = self.state.withLock { s -> Result<Void, GpickError>? in
+                        if let f = s.failure { return .failure(f) }
+                        switch s.sourceState {
+                        case .live: return .success(())
+                        case .suspended: return .failure(GpickError(.usage, "the camera is suspended (resume it first)"))
+                        case .failed(let m): return .failure(GpickError(.device, m))
+                        case .starting:
+                            s.liveWaiters[id] = c
+                            return nil
+                        }
+                    }
+                    if let now { c.resume(with: now) }
+                }
+            }
+        } catch let e as GpickError {
+            throw e
+        } catch {
+            state.withLock { $0.liveWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+            throw GpickError(.device, "\(source) delivered no frame within \(Int(limit)) s")
+        }
+    }
+
+    /// Ends every wait for the camera with `error` (it was suspended, lost, or the session stopped).
+    func failLiveWaiters(_ error: GpickError) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Error>] in
+            defer { s.liveWaiters.removeAll() }
+            return Array(s.liveWaiters.values)
+        }
+        for w in waiters { w.resume(throwing: error) }
+    }
+
+    private func switchSource(to target: CameraPosition, requested: UInt64?) async throws(GpickError) {
+        try requireFullSession(target == position ? "resume" : "flip")
+        guard let graph, let switcher = graph.switcher else { throw GpickError(.runtime, "the session is not running") }
+        let spec = try await resolvedSpec(for: target)
+        try await Self.checkPlayable(spec)
+        let (gen, old) = state.withLock { s -> (Int, SourceStage?) in
+            s.generation += 1
+            s.position = target
+            s.sourceState = .starting
+            defer { s.stage = nil }
+            if let stage = s.stage { s.stopping.append(stage) }
+            return (s.generation, s.stage)
+        }
+        // Announced first: the switch's placeholder event, from its own thread, comes after it.
+        emit(.switching(target, spec, requested))
+        switcher.activate(generation: gen, skip: warmupFrames(for: spec))
+        frames.hold(reason: nil, after: switcher.lastOutputTime)
+        let new: SourceStage
+        do {
+            new = try await OffPool.run { () throws(GpickError) in try self.makeStage(spec, position: target, generation: gen) }
+        } catch {
+            markSourceLost(gen, error)
+            throw error
+        }
+        if let old { await stopStage(old, in: graph.pipeline) }
+        do {
+            try await new.start(in: graph.pipeline)
+        } catch {
+            markSourceLost(gen, error)
+            throw error
+        }
+        state.withLock { s in if s.generation == gen { s.stage = new } }
+    }
+
+    /// Stops a stage and forgets it (its errors are not the camera's while it winds down).
+    func stopStage(_ stage: SourceStage, in pipeline: Pipeline) async {
+        await stage.stop(in: pipeline)
+        state.withLock { $0.stopping.removeAll { $0 === stage } }
+    }
+
+    /// The camera for a position: `auto` resolved, and the default front camera (a second test
+    /// source for a test back camera, the next real camera for a real one).
+    func resolvedSpec(for p: CameraPosition) async throws(GpickError) -> SourceSpec {
+        if let s = state.withLock({ $0.cameras[p] }) { return s }
+        let resolved: SourceSpec
+        switch (p, p == .back ? configuration.source : configuration.front) {
+        case (.back, .auto?):
+            resolved = await Self.resolveAuto()
+            if resolved.isTest { emit(.notice("no camera found; using the test source (\(resolved))")) }
+        case (_, let given?):
+            resolved = given
+        case (.front, nil):
+            let back = try await resolvedSpec(for: .back)
+            switch back {
+            case .test(let o):
+                var f = o
+                f.id = o.id == 2 ? 3 : 2
+                // A moving, bright pattern (not the ball's black field, which reads as black frames).
+                f.pattern = o.pattern == "pinwheel" ? "smpte" : "pinwheel"
+                f.failAfter = nil
+                resolved = .test(f)
+            case .v4l2(let dev):
+                let devices = (try? await DeviceMonitor.devices()) ?? []
+                guard let other = devices.compactMap(\.path).first(where: { $0 != dev && access($0, R_OK | W_OK) == 0 }) else {
+                    throw GpickError(.device, "no front camera: only \(dev) was found (give one with --front)")
+                }
+                resolved = .v4l2(device: other)
+            default:
+                throw GpickError(.usage, "no front camera for \(back) (give one with --front)")
+            }
+        case (.back, nil):
+            resolved = .auto  // unreachable: the back camera is not optional
+        }
+        // The first resolution wins (two callers may race to the front camera's default).
+        return state.withLock { s in
+            if let existing = s.cameras[p] { return existing }
+            s.cameras[p] = resolved
+            return resolved
+        }
+    }
+
+    /// A camera that can be opened, or a file that holds video (what is wrong, in one line).
+    static func checkPlayable(_ spec: SourceSpec) async throws(GpickError) {
+        try spec.checkAccessible()
+        if case .file(let path) = spec { try await MediaProbe.checkVideoSource(path) }
+    }
+
+    /// The first camera this user can open, else the test source.
+    static func resolveAuto() async -> SourceSpec {
+        for d in (try? await DeviceMonitor.devices()) ?? [] {
+            if let p = d.path, access(p, R_OK | W_OK) == 0 { return .v4l2(device: p) }
+        }
+        return .test(.init())
+    }
+
+    // MARK: what cameras report (streaming threads)
+
+    /// A source's first frame reached the switch. (The session's first camera says nothing:
+    /// starting is the command's own event.)
+    func sourceBecameLive(_ gen: Int) {
+        let (pos, waiters) = state.withLock { s -> (CameraPosition?, [CheckedContinuation<Void, Error>]) in
+            guard gen == s.generation else { return (nil, []) }
+            s.sourceState = .live
+            s.sourceError = nil
+            defer { s.liveWaiters.removeAll() }
+            return (s.position, Array(s.liveWaiters.values))
+        }
+        for w in waiters { w.resume() }
+        guard let pos else { return }
+        frames.release()
+        if gen > 0 { emit(.sourceLive(pos)) }
+    }
+
+    /// The camera of generation `gen` failed (or could not start): the switch holds the blurred
+    /// last frame, outputs are told (recordings are finalised with what they have), and an error
+    /// event goes out. A camera that never delivered a frame fails the whole session, as before
+    /// any output.
+    func markSourceLost(_ gen: Int, _ error: GpickError) {
+        let everLive = frames.frameCount > 0
+        let (current, outputs, old) = state.withLock { s -> (Bool, [any SessionOutput], SourceStage?) in
+            guard gen == s.generation, s.failure == nil else { return (false, [], nil) }
+            guard everLive else { return (true, [], nil) }
+            s.sourceState = .failed(error.message)
+            s.sourceError = error
+            let old = s.stage?.generation == gen ? s.stage : nil
+            if let old { s.stage = nil; s.stopping.append(old) }
+            return (true, Array(s.outputs.values), old)
+        }
+        guard current else { return }
+        guard everLive else { fail(error); return }
+        failLiveWaiters(error)
+        let switcher = graph?.switcher
+        // Outputs first, so not one placeholder frame gets into a recording after the camera's last.
+        let last = switcher?.lastOutputTime
+        for o in outputs { o.sourceStopped(after: last, error: error) }
+        switcher?.hold(generation: gen)
+        frames.hold(reason: error, after: nil)
+        emit(.sourceFailed(error))
+        if let old, let pipeline {
+            // Called on the posting thread: the stage is stopped off it.
+            sessionJob {
+                old.stopBlocking(in: pipeline)
+                self.state.withLock { $0.stopping.removeAll { $0 === old } }
+            }
+        }
+    }
+
+    /// The source of generation `gen` ran out (a file source's end): outputs are told (recordings
+    /// are finalised with everything it delivered), and they hold the blurred last frame.
+    func markSourceEnded(_ gen: Int, _ spec: String) {
+        // A source that ends before its first frame (a file with a video track but no frames)
+        // fails the session, as a camera that never delivers does.
+        if frames.frameCount == 0, state.withLock({ $0.generation == gen }) {
+            fail(GpickError(.input, "\(spec) ended before its first frame (it holds no video frames)"))
+            return
+        }
+        let ended = GpickError(.input, "\(spec) has ended")
+        let outputs = state.withLock { s -> [any SessionOutput]? in
+            guard gen == s.generation, s.failure == nil else { return nil }
+            // An ended source is not current any more: what it posts while winding down
+            // (streaming stopped, not-linked) is not a camera failure.
+            s.generation += 1
+            s.sourceState = .failed(ended.message)
+            return Array(s.outputs.values)
+        }
+        guard let outputs else { return }
+        failLiveWaiters(ended)
+        let switcher = graph?.switcher
+        let last = switcher?.lastOutputTime
+        for o in outputs { o.sourceStopped(after: last, error: nil) }
+        switcher?.hold()
+        frames.hold(reason: ended, after: nil)
+        emit(.notice("\(spec) has ended"))
+    }
+}

@@ -1,0 +1,124 @@
+import FoundationEssentials
+import GstCore
+
+/// Building the session's pipeline and its cameras' stages, from pipeline files. Everything
+/// here parses or sets up elements, so it runs off the cooperative pool (`OffPool`).
+extension CaptureSession {
+    /// The session file (custom or from the library); every source stage uses its input stage.
+    func loadSessionFile() throws(GpickError) -> PipelineBuilder.Part {
+        let part: PipelineBuilder.Part
+        if let custom = configuration.sessionFile { part = custom } else { part = .init(try configuration.library.load("session")) }
+        state.withLock { $0.sessionFile = part.file }
+        return part
+    }
+
+    /// The main pipeline: the session file's feed, tees and retained-frame tap (and audio).
+    @available(*, noasync, message: "it parses: run it in OffPool")
+    func build(_ sessionPart: PipelineBuilder.Part) throws(GpickError) -> Graph {
+        let lib = configuration.library
+        let session = sessionPart.file
+        var text = session.pipeline.value
+        var parts = [sessionPart]
+        if hasAudio {
+            var audio: PipelineBuilder.Part
+            if let custom = configuration.audioFile { audio = custom } else {
+                audio = .init(try lib.load(configuration.audio == .auto ? "audio-auto" : "audio-test"))
+            }
+            text += "\n" + audio.file.pipeline.value + " ! " + (session.audio?.value ?? "tee name=audio allow-not-linked=true")
+            parts.append(audio)
+        }
+        let bin = try PipelineBuilder.compose(text, parts: parts, asPipeline: true)
+        guard let pipeline = bin as? Pipeline else { throw GpickError(.runtime, "session did not build a pipeline") }
+        let f = configuration.format
+        do {
+            let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
+            let feed = try AppSrc(try pipeline.requireElement(named: "feed"))
+            feed.setCaps(caps)
+            let switcher = FrameSwitch(feed: feed, fps: f.fps, clock: { [weak pipeline] in pipeline?.runningTime })
+            switcher.onPlaceholder = { [weak self] pts in self?.emit(.placeholder(pts)) }
+            switchRef.value.withLock { $0 = switcher }
+            let sink = try AppSink(try pipeline.requireElement(named: "frames"))
+            let hub = frames
+            sink.setCallbacks(onSample: { hub.deliver($0) })
+            return Graph(pipeline: pipeline, videoTee: try pipeline.requireElement(named: "video"),
+                         audioTee: hasAudio ? try pipeline.requireElement(named: "audio") : nil, switcher: switcher)
+        } catch {
+            throw GpickError(.pipeline, "session pipeline: \(error.message)")
+        }
+    }
+
+    /// A frames-only session's pipeline: empty until the camera's stage is added.
+    func buildFramesOnly() throws(GpickError) -> Graph {
+        guard !hasAudio else { throw GpickError(.usage, "a frames-only session takes no audio") }
+        do {
+            return Graph(pipeline: try Pipeline(name: "session"), videoTee: nil, audioTee: nil, switcher: nil)
+        } catch {
+            throw GpickError(.pipeline, "session pipeline: \(error.message)")
+        }
+    }
+
+    /// A stage for `spec`: its source part (or the `gpick run` override) then the session's input.
+    @available(*, noasync, message: "it parses: run it in OffPool")
+    func makeStage(_ spec: SourceSpec, position: CameraPosition, generation gen: Int) throws(GpickError) -> SourceStage {
+        let lib = configuration.library
+        var sourcePart: PipelineBuilder.Part
+        var testOptions: SourceSpec.TestOptions?
+        var label = "\(spec)"
+        switch spec {
+        case .test(let o):
+            testOptions = o
+            sourcePart = .init(try lib.load("source-test"), values: ["pattern": .string(o.pattern)])
+        case .v4l2(let dev):
+            sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
+        case .file(let path):
+            sourcePart = .init(try lib.load("source-file"), outputs: ["path": .string(path)])
+            label = path
+        case .auto:
+            throw GpickError(.runtime, "source not resolved")
+        }
+        if let custom = configuration.sourceFile, position == configuration.position {
+            sourcePart = custom
+            testOptions = nil
+            label = custom.file.name
+        }
+        guard let sessionFile = state.withLock({ $0.sessionFile }) else { throw GpickError(.runtime, "the session is not built") }
+        var text = sourcePart.file.pipeline.value + " ! " + (sessionFile.input?.value ?? "videoconvert ! videoscale ! capsfilter name=format")
+        if position == .front && configuration.mirrorFront { text += " ! videoflip method=horizontal-flip" }
+        let deliver: @Sendable (Sample) -> AppSink.Flow
+        let ended: @Sendable () -> Void
+        if configuration.framesOnly {
+            // Straight to the hub, after the camera's warm-up frames.
+            let hub = frames, warmup = FrameCountdown(warmupFrames(for: spec))
+            deliver = { [weak self] sample in
+                guard warmup.pass() else { return .more }
+                let first = hub.frameCount == 0
+                hub.deliver(sample)
+                if first { self?.sourceBecameLive(gen) }
+                // The last frame asked for with lastFrames(): the camera ends its stream now,
+                // before it makes another frame that nobody would take.
+                guard let self, self.state.withLock({ $0.finishing }), !hub.hasSubscribers else { return .more }
+                return .enough
+            }
+            ended = { [weak self, label] in
+                // The end the camera makes after the last frame asked for is no source end; an
+                // end while frames are still awaited is.
+                guard let self, !(self.state.withLock({ $0.finishing }) && !hub.hasSubscribers) else { return }
+                self.markSourceEnded(gen, label)
+            }
+        } else {
+            let ref = switchRef  // the switch is made in build(), which may run beside this, before any frame flows
+            deliver = { [weak self] sample in
+                guard let self, let switcher = ref.value.withLock({ $0 }) else { return .more }
+                if switcher.sourceFrame(sample, generation: gen) { self.sourceBecameLive(gen) }
+                return .more
+            }
+            ended = { [weak self, label] in self?.markSourceEnded(gen, label) }
+        }
+        return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
+                               testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
+    }
+
+    func warmupFrames(for spec: SourceSpec) -> Int {
+        configuration.warmupFrames ?? (spec.isCamera ? 10 : 0)
+    }
+}

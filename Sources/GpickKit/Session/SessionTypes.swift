@@ -1,0 +1,106 @@
+import FoundationEssentials
+import Glibc
+import GstCore
+
+/// The size and rate every output of a session sees.
+public struct SessionFormat: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    public init(width: Int = 1280, height: Int = 720, fps: Int = 30) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+    }
+    public var frameDuration: UInt64 { 1_000_000_000 / UInt64(max(fps, 1)) }
+    /// Whole frames in `seconds` (at least one): how long recordings and their parts are.
+    public func frames(in seconds: Double) -> Int { max(1, Int((seconds * Double(fps)).rounded())) }
+
+    /// Checks the numbers before anything starts.
+    public func validate() throws(GpickError) {
+        for (name, v) in [("width", width), ("height", height)] {
+            guard v > 0 else { throw GpickError(.usage, "\(name) \(v) must be a positive number of pixels") }
+            guard v <= 8192 else { throw GpickError(.usage, "\(name) \(v) is above the maximum of 8192") }
+            guard v >= 16 else { throw GpickError(.usage, "\(name) \(v) is below the minimum of 16") }
+            guard v % 2 == 0 else { throw GpickError(.usage, "\(name) \(v) must be even (H.264 and JPEG 4:2:0 need even sizes)") }
+        }
+        guard (1...240).contains(fps) else { throw GpickError(.usage, "fps \(fps) must be 1…240") }
+    }
+}
+
+/// What a session is made of. Like AVFoundation's session configuration: set it, then start.
+public struct SessionConfiguration: Sendable {
+    /// The back camera (the one a session starts with unless `position` says otherwise).
+    public var source: SourceSpec = .auto
+    /// The front camera; nil picks one: for a test back camera, a test source with another pattern
+    /// and stamp id 2; for a real camera, the next camera found.
+    public var front: SourceSpec?
+    /// The position the session starts at.
+    public var position: CameraPosition = .back
+    /// The front camera's picture is mirrored left-right (as phones show selfies).
+    public var mirrorFront = false
+    public var audio: AudioSpec = .none
+    public var format = SessionFormat()
+    public var library = PipelineLibrary()
+    /// Frames dropped after start before anything is delivered; nil = 0 for test and file sources,
+    /// 10 for cameras (exposure and white balance settle).
+    public var warmupFrames: Int?
+    /// How long a source may take to deliver its first frame.
+    public var startTimeout: Double = 15
+    /// A pipeline file (with values) used instead of the built-in one: `gpick run` of a source,
+    /// audio-source or session file.
+    public var sourceFile: PipelineBuilder.Part?
+    public var audioFile: PipelineBuilder.Part?
+    public var sessionFile: PipelineBuilder.Part?
+    /// Frames only: the camera's stage is the whole pipeline and its frames go straight to stills
+    /// and bursts (`gpick snap`). No feed, tees or switch, so one pipeline less to build and no
+    /// hop between pipelines before the first still; flips, recordings and previews are not
+    /// available.
+    public var framesOnly = false
+    /// How much a frame subscriber that falls behind (a burst slower than the camera) may hold
+    /// before delivery waits for it (at most 60 frames): memory stays bounded.
+    public var lagMemoryLimit = 64 << 20
+    public init() {}
+}
+
+/// Something that happened in a session, for event streams and JSON output.
+public enum SessionEvent: Sendable {
+    case notice(String)
+    /// A GStreamer warning: its message, and with its debug text for --verbose.
+    case warning(String, detail: String?)
+    case sourceFailed(GpickError)
+    /// The session switched to this camera (asked at this running time, ns); outputs see the
+    /// placeholder until it delivers.
+    case switching(CameraPosition, SourceSpec, UInt64?)
+    /// The camera at this position delivers frames (after start, a flip or a resume).
+    case sourceLive(CameraPosition)
+    case suspended
+    /// The first blurred placeholder frame went out (output running time in ns).
+    case placeholder(UInt64)
+}
+
+/// The newest camera frame a session holds (one frame; no copy: it shares the buffer).
+public struct RetainedFrame: Sendable {
+    public let sample: Sample
+    /// Running time of the frame on the session's timeline (ns).
+    public let time: UInt64?
+    /// The frame stamp, when the camera is the test source.
+    public let stamp: FrameStamp?
+    init(_ sample: Sample) {
+        self.sample = sample
+        time = sample.buffer?.pts
+        stamp = sample.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
+    }
+}
+
+/// What the session's camera is doing.
+public enum SourceState: Sendable, Equatable {
+    case starting, live, suspended
+    case failed(String)
+}
+
+/// Which camera of a session: like a phone, a session has a back and a front position.
+public enum CameraPosition: String, Sendable, CaseIterable {
+    case back, front
+    public var other: CameraPosition { self == .back ? .front : .back }
+}
