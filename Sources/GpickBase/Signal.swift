@@ -51,6 +51,23 @@ public final class Signal: Sendable {
         }
     }
 
+    /// Waits until any of `signals` fires (true), or `timeout` seconds pass (false).
+    public static func any(_ signals: [Signal], timeout: Double? = nil) async -> Bool {
+        if signals.contains(where: \.isFired) { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            for s in signals { group.addTask { await s.wait() } }
+            if let timeout {
+                group.addTask {
+                    try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))
+                    return false
+                }
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     private func give(up id: UInt64) {
         state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
     }

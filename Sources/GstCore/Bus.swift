@@ -2,19 +2,23 @@ import CGStreamer
 import GpickBase
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// A pipeline's bus as an AsyncStream, fed by a sync handler on the posting thread, so nobody ever
 /// blocks (on `gst_bus_timed_pop` or otherwise) inside Swift's cooperative pool.
 ///
 /// `@unchecked Sendable` invariant: the bus pointer is owned (one full ref) and immutable; the
-/// stream state is guarded by `lock`.
+/// stream's state is in `state`, a Mutex.
 public final class Bus: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<GstBus>
-    private let lock = Lock()
-    private var continuation: AsyncStream<BusMessage>.Continuation?
-    private var pending: [BusMessage] = []
-    private var stopped = false
-    private var observer: (@Sendable (BusMessage) -> Void)?
+    private let state = Mutex(StreamState())
+
+    private struct StreamState: ~Copyable {
+        var continuation: AsyncStream<BusMessage>.Continuation?
+        var pending: [BusMessage] = []
+        var stopped = false
+        var observer: (@Sendable (BusMessage) -> Void)?
+    }
 
     init(_ pointer: UnsafeMutablePointer<GstBus>, transfer: Transfer) {
         self.pointer = pointer
@@ -33,13 +37,11 @@ public final class Bus: @unchecked Sendable {
     /// and delivered first. One reader per bus: a second call finishes the first stream.
     public func messages() -> AsyncStream<BusMessage> {
         let (stream, cont) = AsyncStream<BusMessage>.makeStream(bufferingPolicy: .unbounded)
-        lock.lock()
-        continuation?.finish()
-        continuation = cont
-        let backlog = pending
-        pending.removeAll()
-        let isStopped = stopped
-        lock.unlock()
+        let (previous, backlog, isStopped) = state.withLock { s in
+            defer { s.continuation = cont; s.pending.removeAll() }
+            return (s.continuation, s.pending, s.stopped)
+        }
+        previous?.finish()
         for m in backlog { cont.yield(m) }
         if isStopped { cont.finish() }
         return stream
@@ -47,30 +49,26 @@ public final class Bus: @unchecked Sendable {
 
     /// Ends the stream (called when the pipeline goes away).
     func stop() {
-        lock.lock()
-        stopped = true
-        let c = continuation
-        continuation = nil
-        lock.unlock()
-        c?.finish()
+        state.withLock { s -> AsyncStream<BusMessage>.Continuation? in
+            s.stopped = true
+            defer { s.continuation = nil }
+            return s.continuation
+        }?.finish()
     }
 
     /// Sees every message synchronously on the posting thread, before the stream does. It must
     /// only record facts (under a lock) and return: no blocking, no state changes.
     public func observeSync(_ handler: @escaping @Sendable (BusMessage) -> Void) {
-        lock.withLock { observer = handler }
+        state.withLock { $0.observer = handler }
     }
 
     fileprivate func deliver(_ message: BusMessage) {
-        lock.withLock { observer }?(message)
-        lock.lock()
-        if let c = continuation {
-            lock.unlock()
-            c.yield(message)
-        } else {
-            if !stopped { pending.append(message) }
-            lock.unlock()
+        state.withLock { $0.observer }?(message)
+        let c = state.withLock { s -> AsyncStream<BusMessage>.Continuation? in
+            if s.continuation == nil, !s.stopped { s.pending.append(message) }
+            return s.continuation
         }
+        c?.yield(message)
     }
 }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import GstCore
@@ -135,23 +134,19 @@ public enum LivePhotoCapture {
     /// All files or none: every temp file is written (and fsynced) first, then they are renamed;
     /// if any step fails, what was written or renamed is removed.
     static func writeAll(_ files: [(OutputPath, [UInt8])]) async throws(GpickError) {
-        let r: Result<Void, GpickError> = await withCheckedContinuation { c in
-            DispatchQueue.global().async {
-                var temps: [TempFile] = []
-                do {
-                    for (target, bytes) in files {
-                        let t = try TempFile(for: target)
-                        temps.append(t)
-                        try t.write(bytes)
-                    }
-                    for t in temps { try t.finish() }
-                    c.resume(returning: .success(()))
-                } catch {
-                    for t in temps { t.discard() }
-                    c.resume(returning: .failure(error as? GpickError ?? GpickError(.output, "\(error)")))
+        try await OffPool.run { () throws(GpickError) in
+            var temps: [TempFile] = []
+            do throws(GpickError) {
+                for (target, bytes) in files {
+                    let t = try TempFile(for: target)
+                    temps.append(t)
+                    try t.write(bytes)
                 }
+                for t in temps { try t.finish() }
+            } catch {
+                for t in temps { t.discard() }
+                throw error
             }
         }
-        try r.get()
     }
 }

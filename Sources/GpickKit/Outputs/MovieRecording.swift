@@ -18,6 +18,10 @@ public final class MovieRecording: SessionOutput {
     let frameDuration: UInt64
     let fps: Int
     let state: Monitor<State>
+    /// Fired at the first frame recorded, or when the recording ends without one.
+    let started = Signal()
+    /// Fired when the file is complete (or discarded).
+    let done = Signal()
 
     /// Every field is read and written under the monitor's lock. Audio waits on it for `t0`;
     /// whatever sets `t0` or `triggered` broadcasts.
@@ -274,6 +278,8 @@ public final class MovieRecording: SessionOutput {
             defer { s.waiters.removeAll() }
             return s.waiters
         }
+        started.fire()
+        done.fire()
         for w in waiters { w.resume(with: result.mapError { $0 as Error }) }
     }
 
@@ -301,8 +307,11 @@ public final class MovieRecording: SessionOutput {
     /// The outcome once the file is complete (nil while recording).
     var finishedIfDone: Result<RecordingResult, GpickError>? { state.withLock { $0.result } }
 
-    /// Output time of the first frame recorded (nil before it).
-    var firstFrameTime: UInt64? { state.withLock { $0.t0 } }
+    /// Output time of the first frame recorded: waits for it (nil if the recording ended first).
+    func firstFrameTime() async -> UInt64? {
+        await started.wait()
+        return state.withLock { $0.t0 }
+    }
 
     /// Frames recorded so far and bytes on disk.
     public var progress: (frames: Int, bytes: Int64) {

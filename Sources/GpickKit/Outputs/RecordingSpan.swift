@@ -27,10 +27,12 @@ extension MovieRecording {
     func videoProbe(_ info: ProbeInfo) -> ProbeReturn {
         guard let pts = info.buffer?.pts else { return .ok }
         enum Verdict { case pass, drop, end }
+        var first = false
         let verdict = state.withLock { s -> Verdict in
             if s.triggered { return .drop }
             if s.t0 == nil, let startAt = s.startAt, pts < startAt { return .drop }
             if s.t0 == nil {
+                first = true
                 // The first frame is the file's 0, whenever the branch was added (even before
                 // play, the first frame's running time is not 0: it is late by the pipeline's
                 // start-up). Audio shares the offset, applied where it leaves its queue, and
@@ -43,7 +45,10 @@ extension MovieRecording {
             if let stopAt = s.stopAt, pts >= stopAt { s.endTime = pts; return .end }
             return .pass
         }
-        state.broadcast()
+        if first {
+            state.broadcast()  // audio waits for t0
+            started.fire()
+        }
         switch verdict {
         case .pass: return .ok
         case .drop: return .drop

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GstCore
+import Synchronization
 
 /// What a split recording wrote: its parts in order.
 public struct SplitRecordingResult: Sendable {
@@ -17,24 +18,27 @@ public struct SplitRecordingResult: Sendable {
 /// goes to exactly one part, none is lost between them.
 ///
 /// The next part is attached a second before its boundary and drops frames until then, so only
-/// one encoder runs outside that second.
-///
-/// `@unchecked Sendable` invariant: mutable state is guarded by `lock`; the parts are driven by
-/// one task (`run`), and `requestStop` only sets a flag and forwards to the parts.
-public final class SplitRecording: @unchecked Sendable {
+/// one encoder runs outside that second. One task drives the parts (`run`); `requestStop` only
+/// fires a signal and forwards to the parts.
+public final class SplitRecording: Sendable {
     public let output: OutputPath
-    private unowned let session: CaptureSession
+    /// The session, for the next part: weak, and checked (a split recording may outlive it).
+    private weak let session: CaptureSession?
     private let settings: RecordingSettings
     private let partLength: UInt64
     private let total: UInt64?
-    private let lock = Lock()
-    private var current: MovieRecording
-    private var next: MovieRecording?
-    private var done: [RecordingResult] = []
-    private var stopRequested = false
-    private var outcome: Result<SplitRecordingResult, GpickError>?
-    private var waiters: [CheckedContinuation<Result<SplitRecordingResult, GpickError>, Never>] = []
-    private var partWritten: (@Sendable (RecordingResult) -> Void)?
+    private let state: Mutex<State>
+    private let stopRequested = Signal()
+
+    /// Read and written only under `state`'s lock.
+    private struct State: ~Copyable {
+        var current: MovieRecording
+        var next: MovieRecording?
+        var done: [RecordingResult] = []
+        var outcome: Result<SplitRecordingResult, GpickError>?
+        var waiters: [CheckedContinuation<Result<SplitRecordingResult, GpickError>, Never>] = []
+        var partWritten: (@Sendable (RecordingResult) -> Void)?
+    }
 
     /// Starts part 1 at once. `partSeconds` is rounded to whole frames; `settings.duration`, if
     /// set, is the length of the whole recording.
@@ -55,7 +59,7 @@ public final class SplitRecording: @unchecked Sendable {
         let split = SplitRecording(session: session, output: output, settings: partSettings,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
                                    total: total, first: first)
-        Task { await split.run() }  // waits (sleeps and awaits) only: nothing blocks the pool
+        Task { await split.run() }  // waits (for signals and the parts) only: nothing blocks the pool
         return split
     }
 
@@ -66,26 +70,24 @@ public final class SplitRecording: @unchecked Sendable {
         self.settings = settings
         self.partLength = partLength
         self.total = total
-        self.current = first
+        self.state = Mutex(State(current: first))
     }
 
     /// Told (on the recording's task) when each part is complete on disk.
     public func onPartWritten(_ handler: @escaping @Sendable (RecordingResult) -> Void) {
-        lock.withLock { partWritten = handler }
+        state.withLock { $0.partWritten = handler }
     }
 
     /// Ends the recording now: the part being written keeps every frame up to this moment.
     public func requestStop() {
-        let parts = lock.withLock { () -> [MovieRecording] in
-            stopRequested = true
-            return [current] + (next.map { [$0] } ?? [])
-        }
+        stopRequested.fire()
+        let parts = state.withLock { [$0.current] + ($0.next.map { [$0] } ?? []) }
         for p in parts { p.requestStop() }
     }
 
     /// Frames in the finished parts and the current one; bytes on disk likewise.
     public var progress: (frames: Int, bytes: Int64) {
-        let (finished, cur) = lock.withLock { (done, current) }
+        let (finished, cur) = state.withLock { ($0.done, $0.current) }
         let p = cur.progress
         return (finished.reduce(0) { $0 + $1.frames } + p.frames, finished.reduce(0) { $0 + $1.bytes } + p.bytes)
     }
@@ -93,8 +95,12 @@ public final class SplitRecording: @unchecked Sendable {
     /// Waits for the last part. Throws the first part's failure (the parts before it are kept).
     public func finished() async throws(GpickError) -> SplitRecordingResult {
         try await withCheckedContinuation { c in
-            lock.lock()
-            if let outcome { lock.unlock(); c.resume(returning: outcome) } else { waiters.append(c); lock.unlock() }
+            let now = state.withLock { s -> Result<SplitRecordingResult, GpickError>? in
+                if let o = s.outcome { return o }
+                s.waiters.append(c)
+                return nil
+            }
+            if let now { c.resume(returning: now) }
         }.get()
     }
 
@@ -107,26 +113,22 @@ public final class SplitRecording: @unchecked Sendable {
         } catch {
             result = .failure(error)
         }
-        let ws = lock.withLock {
-            outcome = result
-            defer { waiters.removeAll() }
-            return waiters
+        let ws = state.withLock { s -> [CheckedContinuation<Result<SplitRecordingResult, GpickError>, Never>] in
+            s.outcome = result
+            defer { s.waiters.removeAll() }
+            return s.waiters
         }
         for w in ws { w.resume(returning: result) }
     }
 
     private func drive() async throws(GpickError) -> SplitRecordingResult {
         // Part 1's first frame fixes every boundary: t0 + k × part length.
-        var t0: UInt64?
-        while t0 == nil, current.finishedIfDone == nil, !lock.withLock({ stopRequested }) {
-            t0 = current.firstFrameTime
-            if t0 == nil { try? await Task.sleep(nanoseconds: 5_000_000) }
-        }
+        let t0 = await state.withLock({ $0.current }).firstFrameTime()
         let end = t0.flatMap { t in total.map { t + $0 } }
         var index = 1
         var boundary = t0.map { $0 + partLength }
         while true {
-            let part = lock.withLock { current }
+            let part = state.withLock { $0.current }
             if let b = boundary, let e = end, b >= e { boundary = nil }
             if let b = boundary { part.end(before: b) } else if let e = end { part.end(before: e) }
             var following: MovieRecording?
@@ -136,20 +138,23 @@ public final class SplitRecording: @unchecked Sendable {
             }
             do throws(GpickError) {
                 let r = try await part.finished()
-                lock.withLock { done.append(r); return partWritten }?(r)
+                state.withLock { s in s.done.append(r); return s.partWritten }?(r)
             } catch {
                 // A part that never got a frame: the recording ended at its boundary (a stop, a
                 // lost or ended source). Anything else is the recording's failure.
-                if part.progress.frames == 0, !lock.withLock({ done.isEmpty }) { break }
+                if part.progress.frames == 0, !state.withLock({ $0.done.isEmpty }) { break }
                 if let f = following { f.requestStop(); _ = try? await f.finished() }
                 throw error
             }
             guard let f = following, let b = boundary else { break }
-            lock.withLock { current = f; next = nil }
+            state.withLock { s in
+                s.current = f
+                s.next = nil
+            }
             index += 1
             boundary = b + partLength
         }
-        return SplitRecordingResult(parts: lock.withLock { done })
+        return SplitRecordingResult(parts: state.withLock { $0.done })
     }
 
     /// Attaches part `index` a second before `start` (it drops earlier frames), unless the
@@ -157,16 +162,18 @@ public final class SplitRecording: @unchecked Sendable {
     private func startNext(index: Int, at start: UInt64, until stop: UInt64,
                            whileWriting part: MovieRecording) async throws(GpickError) -> MovieRecording? {
         let lead: UInt64 = 1_000_000_000
-        while let now = session.pipeline?.runningTime, now + lead < start {
-            if lock.withLock({ stopRequested }) || part.finishedIfDone != nil { return nil }
-            try? await Task.sleep(nanoseconds: min(50_000_000, start - lead - now))
+        guard let session, let now = session.pipeline?.runningTime else { return nil }
+        if now + lead < start {
+            // Woken by a stop, or by the part ending early; else when the lead time comes.
+            if await Signal.any([stopRequested, part.done], timeout: Double(start - lead - now) / 1e9) { return nil }
         }
-        if lock.withLock({ stopRequested }) || part.finishedIfDone != nil { return nil }
+        if stopRequested.isFired || part.done.isFired { return nil }
         var s = settings
         s.startAt = start
         s.stopAt = stop
         let f = try await MovieRecording.start(in: session, to: output.numbered(index, of: index), settings: s)
-        if lock.withLock({ next = f; return stopRequested }) { f.requestStop() }
+        state.withLock { $0.next = f }
+        if stopRequested.isFired { f.requestStop() }
         return f
     }
 }

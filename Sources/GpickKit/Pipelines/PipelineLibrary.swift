@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GstCore
 import Glibc
+import Synchronization
 
 /// Finds pipeline files by name: `--pipelines DIR`, then `$GPICK_PIPELINES`, then the installed
 /// share directory, then the `pipelines/` folder of a source checkout the binary was built in.
@@ -61,10 +62,8 @@ public struct PipelineLibrary: Sendable {
     /// read again (a long session may outlive an edit).
     static let cache = FileCache()
 
-    final class FileCache: @unchecked Sendable {
-        // Invariant: `entries` only touched under `lock`.
-        private let lock = Lock()
-        private var entries: [String: (Stamp, PipelineFile)] = [:]
+    final class FileCache: Sendable {
+        private let entries = Mutex<[String: (Stamp, PipelineFile)]>([:])
 
         /// What identifies a version of a file: a plain stat (FileManager's attributes would also
         /// look up the owner's name through NSS).
@@ -78,9 +77,9 @@ public struct PipelineLibrary: Sendable {
 
         func load(_ path: String) throws(GpickError) -> PipelineFile {
             let stamp = Stamp(path)
-            if let stamp, let (t, f) = lock.withLock({ entries[path] }), t == stamp { return f }
+            if let stamp, let (t, f) = entries.withLock({ $0[path] }), t == stamp { return f }
             let f = try PipelineLoader.load(path: path)
-            if let stamp { lock.withLock { entries[path] = (stamp, f) } }
+            if let stamp { entries.withLock { $0[path] = (stamp, f) } }
             return f
         }
     }

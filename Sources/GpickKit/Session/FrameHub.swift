@@ -13,23 +13,27 @@ import GstCore
 /// consecutive where the camera can wait (a test or file source; a live camera drops frames
 /// upstream instead, and the retained-frame tap's leaky queue drops the oldest).
 ///
-/// `@unchecked Sendable` invariant: all mutable state is guarded by `lock`; the appsink callback
-/// only stores and yields, and waits (on `lock`) only while a subscriber is `pendingLimit` behind.
-final class FrameHub: @unchecked Sendable {
-    private let lock = Condition()
-    private var latest: Sample?
-    private var delivered = 0
-    private var failure: GpickError?
-    /// Set while no camera delivers: requests fail with it (suspended, camera lost).
-    private var heldReason: GpickError?
-    /// Frames at or before this output time belong to a camera that was switched away from.
-    private var staleUntil: UInt64?
+final class FrameHub: Sendable {
+    private let hub: Monitor<State>
     private let isSynthetic: @Sendable (UInt64) -> Bool
-    private var subscribers: [Int: Subscriber] = [:]
-    private var nextID = 0
-    private var firstFrameWaiters: [Int: CheckedContinuation<Void, Error>] = [:]
-
     private let pendingLimit: Int
+
+    /// Read and written only inside `hub`: the appsink callback only stores and yields, and
+    /// waits only while a subscriber is `pendingLimit` behind.
+    private struct State {
+        var latest: Sample?
+        var delivered = 0
+        var failure: GpickError?
+        /// Set while no camera delivers: requests fail with it (suspended, camera lost).
+        var heldReason: GpickError?
+        /// Frames at or before this output time belong to a camera that was switched away from.
+        var staleUntil: UInt64?
+        var subscribers: [Int: Subscriber] = [:]
+        var nextID = 0
+        var firstFrameWaiters: [Int: CheckedContinuation<Void, Error>] = [:]
+        var lagging: Bool { subscribers.values.contains { $0.pending >= limit } }
+        let limit: Int
+    }
 
     private struct Subscriber {
         var every: Int
@@ -45,126 +49,137 @@ final class FrameHub: @unchecked Sendable {
     init(pendingLimit: Int = 60, isSynthetic: @escaping @Sendable (UInt64) -> Bool = { _ in false }) {
         self.isSynthetic = isSynthetic
         self.pendingLimit = max(2, min(60, pendingLimit))
+        hub = Monitor(State(limit: self.pendingLimit))
     }
 
-    var latestFrame: Sample? { lock.withLock { latest } }
-    var frameCount: Int { lock.withLock { delivered } }
-    var hasSubscribers: Bool { lock.withLock { !subscribers.isEmpty } }
+    var latestFrame: Sample? { hub.withLock { $0.latest } }
+    var frameCount: Int { hub.withLock { $0.delivered } }
+    var hasSubscribers: Bool { hub.withLock { !$0.subscribers.isEmpty } }
 
     func deliver(_ sample: Sample) {
         if let pts = sample.buffer?.pts, isSynthetic(pts) { return }
-        lock.lock()
-        if let stale = staleUntil, let pts = sample.buffer?.pts, pts <= stale { lock.unlock(); return }
-        if heldReason != nil { lock.unlock(); return }
-        while failure == nil, subscribers.values.contains(where: { $0.pending >= pendingLimit }) { lock.wait() }
-        if failure != nil { lock.unlock(); return }
-        latest = sample
-        delivered += 1
-        let waiters = firstFrameWaiters
-        firstFrameWaiters.removeAll()
-        var done: [Int] = []
-        for (id, var s) in subscribers {
-            if s.seen % s.every == 0 {
-                s.continuation.yield(sample)
-                s.remaining -= 1
-                s.pending += 1
+        let pts = sample.buffer?.pts
+        typealias Out = (finished: [AsyncThrowingStream<Sample, Error>.Continuation], waiters: [CheckedContinuation<Void, Error>])
+        let out = hub.wait(until: { s in
+            // Wait while a subscriber lags, unless this frame is not taken anyway.
+            if let stale = s.staleUntil, let pts, pts <= stale { return true }
+            return s.heldReason != nil || s.failure != nil || !s.lagging
+        }) { s -> Out? in
+            if let stale = s.staleUntil, let pts, pts <= stale { return nil }
+            if s.heldReason != nil || s.failure != nil { return nil }
+            s.latest = sample
+            s.delivered += 1
+            let waiters = Array(s.firstFrameWaiters.values)
+            s.firstFrameWaiters.removeAll()
+            var done: [Int] = []
+            for (id, var sub) in s.subscribers {
+                if sub.seen % sub.every == 0 {
+                    sub.continuation.yield(sample)
+                    sub.remaining -= 1
+                    sub.pending += 1
+                }
+                sub.seen += 1
+                if sub.remaining == 0 { done.append(id) } else { s.subscribers[id] = sub }
             }
-            s.seen += 1
-            if s.remaining == 0 { done.append(id) } else { subscribers[id] = s }
+            return (done.compactMap { s.subscribers.removeValue(forKey: $0)?.continuation }, waiters)
         }
-        let finished = done.compactMap { subscribers.removeValue(forKey: $0) }
-        lock.unlock()
-        for s in finished { s.continuation.finish() }
-        for w in waiters.values { w.resume() }
+        guard let out else { return }
+        for c in out.finished { c.finish() }
+        for w in out.waiters { w.resume() }
     }
 
     /// `count` frames (every `every`-th), in order, starting with the current (retained) frame
     /// when `fromCurrent` — zero shutter lag — or with the next one.
     func frames(count: Int, every: Int = 1, fromCurrent: Bool = true) -> FrameStream {
         let (stream, cont) = AsyncThrowingStream<Sample, Error>.makeStream()
-        lock.lock()
-        if let failure = failure ?? heldReason {
-            lock.unlock()
-            cont.finish(throwing: failure)
+        let subscribed = hub.withLock { s -> Result<Int?, GpickError> in
+            if let failure = s.failure ?? s.heldReason { return .failure(failure) }
+            let id = s.nextID
+            s.nextID += 1
+            var sub = Subscriber(every: max(1, every), remaining: count, continuation: cont)
+            if fromCurrent, let current = s.latest {
+                cont.yield(current)
+                sub.remaining -= 1
+                sub.seen = 1
+            }
+            guard sub.remaining > 0 else { return .success(nil) }
+            s.subscribers[id] = sub
+            return .success(id)
+        }
+        let id: Int
+        switch subscribed {
+        case .failure(let f):
+            cont.finish(throwing: f)
             return FrameStream(stream: stream, taken: {})
+        case .success(nil):
+            cont.finish()
+            return FrameStream(stream: stream, taken: {})
+        case .success(let i?):
+            id = i
         }
-        let id = nextID
-        nextID += 1
-        var sub = Subscriber(every: max(1, every), remaining: count, continuation: cont)
-        if fromCurrent, let current = latest {
-            cont.yield(current)
-            sub.remaining -= 1
-            sub.seen = 1
-        }
-        if sub.remaining > 0 { subscribers[id] = sub }
-        lock.unlock()
-        if sub.remaining == 0 { cont.finish() }
         cont.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.lock.withLock { _ = self.subscribers.removeValue(forKey: id) }
-            self.lock.broadcast()
+            self.hub.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+            self.hub.broadcast()
         }
         return FrameStream(stream: stream, taken: { [weak self] in
             guard let self else { return }
-            self.lock.withLock { self.subscribers[id]?.pending -= 1 }
-            self.lock.broadcast()
+            self.hub.withLock { $0.subscribers[id]?.pending -= 1 }
+            self.hub.broadcast()
         })
     }
 
     /// Waits until a first frame exists (or the session fails).
     func waitForFirstFrame() async throws {
-        let id = lock.withLock { defer { nextID += 1 }; return nextID }
+        let id = hub.withLock { s -> Int in defer { s.nextID += 1 }; return s.nextID }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-                lock.lock()
-                // A frame that arrived counts even if the source failed since: the session did start.
-                if latest == nil, let failure { lock.unlock(); c.resume(throwing: failure); return }
-                if latest != nil || Task.isCancelled {
-                    lock.unlock()
-                    if Task.isCancelled { c.resume(throwing: CancellationError()) } else { c.resume() }
-                    return
+                let now = hub.withLock { s -> Result<Void, Error>? in
+                    // A frame that arrived counts even if the source failed since: the session did start.
+                    if s.latest == nil, let failure = s.failure { return .failure(failure) }
+                    if s.latest != nil { return .success(()) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    s.firstFrameWaiters[id] = c
+                    return nil
                 }
-                firstFrameWaiters[id] = c
-                lock.unlock()
+                if let now { c.resume(with: now) }
             }
         } onCancel: {
-            let c = lock.withLock { firstFrameWaiters.removeValue(forKey: id) }
-            c?.resume(throwing: CancellationError())
+            hub.withLock { $0.firstFrameWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
         }
     }
 
     /// The camera is switching (`reason` nil: requests wait for the new one) or gone (`reason`:
     /// requests fail with it). Frames up to `after` (output time) are the old camera's.
     func hold(reason: GpickError?, after: UInt64?) {
-        lock.lock()
-        latest = nil
-        staleUntil = after
-        heldReason = reason
-        let subs = reason == nil ? [] : Array(subscribers.values)
-        if reason != nil { subscribers.removeAll() }
-        lock.unlock()
-        lock.broadcast()
+        let subs = hub.withLock { s -> [Subscriber] in
+            s.latest = nil
+            s.staleUntil = after
+            s.heldReason = reason
+            guard reason != nil else { return [] }
+            defer { s.subscribers.removeAll() }
+            return Array(s.subscribers.values)
+        }
+        hub.broadcast()
         if let reason { for s in subs { s.continuation.finish(throwing: reason) } }
     }
 
     /// A camera delivers again.
     func release() {
-        lock.withLock { heldReason = nil }
+        hub.withLock { $0.heldReason = nil }
     }
 
     /// Fails every waiter and subscriber; later requests fail at once.
     func fail(_ error: GpickError) {
-        lock.lock()
-        if failure == nil { failure = error }
-        latest = nil  // a failed or stopped session retains no frame
-        let subs = subscribers.values
-        subscribers.removeAll()
-        let waiters = firstFrameWaiters
-        firstFrameWaiters.removeAll()
-        lock.unlock()
-        lock.broadcast()
+        let (subs, waiters) = hub.withLock { s -> ([Subscriber], [CheckedContinuation<Void, Error>]) in
+            if s.failure == nil { s.failure = error }
+            s.latest = nil  // a failed or stopped session retains no frame
+            defer { s.subscribers.removeAll(); s.firstFrameWaiters.removeAll() }
+            return (Array(s.subscribers.values), Array(s.firstFrameWaiters.values))
+        }
+        hub.broadcast()
         for s in subs { s.continuation.finish(throwing: error) }
-        for w in waiters.values { w.resume(throwing: error) }
+        for w in waiters { w.resume(throwing: error) }
     }
 }
 
