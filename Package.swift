@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "GstCore", targets: ["GstCore"]),
         .library(name: "GpickKit", targets: ["GpickKit"]),
         .library(name: "GpickFormats", targets: ["GpickFormats"]),
+        .library(name: "GpickScript", targets: ["GpickScript"]),
         .executable(name: "gpick", targets: ["gpick"]),
     ],
     dependencies: [
@@ -34,10 +35,12 @@ let package = Package(
         .target(name: "GstCore", dependencies: ["CGStreamer", "GpickBase"]),
         // Layer 2: the capture toolkit.
         .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "CImaging", "CYAML"]),
+        // The script language (`gpick script`, `gpick session`), interpreted on a capture session.
+        .target(name: "GpickScript", dependencies: ["GpickKit"]),
         // Layer 3: the CLI, which starts GStreamer as the executable loads.
         .target(name: "CGpickStartup", dependencies: ["CGStreamer"]),
         .executableTarget(name: "gpick", dependencies: [
-            "GpickKit", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "GpickKit", "GpickScript", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
         // The leak soak runs in a process of its own (tests share one process, and their fds).

@@ -1,32 +1,46 @@
-
-/// A user-facing failure: one line that names what is wrong, and the exit code for it.
+/// A failure in the user's terms: what kind of thing went wrong, one line naming it, and what
+/// would fix it as a typed remedy. The library never names a command-line flag or an exit code:
+/// the CLI maps kinds to exit codes and remedies to its own wording.
 public struct GpickError: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable, Codable {
         case usage, input, device, output, plugin, pipeline, runtime, interrupted
     }
+
+    /// What the user can do about it, when there is one thing to say.
+    public enum Remedy: Sendable, Equatable {
+        /// Name the front camera.
+        case giveFrontCamera
+        /// Allow elements that send data off the machine.
+        case allowNetwork
+        /// Bind the element's path property to an output-path parameter, or allow literal paths.
+        case bindOrAllowPaths(binding: String)
+        /// Give this path parameter a value.
+        case giveParameter(String)
+        /// Choose another port (a privileged one is refused).
+        case choosePort(privileged: Bool)
+        /// Replace what is there.
+        case force
+        /// Say the format instead of the extension.
+        case chooseFormat
+        /// Choose where a preview goes.
+        case choosePreviewSink
+        /// Check which package provides the missing plugin.
+        case checkPlugins
+    }
+
     public var kind: Kind
     /// One line in the user's terms.
     public var message: String
     /// What GStreamer said, with its debug text: shown with `--verbose`, never in the line.
     public var detail: String?
+    public var remedy: Remedy?
 
-    public init(_ kind: Kind, _ message: String, detail: String? = nil) {
+    public init(_ kind: Kind, _ message: String, detail: String? = nil, remedy: Remedy? = nil) {
         self.kind = kind
         self.message = message
         self.detail = detail
+        self.remedy = remedy
     }
 
     public var description: String { message }
-
-    public var exitCode: Int32 {
-        switch kind {
-        case .usage: 64
-        case .input, .pipeline: 65
-        case .device: 69
-        case .plugin: 69
-        case .output: 73
-        case .runtime: 70
-        case .interrupted: 130
-        }
-    }
 }

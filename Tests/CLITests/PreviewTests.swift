@@ -207,4 +207,13 @@ import Testing
         #expect(r.status == 64)
         #expect(r.stderrLines.count == 1 && r.stderr.contains("--sink http"), "\(r.stderr)")
     }
+
+    /// A port another program holds: one line with the CLI's remedy, exit 64.
+    @Test func portInUseNamesTheFlagToChooseAnother() async throws {
+        let holder = try MJPEGServer(port: 0)
+        defer { holder.close() }
+        let r = try await Subprocess.gpick(["preview", "--sink", "http", "--port", "\(holder.port)", "--duration", "5"] + Self.small)
+        #expect(r.status == 64)
+        #expect(r.stderrLines == ["gpick: error: port \(holder.port) on 127.0.0.1 is in use (choose another with --port)"], "\(r.stderr)")
+    }
 }

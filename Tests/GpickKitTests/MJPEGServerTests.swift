@@ -118,8 +118,10 @@ import Glibc
             second.close()
             Issue.record("bound port \(first.port) twice")
         } catch {
+            // The library says what and why; the flag to fix it is the CLI's wording (PreviewTests).
             #expect(error.kind == .usage)
-            #expect(error.message == "port \(first.port) on 127.0.0.1 is in use (choose another with --port)")
+            #expect(error.message == "port \(first.port) on 127.0.0.1 is in use")
+            #expect(error.remedy == .choosePort(privileged: false))
         }
     }
 

@@ -32,5 +32,5 @@ do {
 } catch let error as GpickError {
     FileHandle.standardError.write(Data("sample: \(error.message)\n".utf8))
     await session.stop()
-    exit(error.exitCode)
+    exit(1)
 }

@@ -17,7 +17,7 @@ public struct LivePhotoSettings: Sendable {
 
     public func validate() throws(GpickError) {
         for (name, v) in [("before", before), ("after", after)] {
-            guard v > 0, v <= 10, v.isFinite else { throw GpickError(.usage, "--\(name) \(v) must be more than 0 and at most 10 seconds") }
+            guard v > 0, v <= 10, v.isFinite else { throw GpickError(.usage, "the clip's \(name) part (\(v) s) must be more than 0 and at most 10 seconds") }
         }
     }
 }
@@ -53,7 +53,7 @@ public enum LivePhotoCapture {
         if format != .motion { outs += [name.sibling("\(base).jpg"), name.sibling("\(base).mov")] }
         if !force {
             for o in outs where FileManager.default.fileExists(atPath: o.path) {
-                throw GpickError(.output, "\(o.path) already exists (use --force to replace it)")
+                throw GpickError(.output, "\(o.path) already exists", remedy: .force)
             }
         }
         return outs

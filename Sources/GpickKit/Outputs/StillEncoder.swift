@@ -13,7 +13,7 @@ public enum StillFormat: String, Sendable, CaseIterable {
         case "jpg", "jpeg": self = .jpeg
         case "png": self = .png
         default:
-            throw GpickError(.usage, "unknown image extension \".\(path.pathExtension)\" in \(path.name) (use .jpg, .jpeg or .png, or --format)")
+            throw GpickError(.usage, "unknown image extension \".\(path.pathExtension)\" in \(path.name): use .jpg, .jpeg or .png", remedy: .chooseFormat)
         }
     }
 }

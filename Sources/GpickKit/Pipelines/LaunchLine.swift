@@ -31,7 +31,7 @@ public enum LaunchLine {
             let rendered: String
             if p.type == .outputPath || p.type == .inputPath {
                 guard let path = outputs[p.name] else {
-                    if p.required { throw GpickError(.usage, "\(file.name): give \(p.name) with --set \(p.name)=PATH") }
+                    if p.required { throw GpickError(.usage, "\(file.name): \(p.name) is required", remedy: .giveParameter(p.name)) }
                     continue
                 }
                 if b.property == "fd" {

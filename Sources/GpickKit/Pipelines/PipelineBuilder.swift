@@ -198,10 +198,11 @@ public enum PipelineBuilder {
             // Found only for a refusal: scanning the text for every element is most of this check's cost.
             var line: Int { lineOf(e.name, in: file) ?? lineOf(factory, in: file) ?? file.pipeline.line }
             if !policy.allowNetwork, networkPrefixes.contains(where: { factory.hasPrefix($0) }) {
-                throw file.error(line, "element \(factory) sends data off the machine; refused (pass --allow-network to allow it)")
+                throw file.error(line, "element \(factory) sends data off the machine; refused", remedy: .allowNetwork)
             }
             if let prop = fileSinks[factory], !policy.allowPaths, !boundOutputs.contains("\(e.name).\(prop)") {
-                throw file.error(line, "element \(factory) writes to a path not given by an output-path parameter; refused (bind \(e.name).\(prop) to an output-path parameter, or pass --allow-paths)")
+                throw file.error(line, "element \(factory) writes to a path not given by an output-path parameter; refused",
+                                 remedy: .bindOrAllowPaths(binding: "\(e.name).\(prop)"))
             }
         }
     }

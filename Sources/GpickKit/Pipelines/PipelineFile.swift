@@ -77,8 +77,8 @@ public struct PipelineFile: Sendable {
     public func tap(_ name: String) -> Tap? { taps.first { $0.value.name == name }?.value }
 
     /// `file:line: message` for an error at a line of this file.
-    public func error(_ line: Int, _ message: String) -> GpickError {
-        GpickError(.pipeline, "\(path):\(line): \(message)")
+    public func error(_ line: Int, _ message: String, remedy: GpickError.Remedy? = nil) -> GpickError {
+        GpickError(.pipeline, "\(path):\(line): \(message)", remedy: remedy)
     }
 }
 

@@ -50,6 +50,12 @@ public struct PipelineLibrary: Sendable {
         return nil
     }
 
+    /// The test patterns the source-test file offers (nil when it cannot be read).
+    public var testPatterns: [String]? {
+        guard let f = try? load("source-test"), case .enumeration(let c)? = f.parameter("pattern")?.type else { return nil }
+        return c
+    }
+
     public func load(_ nameOrPath: String) throws(GpickError) -> PipelineFile {
         guard let p = path(for: nameOrPath) else {
             let hint = Suggest.closest(to: nameOrPath, in: names()).map { " (did you mean \"\($0)\"?)" } ?? ""

@@ -21,7 +21,7 @@ public enum PipelineRun {
         do {
             for p in file.parameters where p.type == .outputPath {
                 guard let out = outputs[p.name] else {
-                    if p.required { throw GpickError(.usage, "\(file.name): give \(p.name) with --set \(p.name)=PATH") }
+                    if p.required { throw GpickError(.usage, "\(file.name): \(p.name) is required", remedy: .giveParameter(p.name)) }
                     continue
                 }
                 let t = try TempFile(for: out)

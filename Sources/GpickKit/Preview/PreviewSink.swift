@@ -18,7 +18,7 @@ public enum PreviewSink: String, Sendable, CaseIterable {
                                  stdoutIsTerminal: Bool = isatty(1) == 1) throws(GpickError) -> PreviewSink {
         if !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty { return .window }
         if stdoutIsTerminal { return .terminal }
-        throw GpickError(.usage, "no display and no terminal to preview in: choose --sink http (a page on 127.0.0.1), --sink terminal (run in a terminal) or --sink window (needs DISPLAY)")
+        throw GpickError(.usage, "no display and no terminal to preview in", remedy: .choosePreviewSink)
     }
 }
 

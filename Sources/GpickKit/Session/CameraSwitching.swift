@@ -142,11 +142,11 @@ extension CaptureSession {
             case .v4l2(let dev):
                 let devices = (try? await DeviceMonitor.devices()) ?? []
                 guard let other = devices.compactMap(\.path).first(where: { $0 != dev && access($0, R_OK | W_OK) == 0 }) else {
-                    throw GpickError(.device, "no front camera: only \(dev) was found (give one with --front)")
+                    throw GpickError(.device, "no front camera: only \(dev) was found", remedy: .giveFrontCamera)
                 }
                 resolved = .v4l2(device: other)
             default:
-                throw GpickError(.usage, "no front camera for \(back) (give one with --front)")
+                throw GpickError(.usage, "no front camera for \(back)", remedy: .giveFrontCamera)
             }
         case (.back, nil):
             resolved = .auto  // unreachable: the back camera is not optional

@@ -65,7 +65,7 @@ extension CaptureSession {
         case .latency:
             if let p = pipeline { sessionJob { p.recalculateLatency() } }
         case .missingPlugin(_, let description):
-            fail(GpickError(.plugin, "missing GStreamer plugin: \(description) (run `gpick doctor`)"))
+            fail(GpickError(.plugin, "missing GStreamer plugin: \(description)", remedy: .checkPlugins))
         default:
             break
         }

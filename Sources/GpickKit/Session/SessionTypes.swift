@@ -79,6 +79,25 @@ public enum SessionEvent: Sendable {
     case placeholder(UInt64)
 }
 
+/// A value in an event record (kept to JSON's scalar types, arrays and objects).
+public typealias EventFields = [String: any Sendable]
+
+extension SessionEvent {
+    /// The event as every report spells it (`--json` lines, script events): a name and fields.
+    public var record: (name: String, fields: EventFields) {
+        switch self {
+        case .notice(let m): ("notice", ["message": m])
+        case .warning(let m, _): ("warning", ["message": m])
+        case .sourceFailed(let err): ("source-failed", ["message": err.message])
+        case .switching(let p, let spec, let at):
+            ("switching", ["position": p.rawValue, "source": "\(spec)", "time": at.map { Double($0) / 1e9 } ?? -1])
+        case .sourceLive(let p): ("source-live", ["position": p.rawValue])
+        case .suspended: ("suspended", [:])
+        case .placeholder(let t): ("placeholder", ["time": Double(t) / 1e9])
+        }
+    }
+}
+
 /// The newest camera frame a session holds (one frame; no copy: it shares the buffer).
 public struct RetainedFrame: Sendable {
     public let sample: Sample

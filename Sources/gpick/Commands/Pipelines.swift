@@ -81,7 +81,7 @@ struct Pipelines: AsyncParsableCommand {
                 } catch let e {
                     failed += 1
                     events.error(e)
-                    Console.error(e.message)
+                    Console.error(e.line)
                 }
             }
             if failed > 0 { throw ExitCode(65) }

@@ -61,7 +61,7 @@ struct PreviewCommand: AsyncParsableCommand {
                 throw error
             }
             preview.onClosed { error in
-                if let error { events.emit("preview-failed", ["message": error.message]) }
+                if let error { events.emit("preview-failed", ["message": error.line]) }
                 keyInput.yield(.quit)
             }
             var started: [String: Any] = ["sink": kind.rawValue, "source": "\(session.source)",
@@ -87,7 +87,7 @@ struct PreviewCommand: AsyncParsableCommand {
                         let p = try await session.flip()
                         events.emit("flip", ["position": p.rawValue])
                     } catch {
-                        events.emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
+                        events.emit("error", ["message": (error as? GpickError)?.line ?? "\(error)"])
                     }
                     continue
                 case .snap:
@@ -140,8 +140,8 @@ actor KeySnapper {
                 events.fileWritten(target.path, bytes: Int64(bytes.count))
             }
         } catch {
-            events.emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
-            if !events.json { Console.error((error as? GpickError)?.message ?? "\(error)") }
+            events.emit("error", ["message": (error as? GpickError)?.line ?? "\(error)"])
+            if !events.json { Console.error((error as? GpickError)?.line ?? "\(error)") }
         }
     }
 

@@ -28,8 +28,7 @@ struct Record: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Video bitrate in kbit/s (default: constant quality).")
     var bitrate: Int?
 
-    @Option(name: .customLong("set"), parsing: .singleValue, help: "Set a pipeline-file parameter: NAME=VALUE (repeatable).")
-    var settings: [String] = []
+    @OptionGroup var set: SetOptions
 
     @OptionGroup var capture: SourceOptions
     @OptionGroup var pipelines: PipelineOptions
@@ -43,7 +42,6 @@ struct Record: AsyncParsableCommand {
             guard split < duration else { throw ValidationError("--split \(split) must be shorter than --duration \(duration)") }
         }
         if let bitrate, !(64...200_000).contains(bitrate) { throw ValidationError("--bitrate \(bitrate) must be 64…200000 kbit/s") }
-        for s in settings where !s.contains("=") { throw ValidationError("--set \(s) must be NAME=VALUE") }
     }
 
     func run() async throws {
@@ -54,10 +52,7 @@ struct Record: AsyncParsableCommand {
             let library = pipelines.library
             let config = try capture.configuration(library: library)
             var recSettings = RecordingSettings(container: container, duration: duration, bitrate: bitrate)
-            for s in settings {
-                let kv = s.split(separator: "=", maxSplits: 1).map(String.init)
-                recSettings.values[kv[0]] = kv.count > 1 ? kv[1] : ""
-            }
+            recSettings.values = set.values
             let session = CaptureSession(config)
             session.onEvent { events.sessionEvent($0) }
             // Signals end the recording with EOS; installed before capture starts.

@@ -106,10 +106,7 @@ struct Run: AsyncParsableCommand {
                 let target = try confined(path)
                 var settings = RecordingSettings(container: try Container(path: target), duration: seconds)
                 settings.pipelineFile = file
-                for s in set.settings where !s.hasPrefix("\(outParam.name)=") {
-                    let kv = s.split(separator: "=", maxSplits: 1).map(String.init)
-                    settings.values[kv[0]] = kv.count > 1 ? kv[1] : ""
-                }
+                settings.values = set.values.filter { $0.key != outParam.name }
                 let result = try await withSession(config, events: events, prepareOnly: true) { session in
                     let rec = try await MovieRecording.start(in: session, to: target, settings: settings)
                     try await session.play()

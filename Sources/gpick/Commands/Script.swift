@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import GpickKit
+import GpickScript
 import GstCore
 
 /// Options shared by `script` and `session`.
@@ -46,9 +47,13 @@ func scriptPrinter(_ events: Events) -> ScriptRunner.Emit {
     { name, fields in
         var f: [String: Any] = [:]
         for (k, v) in fields { f[k] = v }
+        // A failing statement's typed reason: its remedy, worded in this CLI's flags.
+        if let reason = f.removeValue(forKey: "reason") as? GpickError, let line = fields["line"] as? Int {
+            f["message"] = "line \(line): \(reason.line)"
+        }
         if events.json {
             events.emit(name, f)
-            if name == "error", let m = fields["message"] as? String { Console.error(m) }
+            if name == "error", let m = f["message"] as? String { Console.error(m) }
             return
         }
         switch name {
@@ -56,8 +61,9 @@ func scriptPrinter(_ events: Events) -> ScriptRunner.Emit {
         case "echo": print(fields["text"] as? String ?? "")
         case "preview-started": if let u = fields["url"] as? String { print(u) }
         case "countdown": print(fields["remaining"].map { "\($0)" } ?? "")
-        case "error": Console.error(fields["message"] as? String ?? "failed")
-        case "notice", "warning": Console.notice(fields["message"] as? String ?? "")
+        case "error": Console.error(f["message"] as? String ?? "failed")
+        case "notice": Console.notice(fields["message"] as? String ?? "")
+        case "warning": if Console.verbose { Console.notice("warning: \(fields["message"] as? String ?? "")") }
         default: break
         }
     }
@@ -146,7 +152,7 @@ func runInterruptibly(_ runner: ScriptRunner, emit: @escaping ScriptRunner.Emit,
     let stopper = SignalStopper()
     let task = Task { () async -> Bool in
         do { try await runner.prepare() } catch {
-            emit("error", ["message": (error as? GpickError)?.message ?? "\(error)"])
+            emit("error", ["message": (error as? GpickError)?.line ?? "\(error)"])
             return false
         }
         return await body()

@@ -17,7 +17,7 @@ enum Console {
 
     /// The one error line, and with --verbose what GStreamer said about it.
     static func error(_ e: GpickError) {
-        error(e.message)
+        error(e.line)
         if verbose, let detail = e.detail { writeError("gpick: detail: \(detail)\n") }
     }
 

@@ -49,19 +49,18 @@ final class Events: Sendable {
 
     /// Reports a failure: JSON event on stdout, and the one line on stderr.
     func error(_ e: GpickError) {
-        emit("error", ["message": e.message, "kind": e.kind.rawValue])
+        emit("error", ["message": e.line, "kind": e.kind.rawValue])
     }
 
+    /// A session's event, as the library spells it; notices and warnings also reach stderr
+    /// without --json.
     func sessionEvent(_ e: SessionEvent) {
         switch e {
         case .notice(let m): notice(m)
         case .warning(let m, let detail): warning(m, detail: detail)
-        case .sourceFailed(let err): emit("source-failed", ["message": err.message])
-        case .switching(let p, let spec, let at):
-                emit("switching", ["position": p.rawValue, "source": "\(spec)", "time": at.map { Double($0) / 1e9 } ?? -1])
-        case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
-        case .suspended: emit("suspended", [:])
-        case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])
+        default:
+            let r = e.record
+            emit(r.name, r.fields)
         }
     }
 }

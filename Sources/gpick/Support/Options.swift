@@ -46,7 +46,7 @@ struct SourceOptions: ParsableArguments {
     var audio = "none"
 
     mutating func validate() throws {
-        do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.message) }
+        do { _ = try SourceSpec.parse(source) } catch { throw ValidationError("--source: " + error.message) }
         if let front {
             do { _ = try SourceSpec.parse(front) } catch { throw ValidationError("--front: " + error.message) }
             if front == "auto" { throw ValidationError("--front auto is not allowed: name the front camera, or leave --front out") }
@@ -59,18 +59,12 @@ struct SourceOptions: ParsableArguments {
 
     func configuration(library: PipelineLibrary, audioDefault: AudioSpec = .none) throws(GpickError) -> SessionConfiguration {
         var c = SessionConfiguration()
-        c.source = try SourceSpec.parse(source, patterns: testPatterns(library))
-        if let front { c.front = try SourceSpec.parse(front, patterns: testPatterns(library)) }
+        c.source = try SourceSpec.parse(source, patterns: library.testPatterns)
+        if let front { c.front = try SourceSpec.parse(front, patterns: library.testPatterns) }
         c.mirrorFront = mirrorFront
         c.audio = AudioSpec(rawValue: audio) ?? audioDefault
         c.format = SessionFormat(width: width, height: height, fps: fps)
         c.library = library
-        return c
-    }
-
-    /// The test patterns the installed source-test file offers.
-    private func testPatterns(_ library: PipelineLibrary) -> [String]? {
-        guard let f = try? library.load("source-test"), case .enumeration(let c)? = f.parameter("pattern")?.type else { return nil }
         return c
     }
 }

@@ -12,6 +12,16 @@ struct SetOptions: ParsableArguments {
         for s in settings where !s.contains("=") { throw ValidationError("--set \(s) must be NAME=VALUE") }
     }
 
+    /// The settings as given, NAME → VALUE (checked against a file later, by whoever loads it).
+    var values: [String: String] {
+        var out: [String: String] = [:]
+        for s in settings {
+            let kv = s.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            out[kv[0]] = kv.count > 1 ? kv[1] : ""
+        }
+        return out
+    }
+
     /// Typed values, and the path parameters (output-path, input-path) as given.
     func resolve(for file: PipelineFile) throws(GpickError) -> (values: [String: Parameter.Value], paths: [String: String]) {
         var values: [String: Parameter.Value] = [:], paths: [String: String] = [:]

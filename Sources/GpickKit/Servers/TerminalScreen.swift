@@ -1,6 +1,6 @@
 import Dispatch
 import FoundationEssentials
-import GstCore
+import GpickBase
 #if canImport(Glibc)
 import Glibc
 #endif

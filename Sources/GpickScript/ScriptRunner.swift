@@ -1,9 +1,8 @@
 import FoundationEssentials
+import GpickKit
 import Glibc
 import GstCore
 
-/// A value in a script event (kept to JSON's scalar types).
-public typealias EventFields = [String: any Sendable]
 
 /// Runs script statements against one long-lived capture session: `gpick script` feeds it a
 /// parsed file, `gpick session` one line at a time from stdin.
@@ -76,7 +75,10 @@ public actor ScriptRunner {
         } catch {
             failures += 1
             let message = (error as? GpickError)?.message ?? "\(error)"
-            emit("error", ["line": s.line, "text": s.text, "message": "line \(s.line): \(message)"])
+            // The typed reason goes along, so the caller can word its remedy in its own terms.
+            var fields: EventFields = ["line": s.line, "text": s.text, "message": "line \(s.line): \(message)"]
+            if let e = error as? GpickError { fields["reason"] = e }
+            emit("error", fields)
             return false
         }
     }
@@ -108,7 +110,7 @@ public actor ScriptRunner {
         }
         switch s.command {
         case .source(let spec):
-            let source = try SourceSpec.parse(spec, patterns: testPatterns())
+            let source = try SourceSpec.parse(spec, patterns: options.configuration.library.testPatterns)
             if recording != nil { throw GpickError(.usage, "cannot change the source while recording (stop the recording first)") }
             options.configuration.source = source
             if let old = session {
@@ -234,16 +236,8 @@ public actor ScriptRunner {
         let s = CaptureSession(options.configuration)
         let emit = self.emit
         s.onEvent { e in
-            switch e {
-            case .notice(let m): emit("notice", ["message": m])
-            case .warning(let m, _): emit("warning", ["message": m])
-            case .sourceFailed(let err): emit("source-failed", ["message": err.message])
-            case .switching(let p, let spec, let at):
-                emit("switching", ["position": p.rawValue, "source": "\(spec)", "time": at.map { Double($0) / 1e9 } ?? -1])
-            case .sourceLive(let p): emit("source-live", ["position": p.rawValue])
-            case .suspended: emit("suspended", [:])
-            case .placeholder(let t): emit("placeholder", ["time": Double(t) / 1e9])
-            }
+            let r = e.record
+            emit(r.name, r.fields)
         }
         try await s.start()
         session = s
@@ -356,9 +350,5 @@ public actor ScriptRunner {
         }
     }
 
-    private func testPatterns() -> [String]? {
-        guard let f = try? options.configuration.library.load("source-test"),
-              case .enumeration(let c)? = f.parameter("pattern")?.type else { return nil }
-        return c
-    }
+
 }

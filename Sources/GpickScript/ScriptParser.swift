@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GpickKit
 import Glibc
 
 /// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GpickKit
 import Glibc
 
 /// A parsed script statement.

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GstCore
+import GpickBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,8 +63,8 @@ public final class MJPEGServer: Sendable {
             if r != 0 {
                 let e = errno
                 switch e {
-                case EADDRINUSE: throw GpickError(.usage, "port \(port) on 127.0.0.1 is in use (choose another with --port)")
-                case EACCES: throw GpickError(.usage, "port \(port) on 127.0.0.1 needs privileges (choose one above 1023 with --port)")
+                case EADDRINUSE: throw GpickError(.usage, "port \(port) on 127.0.0.1 is in use", remedy: .choosePort(privileged: false))
+                case EACCES: throw GpickError(.usage, "port \(port) on 127.0.0.1 needs privileges", remedy: .choosePort(privileged: true))
                 default: throw SyscallError.error(errno: e, "bind", address, kind: .runtime)
                 }
             }

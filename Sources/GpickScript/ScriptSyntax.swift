@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GpickKit
 import Glibc
 
 /// One word of a script line, with the column it starts at (1-based).

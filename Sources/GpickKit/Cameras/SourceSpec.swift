@@ -48,7 +48,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             if !patternPart.isEmpty { o.pattern = String(patternPart) }
             if let patterns, !patterns.contains(o.pattern) {
                 let hint = Suggest.closest(to: o.pattern, in: patterns).map { " (did you mean \"\($0)\"?)" } ?? ""
-                throw GpickError(.usage, "unknown test pattern \"\(o.pattern)\" in --source \(text)\(hint)")
+                throw GpickError(.usage, "unknown test pattern \"\(o.pattern)\" in \(text)\(hint)")
             }
             for pair in query.split(separator: "&") where !pair.isEmpty {
                 let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
@@ -87,7 +87,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             return .file(path: p)
         }
         let scheme = text.split(separator: ":").first.map(String.init) ?? text
-        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in --source \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS], v4l2:/dev/videoN or file:PATH)")
+        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS], v4l2:/dev/videoN or file:PATH)")
     }
 
     /// Checks a camera or file before any pipeline starts, naming it in the message.
