@@ -77,10 +77,14 @@ public class Bin: Element, @unchecked Sendable {
         try Gst.initialize()
         let ctx = gst_parse_context_new()
         defer { gst_parse_context_free(ctx) }
-        let e = try withGError(source: "parse", failure: "could not parse \"\(description)\"") { err in
-            gst_parse_bin_from_description_full(description, 0, ctx, GST_PARSE_FLAG_FATAL_ERRORS, err)
+        do {
+            let e = try withGError(source: "parse", failure: "could not parse \"\(description)\"") { err in
+                gst_parse_bin_from_description_full(description, 0, ctx, GST_PARSE_FLAG_FATAL_ERRORS, err)
+            }
+            return Bin(e, transfer: .floating)
+        } catch {
+            throw error.withMissingElements(of: ctx)
         }
-        return Bin(e, transfer: .floating)
     }
 
     /// Exposes a child's pad on the bin's boundary.
@@ -131,15 +135,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
                 gst_parse_launch_full(description, ctx, GST_PARSE_FLAG_FATAL_ERRORS, err)
             }
         } catch {
-            var err = error
-            if let missing = gst_parse_context_get_missing_elements(ctx) {
-                defer { g_strfreev(missing) }
-                var names: [String] = []
-                var i = 0
-                while let m = missing[i] { names.append(String(cString: m)); i += 1 }
-                if !names.isEmpty { err.debug = "missing elements: " + names.joined(separator: ", ") }
-            }
-            throw err
+            throw error.withMissingElements(of: ctx)
         }
         if cgst_is_pipeline(e) == 0 {
             // A single element parses to that element; wrap it so callers always get a pipeline.
@@ -157,4 +153,16 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
     /// Recomputes latency after branches were added or removed (call off the streaming threads).
     public func recalculateLatency() { gst_bin_recalculate_latency(cgst_bin(pointer)) }
+}
+
+extension GStreamerError {
+    /// The error with the element factories the parse context found missing.
+    func withMissingElements(of ctx: OpaquePointer?) -> GStreamerError {
+        var e = self
+        guard let missing = gst_parse_context_get_missing_elements(ctx) else { return e }
+        defer { g_strfreev(missing) }
+        var i = 0
+        while let m = missing[i] { e.missingElements.append(String(cString: m)); i += 1 }
+        return e
+    }
 }

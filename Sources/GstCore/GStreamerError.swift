@@ -19,6 +19,9 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
     public var sourcePath: String?
     /// The object that posted it, for routing by ancestry (`Bin.contains`). Not part of equality.
     public var origin: MessageOrigin?
+    /// For a parse error: the element factories the description names that are not installed
+    /// (from the parse context, not from the message's text).
+    public var missingElements: [String] = []
 
     public static func == (a: GStreamerError, b: GStreamerError) -> Bool {
         a.domain == b.domain && a.code == b.code && a.message == b.message && a.debug == b.debug

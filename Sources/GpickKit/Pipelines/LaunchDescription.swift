@@ -13,8 +13,28 @@ public enum LaunchDescription {
         return out
     }
 
-    /// Whitespace- and `!`-separated words; a double-quoted part (with `\` escapes) stays in its word.
-    static func tokens(_ text: String) -> [String] {
+    /// Each element the description declares, with the properties it sets there, in order.
+    public static func elements(in text: String) -> [(factory: String, properties: [String])] {
+        var out: [(factory: String, properties: [String])] = []
+        var current: (factory: String, properties: [String])?
+        for token in tokens(text, keepLinks: true) {
+            if token == "!" || token.hasSuffix(".") || token.contains("/") {
+                if let c = current { out.append(c) }
+                current = nil
+            } else if isFactoryName(token) {
+                if let c = current { out.append(c) }
+                current = (token, [])
+            } else if let eq = token.firstIndex(of: "="), current != nil {
+                current?.properties.append(String(token[..<eq]))
+            }
+        }
+        if let c = current { out.append(c) }
+        return out
+    }
+
+    /// Whitespace- and `!`-separated words; a double-quoted part (with `\` escapes) stays in its
+    /// word. With `keepLinks`, each `!` is a word of its own.
+    static func tokens(_ text: String, keepLinks: Bool = false) -> [String] {
         var out: [String] = [], cur = "", quoted = false, escaped = false
         func flush() { if !cur.isEmpty { out.append(cur); cur = "" } }
         for c in text {
@@ -26,6 +46,7 @@ public enum LaunchDescription {
                 cur.append(c)
             } else if c.isWhitespace || c == "!" || c == "(" || c == ")" {
                 flush()
+                if c == "!", keepLinks { out.append("!") }
             } else {
                 cur.append(c)
             }

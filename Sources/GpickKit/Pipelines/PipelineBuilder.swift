@@ -233,25 +233,33 @@ public enum PipelineBuilder {
         return false
     }
 
+    /// Names what GStreamer's parser refused and where, from the parse context (missing
+    /// elements) and the description's own structure (which element lacks which property),
+    /// never from the wording of GStreamer's message.
     static func parseError(_ error: GStreamerError, files: [PipelineFile]) -> GpickError {
-        let file = files.first { f in
-            let words = error.message.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-            return words.contains { lineOf($0, in: f) != nil }
-        } ?? files[0]
-        let quoted = error.message.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-        if error.isParseNoSuchElement, let name = quoted.first {
+        func named(_ word: String) -> PipelineFile { files.first { lineOf(word, in: $0) != nil } ?? files[0] }
+        if error.isParseNoSuchElement, let name = error.missingElements.first {
+            let file = named(name)
             if let package = ElementPackages.package(for: name) {
                 return GpickError(.plugin, "missing GStreamer element \"\(name)\" (needed by \(file.path):\(lineOf(name, in: file) ?? file.pipeline.line)); install it with: apt-get install \(package)")
             }
             let hint = Suggest.closest(to: name, in: Gst.elementFactoryNames()).map { " (did you mean \"\($0)\"?)" } ?? ""
             return file.error(lineOf(name, in: file) ?? file.pipeline.line, "unknown element \"\(name)\"\(hint)")
         }
-        if error.isParseNoSuchProperty, let prop = quoted.first {
-            let element = quoted.count > 1 ? quoted[1] : "?"
-            return file.error(lineOf(prop, in: file) ?? file.pipeline.line, "element \"\(element)\" has no property \"\(prop)\"")
+        if error.isParseNoSuchProperty {
+            for file in files {
+                let texts = [file.pipeline.value, file.audio?.value ?? "", file.input?.value ?? ""]
+                for (factory, props) in texts.flatMap(LaunchDescription.elements(in:)) {
+                    guard let e = try? Element.make(factory) else { continue }
+                    for p in props where p != "name" && !e.hasProperty(p) {
+                        let known = (try? propertyNames(e)) ?? []
+                        let hint = Suggest.closest(to: p, in: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+                        return file.error(lineOf(p, in: file) ?? file.pipeline.line, "element \"\(factory)\" has no property \"\(p)\"\(hint)")
+                    }
+                }
+            }
         }
-        let word = quoted.first ?? ""
-        return file.error(lineOf(word, in: file) ?? file.pipeline.line, "invalid pipeline: \(error.message)")
+        return files[0].error(files[0].pipeline.line, "invalid pipeline: \(error.message)")
     }
 }
 
