@@ -49,6 +49,7 @@ let package = Package(
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
         .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats"]),
+        .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickTestSupport"]),
     ]

@@ -1,0 +1,121 @@
+import Testing
+@testable import GpickKit
+
+/// The switch's timing decisions with a clock of the test's own: no pipeline, no sleeps.
+@Suite struct SwitchTimelineTests {
+    static let fd: UInt64 = 33_333_333  // 30 fps
+    /// Slot k on the grid anchored at `base`.
+    static func slot(_ k: UInt64, base: UInt64 = 5_000_000_000) -> UInt64 { base + k * fd }
+
+    func shown(_ p: SwitchTimeline.Placement) -> UInt64? {
+        if case .show(let at, _, _, _) = p { return at }
+        return nil
+    }
+
+    @Test func framesTakeTheSlotTheirCaptureTimeFallsIn() {
+        var t = SwitchTimeline(fps: 30)
+        #expect(t.frameDuration == Self.fd && t.fadeFrames == 5)
+        // The first frame anchors the grid; later ones are captured with jitter within a slot.
+        let captures: [UInt64] = [0, Self.fd + 100_000, 2 * Self.fd + Self.fd / 2, 3 * Self.fd - 200_000]
+        let out = captures.map { c in shown(t.place(pts: Self.slot(0) + c, now: Self.slot(0) + c + 1_000_000, hasPlaceholder: false)) }
+        // Floor (with 1 % tolerance): a frame is never shown later than it was captured.
+        #expect(out == [Self.slot(0), Self.slot(1), Self.slot(2), Self.slot(3)])
+        #expect(t.mode == .live)
+    }
+
+    @Test func aFrameWhoseSlotIsTakenGoesOutLateAtMostTwoSlotsBehind() {
+        var t = SwitchTimeline(fps: 30)
+        for k: UInt64 in 0...5 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
+        // Frames bunched behind on a busy machine: the next free slot, up to 2 ahead of theirs.
+        let late1 = shown(t.place(pts: Self.slot(4), now: Self.slot(7), hasPlaceholder: false))
+        #expect(late1 == Self.slot(6))
+        let late2 = shown(t.place(pts: Self.slot(5), now: Self.slot(7), hasPlaceholder: false))
+        #expect(late2 == Self.slot(7))
+        // Three slots behind: dropped, so the timeline stays continuous.
+        let tooLate = t.place(pts: Self.slot(4), now: Self.slot(8), hasPlaceholder: false)
+        #expect(tooLate == .skip)
+    }
+
+    @Test func theFirstPlaceholderGoesOutAtOnceLaterOnesASlotBehind() {
+        var t = SwitchTimeline(fps: 30)
+        for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
+        #expect(t.tick(now: Self.slot(2), hasPlaceholder: true) == .idle, "live: no placeholder")
+        t.newCamera()
+        let entered = t.enterPlaceholder()
+        #expect(entered)
+        let enteredAgain = t.enterPlaceholder()
+        #expect(!enteredAgain, "one episode at a time")
+        // Slot 3 begins: the first blurred frame goes out then.
+        #expect(t.tick(now: Self.slot(3) - 1, hasPlaceholder: true) == .wait(until: Self.slot(3)))
+        #expect(t.tick(now: Self.slot(3), hasPlaceholder: true) == .push(Self.slot(3)))
+        t.pushed(Self.slot(3), synthetic: true)
+        let firstShown = t.takePlaceholderShown()
+        #expect(firstShown == Self.slot(3))
+        let shownAgain = t.takePlaceholderShown()
+        #expect(shownAgain == nil, "reported once")
+        // The next one, for slot 4, only once slot 5 has begun: the new camera's frame for slot 4
+        // may still be on its way.
+        #expect(t.tick(now: Self.slot(4) + 1, hasPlaceholder: true) == .wait(until: Self.slot(5)))
+        #expect(t.tick(now: Self.slot(5), hasPlaceholder: true) == .push(Self.slot(4)))
+    }
+
+    @Test func theNewCameraFillsWhatTheTickerMissedThenFadesIn() {
+        var t = SwitchTimeline(fps: 30)
+        for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
+        t.newCamera()
+        _ = t.enterPlaceholder()
+        t.pushed(Self.slot(3), synthetic: true)
+        // A starved ticker pushed nothing for slots 4…6; the new camera's first frame is slot 7.
+        guard case .show(let at, let fill, let blend, let first) = t.place(pts: Self.slot(7), now: Self.slot(7), hasPlaceholder: true) else {
+            Issue.record("the new camera's first frame was not shown")
+            return
+        }
+        #expect(at == Self.slot(7) && first)
+        #expect(fill == [Self.slot(4), Self.slot(5), Self.slot(6)], "no hole in the timeline")
+        #expect(blend == 0)
+        // The crossfade: fadeFrames blended frames, then live.
+        var blends: [Int?] = []
+        for k: UInt64 in 8...12 {
+            if case .show(_, _, let b, _) = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: true) { blends.append(b) }
+        }
+        #expect(blends == [1, 2, 3, 4, nil])
+        #expect(t.mode == .live)
+    }
+
+    @Test func framesLandingAheadDuringTheFadeAreSkippedToCatchUp() {
+        var t = SwitchTimeline(fps: 30)
+        for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
+        t.newCamera()
+        _ = t.enterPlaceholder()
+        // The placeholder ticked up to slot 6 while the new camera warmed up.
+        for k: UInt64 in 3...6 { t.pushed(Self.slot(k), synthetic: true) }
+        // Its first frames were captured for slots 5 and 6, already taken: the first is shown
+        // late, in slot 7, which starts the fade; the next, whose slot is taken too, is skipped
+        // under the blend instead of pushing the camera a slot behind its capture time.
+        let firstNew = shown(t.place(pts: Self.slot(5), now: Self.slot(6), hasPlaceholder: true))
+        #expect(firstNew == Self.slot(7))
+        let second = t.place(pts: Self.slot(6), now: Self.slot(7), hasPlaceholder: true)
+        #expect(second == .skip)
+        let backOnTime = shown(t.place(pts: Self.slot(8), now: Self.slot(8), hasPlaceholder: true))
+        #expect(backOnTime == Self.slot(8), "back on capture time")
+    }
+
+    @Test func aSourceWhoseTimestampsStartAtZeroTakesSlotsByArrival() {
+        var t = SwitchTimeline(fps: 30)
+        for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
+        t.newCamera()
+        // A source added 5 s into the session stamping from 0: its times are not the clock's.
+        let firstByArrival = shown(t.place(pts: 0, now: Self.slot(3), hasPlaceholder: false))
+        #expect(firstByArrival == Self.slot(3))
+        #expect(!t.useCaptureTime)
+        let secondByArrival = shown(t.place(pts: Self.fd, now: Self.slot(4), hasPlaceholder: false))
+        #expect(secondByArrival == Self.slot(4))
+    }
+
+    @Test func nothingShownMeansNoPlaceholder() {
+        var t = SwitchTimeline(fps: 30)
+        let entered = t.enterPlaceholder()
+        #expect(!entered)
+        #expect(t.tick(now: 1_000_000_000, hasPlaceholder: true) == .idle)
+    }
+}

@@ -1,0 +1,91 @@
+import Testing
+@testable import GpickScript
+
+/// The script language, parsed without a session: statements, quoting, and every error as
+/// line:column.
+@Suite struct ScriptParserTests {
+    func command(_ line: String) throws -> ScriptCommand? {
+        try ScriptParser.parseLine(line, lineNumber: 1)?.command
+    }
+
+    func error(_ line: String, lineNumber: Int = 1) -> ScriptSyntaxError? {
+        do { _ = try ScriptParser.parseLine(line, lineNumber: lineNumber); return nil } catch { return error }
+    }
+
+    @Test func everyCommandParses() throws {
+        #expect(try command("snap a.jpg") == .snap("a.jpg"))
+        #expect(try command("burst 5 b.jpg every 3") == .burst(count: 5, path: "b.jpg", every: 3))
+        #expect(try command("burst 5 b.jpg") == .burst(count: 5, path: "b.jpg", every: 1))
+        #expect(try command("record 1.5s c.mp4") == .record(duration: 1.5, path: "c.mp4"))
+        #expect(try command("record 500ms c.mp4") == .record(duration: 0.5, path: "c.mp4"))
+        #expect(try command("record start d.mkv") == .recordStart("d.mkv"))
+        #expect(try command("record stop") == .recordStop)
+        #expect(try command("wait 2m") == .wait(120))
+        #expect(try command("set src.pattern ball") == .set(element: "src", property: "pattern", value: "ball"))
+        #expect(try command("preview start http") == .preview(start: true, sink: .http))
+        #expect(try command("preview start") == .preview(start: true, sink: nil))
+        #expect(try command("preview stop") == .preview(start: false, sink: nil))
+        #expect(try command("mode live") == .mode(live: true))
+        #expect(try command("countdown 3") == .countdown(3))
+        #expect(try command("flip") == .flip)
+        #expect(try command("suspend") == .suspend)
+        #expect(try command("resume") == .resume)
+        #expect(try command("live shot") == .live("shot"))
+        #expect(try command("source test:ball") == .source("test:ball"))
+        #expect(try command("echo hello   world") == .echo("hello world"))
+    }
+
+    @Test func expectations() throws {
+        #expect(try command("expect c.mp4 frames >= 30") == .expect(path: "c.mp4", .frames(.ge, 30)))
+        #expect(try command("expect c.mp4 duration 2s within 40ms") == .expect(path: "c.mp4", .duration(2, tolerance: 0.04)))
+        #expect(try command("expect a.jpg size 320x240") == .expect(path: "a.jpg", .size(320, 240)))
+        #expect(try command("expect c.mp4 stamps 0..89") == .expect(path: "c.mp4", .stamps(first: 0, last: 89)))
+        #expect(try command("expect c.mp4 stamps 10..") == .expect(path: "c.mp4", .stamps(first: 10, last: nil)))
+        #expect(try command("expect a.jpg kind photo") == .expect(path: "a.jpg", .kind("photo")))
+        #expect(try command("expect a.jpg exists") == .expect(path: "a.jpg", .exists))
+    }
+
+    @Test func quotesKeepNamesLiteralAndCommentsEndTheLine() throws {
+        #expect(try command("snap 'a b %s.jpg'") == .snap("a b %s.jpg"))
+        #expect(try command("snap \"say \\\"hi\\\".jpg\"") == .snap("say \"hi\".jpg"))
+        #expect(try command("snap a#b.jpg") == .snap("a#b.jpg"), "# inside a word is literal")
+        #expect(try command("snap a.jpg # the first") == .snap("a.jpg"))
+        #expect(try command("   # only a comment") == nil)
+        #expect(try command("") == nil)
+    }
+
+    @Test func errorsNameLineAndColumn() {
+        let cases: [(String, Int, String)] = [
+            ("snp a.jpg", 1, "unknown command \"snp\" (did you mean \"snap\"?)"),
+            ("snap", 5, "snap needs FILE"),
+            ("snap a.jpg b.jpg", 12, "unexpected \"b.jpg\""),
+            ("wait soon", 6, "\"soon\" is not a duration"),
+            ("burst 0 b.jpg", 7, "burst count \"0\" must be a whole number ≥ 1"),
+            ("burst 3 b.jpg each 2", 15, "expected \"every K\""),
+            ("record 0s c.mp4", 8, "record duration must be > 0"),
+            ("set pattern ball", 5, "expected ELEMENT.PROPERTY"),
+            ("preview start tv", 15, "preview sink \"tv\" is not window, terminal or http"),
+            ("snap 'a.jpg", 6, "unterminated single quote"),
+            ("expect c.mp4 frame == 3", 14, "unknown check \"frame\" (did you mean \"frames\"?)"),
+            ("expect c.mp4 stamps 1-9", 21, "expected a range like 0..89"),
+            ("mode video", 6, "mode takes photo or live"),
+        ]
+        for (line, column, message) in cases {
+            let e = error(line, lineNumber: 7)
+            #expect(e?.line == 7 && e?.column == column, "\(line): \(String(describing: e))")
+            #expect(e?.message.contains(message) == true, "\(line): \(String(describing: e))")
+        }
+    }
+
+    @Test func aWholeScriptIsCheckedBeforeAnythingRuns() throws {
+        let ok = try ScriptParser.parse("snap a.jpg\n\n# pause\nwait 0.5s\nrecord 1s c.mp4\n")
+        #expect(ok.map(\.line) == [1, 4, 5])
+        #expect(ok.map(\.text) == ["snap a.jpg", "wait 0.5s", "record 1s c.mp4"])
+        do {
+            _ = try ScriptParser.parse("snap a.jpg\nwait x\nflip\n")
+            Issue.record("a bad line passed")
+        } catch {
+            #expect(error.line == 2 && error.column == 6)
+        }
+    }
+}
