@@ -19,7 +19,7 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup apt-packages build debug test demo bench install clean
+.PHONY: setup apt-packages build debug test tsan demo bench install clean
 
 # Idempotent: installs only what dpkg does not already have.
 setup:
@@ -43,6 +43,13 @@ debug: setup
 test: debug
 	$(SWIFT) test --skip-build
 
+# ThreadSanitizer over the in-process session, flip and recording tests, in a build folder of
+# its own (about 1.5 min to build and 20 s to run on 2 cores). Any report fails it.
+tsan: setup
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan \
+		--filter 'SessionTests|FlipTests|SwitchTimelineTests'
+
 demo: build
 	@mkdir -p $(OUT)
 	$(BIN) snap --source test --width 1280 --height 720 -o $(OUT)/still.jpg
@@ -59,4 +66,4 @@ install: build
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-tsan out

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +9,7 @@ public final class TempFile: Sendable {
     public let target: OutputPath
     public let tempPath: String
     public let fd: Int32
-    private let state = Mutex(FileState())
+    private let state = Locked(FileState())
 
     /// Read and written only under `state`'s lock.
     private struct FileState: ~Copyable {

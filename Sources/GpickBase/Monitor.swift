@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// `Mutex<State>` with a condition variable, for state a thread must wait on (a streaming thread
+/// `Locked<State>` with a condition variable, for state a thread must wait on (a streaming thread
 /// holding a buffer until another thread decides, a frame delivery waiting for a lagging
 /// reader). As with Mutex, the state is reached only inside `withLock`, so the compiler checks
 /// every access.

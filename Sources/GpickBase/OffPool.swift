@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The one way gpick leaves Swift's cooperative pool for work that blocks: state changes that
 /// wait for streaming threads, parsing pipelines (GStreamer's parser holds a global lock),
@@ -39,7 +38,7 @@ public final class OffPoolJob<T: Sendable, E: Error>: Sendable {
         case waiting(CheckedContinuation<Result<T, E>, Never>)
         case done(Result<T, E>)
     }
-    private let stage = Mutex<Stage>(.running)
+    private let stage = Locked<Stage>(.running)
 
     init(_ work: @escaping @Sendable () throws(E) -> T) {
         let run: @Sendable () -> Void = { [self] in

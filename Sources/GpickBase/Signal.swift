@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A one-time event that any thread fires and async code waits for: a continuation resumed by
 /// the event (or a timer), never a loop that sleeps and checks.
@@ -8,7 +7,7 @@ public final class Signal: Sendable {
         var next: UInt64 = 0
         var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

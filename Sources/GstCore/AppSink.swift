@@ -34,6 +34,7 @@ public final class AppSink: Element, @unchecked Sendable {
         callbacks.new_sample = appSinkNewSample
         callbacks.eos = appSinkEOS
         let box = Unmanaged.passRetained(AppSinkBox(onSample: onSample, onEOS: onEOS)).toOpaque()
+        HappensBefore.release(box)  // read on a streaming thread, handed over through GStreamer
         gst_app_sink_set_callbacks(cgst_app_sink(pointer), &callbacks, box, releaseAppSinkBox)
     }
 }
@@ -49,6 +50,7 @@ final class AppSinkBox: Sendable {
 
 private let appSinkNewSample: @convention(c) (UnsafeMutablePointer<GstAppSink>?, gpointer?) -> GstFlowReturn = { sink, data in
     guard let sink, let data else { return GST_FLOW_ERROR }
+    HappensBefore.acquire(data)
     let box = Unmanaged<AppSinkBox>.fromOpaque(data).takeUnretainedValue()
     // pull_sample returns a full reference: adopted by Sample.
     guard let s = gst_app_sink_pull_sample(sink) else { return GST_FLOW_EOS }
@@ -60,6 +62,7 @@ private let appSinkNewSample: @convention(c) (UnsafeMutablePointer<GstAppSink>?,
 
 private let appSinkEOS: @convention(c) (UnsafeMutablePointer<GstAppSink>?, gpointer?) -> Void = { _, data in
     guard let data else { return }
+    HappensBefore.acquire(data)
     Unmanaged<AppSinkBox>.fromOpaque(data).takeUnretainedValue().onEOS?()
 }
 

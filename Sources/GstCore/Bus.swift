@@ -2,16 +2,15 @@ import CGStreamer
 import GpickBase
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// A pipeline's bus as an AsyncStream, fed by a sync handler on the posting thread, so nobody ever
 /// blocks (on `gst_bus_timed_pop` or otherwise) inside Swift's cooperative pool.
 ///
 /// `@unchecked Sendable` invariant: the bus pointer is owned (one full ref) and immutable; the
-/// stream's state is in `state`, a Mutex.
+/// stream's state is in `state`, behind a lock.
 public final class Bus: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<GstBus>
-    private let state = Mutex(StreamState())
+    private let state = Locked(StreamState())
 
     private struct StreamState: ~Copyable {
         var continuation: AsyncStream<BusMessage>.Continuation?
@@ -25,6 +24,7 @@ public final class Bus: @unchecked Sendable {
         if transfer != .full { gst_object_ref(UnsafeMutableRawPointer(pointer)) }
         // The handler box holds the bus weakly: the bus outliving or not its pipeline stays safe.
         let box = Unmanaged.passRetained(BusHandlerBox(self)).toOpaque()
+        HappensBefore.release(box)  // read on posting threads, handed over through GStreamer
         gst_bus_set_sync_handler(pointer, busSyncTrampoline, box, releaseBusHandlerBox)
     }
 
@@ -81,6 +81,7 @@ private final class BusHandlerBox: Sendable {
 private let busSyncTrampoline: GstBusSyncHandler = { _, message, data in
     guard let message else { return GST_BUS_DROP }
     if let data, let m = BusMessage(message) {
+        HappensBefore.acquire(data)
         Unmanaged<BusHandlerBox>.fromOpaque(data).takeUnretainedValue().bus?.deliver(m)
     }
     // A sync handler that returns DROP owns the message and must unref it (gst_bus_set_sync_handler

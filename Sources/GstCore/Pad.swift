@@ -46,6 +46,7 @@ public final class Pad: @unchecked Sendable {
     @discardableResult
     public func addProbe(_ mask: ProbeMask, _ callback: @escaping @Sendable (ProbeInfo) -> ProbeReturn) -> UInt {
         let box = Unmanaged.passRetained(ProbeBox(callback)).toOpaque()
+        HappensBefore.release(box)  // read on a streaming thread, handed over through GStreamer
         return UInt(gst_pad_add_probe(pointer, mask.c, probeTrampoline, box, releaseProbeBox))
     }
 }
@@ -114,6 +115,7 @@ final class ProbeBox: Sendable {
 // Nonisolated C trampolines: GStreamer calls them on streaming threads.
 private let probeTrampoline: GstPadProbeCallback = { pad, info, data in
     guard let pad, let info, let data else { return GST_PAD_PROBE_OK }
+    HappensBefore.acquire(data)
     let box = Unmanaged<ProbeBox>.fromOpaque(data).takeUnretainedValue()
     return box.callback(ProbeInfo(info: info, pad: pad)).c
 }

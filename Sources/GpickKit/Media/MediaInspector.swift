@@ -1,4 +1,3 @@
-import Synchronization
 import FoundationEssentials
 import Glibc
 import GstCore
@@ -189,7 +188,7 @@ public enum MediaInspector {
 
     /// Frames collected on the streaming thread.
     final class Collected: Sendable {
-        private let items = Mutex<[DecodedFrame]>([])
+        private let items = Locked<[DecodedFrame]>([])
         func append(_ f: DecodedFrame) { items.withLock { $0.append(f) } }
         var frames: [DecodedFrame] { items.withLock { $0 } }
     }

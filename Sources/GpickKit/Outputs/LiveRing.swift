@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Glibc
 import GstCore
-import Synchronization
 
 /// The live-photo pre-roll: a branch that encodes as frames arrive (short GOPs, no B-frames) and
 /// keeps the encoded samples in a ring pruned a whole GOP at a time, so a shutter at any moment
@@ -19,7 +18,7 @@ public final class LiveRing: SessionOutput {
     private let library: PipelineLibrary
     private let branch: Branch
     private let keep: UInt64
-    private let ring = Mutex(Ring())
+    private let ring = Locked(Ring())
 
     /// The samples held, and who waits for them. Read and written only under `ring`'s lock;
     /// appsink callbacks only append and prune.

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Glibc
 import GstCore
-import Synchronization
 
 /// What a split recording wrote: its parts in order.
 public struct SplitRecordingResult: Sendable {
@@ -27,7 +26,7 @@ public final class SplitRecording: Sendable {
     private let settings: RecordingSettings
     private let partLength: UInt64
     private let total: UInt64?
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let stopRequested = Signal()
 
     /// Read and written only under `state`'s lock.
@@ -70,7 +69,7 @@ public final class SplitRecording: Sendable {
         self.settings = settings
         self.partLength = partLength
         self.total = total
-        self.state = Mutex(State(current: first))
+        self.state = Locked(State(current: first))
     }
 
     /// Told (on the recording's task) when each part is complete on disk.

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Glibc
 import GstCore
-import Synchronization
 
 public enum StillFormat: String, Sendable, CaseIterable {
     case jpeg, png
@@ -25,8 +24,8 @@ public final class StillEncoder: Sendable {
     public let format: StillFormat
     private let pipeline: Pipeline
     private let input: AppSrc
-    private let queue = Mutex(Queue())
-    private let busTask = Mutex<Task<Void, Never>?>(nil)
+    private let queue = Locked(Queue())
+    private let busTask = Locked<Task<Void, Never>?>(nil)
 
     /// Read and written only under `queue`'s lock.
     private struct Queue: ~Copyable {

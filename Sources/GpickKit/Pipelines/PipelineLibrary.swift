@@ -1,7 +1,6 @@
 import FoundationEssentials
 import GstCore
 import Glibc
-import Synchronization
 
 /// Finds pipeline files by name: `--pipelines DIR`, then `$GPICK_PIPELINES`, then the installed
 /// share directory, then the `pipelines/` folder of a source checkout the binary was built in.
@@ -69,7 +68,7 @@ public struct PipelineLibrary: Sendable {
     static let cache = FileCache()
 
     final class FileCache: Sendable {
-        private let entries = Mutex<[String: (Stamp, PipelineFile)]>([:])
+        private let entries = Locked<[String: (Stamp, PipelineFile)]>([:])
 
         /// What identifies a version of a file: a plain stat (FileManager's attributes would also
         /// look up the owner's name through NSS).

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Glibc
 import GstCore
-import Synchronization
 
 /// A live preview on a running session: a branch on the session's video tee that drops frames
 /// rather than wait (a slow display, terminal or viewer never holds back capture or a recording),
@@ -16,7 +15,7 @@ public final class Preview: SessionOutput {
     let branch: Branch
     let server: MJPEGServer?
     let screen: TerminalScreen?
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Fired when what entered the preview's queue has all left it (see `stop`).
     let settled = Signal()
     /// Fired when the preview has stopped: a second `stop()` waits for the first.

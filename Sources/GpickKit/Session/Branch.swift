@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Glibc
 import GstCore
-import Synchronization
 
 /// An output branch on a running session: a bin whose `video` (and `audio`) queues are fed from
 /// the session's tees through request pads. Adding and removing follows the design notes:
@@ -13,7 +12,7 @@ final class Branch: Sendable {
     let name: String
     let videoEntry: Pad
     let audioEntry: Pad?
-    private let attached = Mutex<Attachment?>(nil)
+    private let attached = Locked<Attachment?>(nil)
 
     /// Where the branch is linked, while it is.
     private struct Attachment: Sendable {

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Glibc
 import GstCore
-import Synchronization
 
 /// A capture session: one pipeline that keeps running (switch → format → tees) while outputs
 /// (recordings, still taps, previews) are attached and detached, and cameras are started, flipped,
@@ -17,7 +16,7 @@ public final class CaptureSession: Sendable {
     let frames: FrameHub
     /// The switch, made with the graph: the hub asks it which frames it made itself.
     let switchRef = SwitchRef()
-    let state: Mutex<State>
+    let state: Locked<State>
 
     /// Everything that changes while the session runs. Each field is read and written only
     /// inside `state.withLock`.
@@ -64,13 +63,13 @@ public final class CaptureSession: Sendable {
 
     /// Lets the hub ask the switch, which is made later, about synthetic frames.
     final class SwitchRef: Sendable {
-        let value = Mutex<FrameSwitch?>(nil)
+        let value = Locked<FrameSwitch?>(nil)
         func isSynthetic(_ pts: UInt64) -> Bool { value.withLock { $0 }?.isSynthetic(pts) ?? false }
     }
 
     public init(_ configuration: SessionConfiguration) {
         self.configuration = configuration
-        state = Mutex(State(position: configuration.position))
+        state = Locked(State(position: configuration.position))
         let f = configuration.format
         let ref = switchRef
         frames = FrameHub(pendingLimit: configuration.lagMemoryLimit / max(1, f.width * f.height * 3 / 2),

@@ -1,9 +1,8 @@
-import Synchronization
 
 /// Lets frames pass once `count` of them have gone by (a camera's warm-up frames).
 final class FrameCountdown: Sendable {
-    private let left: Mutex<Int>
-    init(_ count: Int) { left = Mutex(count) }
+    private let left: Locked<Int>
+    init(_ count: Int) { left = Locked(count) }
     func pass() -> Bool {
         left.withLock { n in
             if n > 0 { n -= 1; return false }

@@ -2,12 +2,11 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import GstCore
-import Synchronization
 
 /// Draws the frame stamp on every test-source frame and, with `fail-after=N`, turns the source
 /// into a failing camera after N frames (an error like an unplugged device's, then no more frames).
 final class TestSourceProbe: Sendable {
-    private let state = Mutex(ProbeState())
+    private let state = Locked(ProbeState())
     private let options: SourceSpec.TestOptions
 
     /// What the probe counts; read and written only under `state`'s lock.
