@@ -95,16 +95,20 @@ import Testing
         var indices: [Int?] = []
         var maxAhead = 0
         for try await f in session.nextFrames(12) {
-            indices.append((f.withVideoFrame { FrameStamp.read(from: $0) } ?? nil)?.index)
+            let index = (f.withVideoFrame { FrameStamp.read(from: $0) } ?? nil)?.index
+            indices.append(index)
             try await Task.sleep(nanoseconds: 100_000_000)  // an encoder far slower than the camera
             // While the subscription still waits for frames (its last ones are all queued once
-            // the camera is within the limit of the end, and the camera then runs free).
-            if indices.count <= 6 { maxAhead = max(maxAhead, session.deliveredFrames - indices.count) }
+            // the camera is within the limit of the end, and the camera then runs free). The
+            // camera's frames are stamped from 0 and all reach the hub, so it has delivered
+            // `index + 1` frames up to this one: any more are frames ahead of the consumer.
+            if indices.count <= 6, let index { maxAhead = max(maxAhead, session.deliveredFrames - (index + 1)) }
         }
         await session.stop()
         #expect(Media.isConsecutive(indices, from: (indices.first ?? 0) ?? 0), "\(indices)")
-        // Unbounded, the camera would be ~13 frames ahead after 0.6 s.
-        #expect(maxAhead <= 4, "the camera ran \(maxAhead) frames ahead of the burst")
+        // At most the 3 frames the limit lets it hold (and some: the camera did run ahead);
+        // unbounded, the live 30 fps test camera would be ~12 frames ahead after 0.6 s.
+        #expect(maxAhead >= 1 && maxAhead <= 3, "the camera ran \(maxAhead) frames ahead of the burst")
     }
 
     @Test func recordingAddedMidSessionStartsAtZero() async throws {

@@ -101,6 +101,7 @@ final class FrameHub: Sendable {
                 cont.yield(current)
                 sub.remaining -= 1
                 sub.seen = 1
+                sub.pending = 1  // taken like any other: uncounted, the lag limit was one too loose
             }
             guard sub.remaining > 0 else { return .success(nil) }
             s.subscribers[id] = sub
