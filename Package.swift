@@ -40,7 +40,7 @@ let package = Package(
         // Layer 3: the CLI, which starts GStreamer as the executable loads.
         .target(name: "CGpickStartup", dependencies: ["CGStreamer"]),
         .executableTarget(name: "gpick", dependencies: [
-            "GpickKit", "GpickScript", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "GpickBase", "GpickKit", "GpickScript", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
         // The leak soak runs in a process of its own (tests share one process, and their fds).

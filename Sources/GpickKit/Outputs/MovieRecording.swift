@@ -190,7 +190,6 @@ public final class MovieRecording: SessionOutput {
             s.tornDown = true
             return true
         }
-        state.broadcast()
         guard first else { return }
         branch.cutInput()
         OffPool.detach { self.finalize() }
@@ -213,7 +212,6 @@ public final class MovieRecording: SessionOutput {
             s.awaitingAudio = !empty && !reached && branch.audioTeePad != nil
             return (true, empty, reached)
         }
-        state.broadcast()  // audio waiting for a first frame that will not come
         guard let s else { return }
         // Nothing reached the file: there is nothing to drain (an encoder that never had caps
         // may not pass EOS on), so it is discarded at once.

@@ -46,7 +46,6 @@ extension MovieRecording {
             return .pass
         }
         if first {
-            state.broadcast()  // audio waits for t0
             started.fire()
         }
         switch verdict {

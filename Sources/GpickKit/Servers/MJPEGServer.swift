@@ -109,10 +109,10 @@ extension MJPEGServer {
     /// The shared state, owned by the server's threads as well as the public object (so the public
     /// object can still be released, and its deinit close everything).
     ///
-    /// `@unchecked Sendable` invariant: every mutable field is guarded by `cond`. A client fd is
-    /// closed only while holding `cond` and after leaving `clients`, so `close()` never shuts down
-    /// a reused descriptor. `events` serialises viewer callbacks (taken before `cond`, never after).
-    final class Core: @unchecked Sendable {
+    /// A client fd is closed only inside `state`'s lock and after leaving `clients`, so `close()`
+    /// never shuts down a reused descriptor. `viewerCalls` serialises viewer callbacks (taken
+    /// before `state`, never after).
+    final class Core: Sendable {
         static let boundary = "gpickframe"
         /// How long a client may take to send its request, or to take one response or one part:
         /// ample for any live local viewer, short enough that a dead one frees its slot.
@@ -122,66 +122,64 @@ extension MJPEGServer {
         /// making a little progress never times out on its own.
         static let sendTimeout = timeval(tv_sec: 1, tv_usec: 0)
 
-        private let cond = Condition()
-        private let events = Lock()
+        private let state = Monitor(State())
+        private let viewerCalls = Locked(())
         private let listenFD: Int32
         private let page: [UInt8]
-        private var listenOpen = true
-        private var frame: [UInt8]?
-        private var sequence: UInt64 = 0
-        private var closed = false
-        private var clients: Set<Int32> = []
-        private var threads = 0
-        private var viewers = 0
-        private var onViewer: (@Sendable (Int) -> Void)?
+
+        private struct State {
+            var listenOpen = true
+            var frame: [UInt8]?
+            var sequence: UInt64 = 0
+            var closed = false
+            var clients: Set<Int32> = []
+            /// Threads started by `spawn` and not yet ended.
+            var threads = 0
+            var viewers = 0
+            var onViewer: (@Sendable (Int) -> Void)?
+        }
 
         init(listenFD: Int32, page: [UInt8]) {
             self.listenFD = listenFD
             self.page = page
         }
 
-        var viewerCount: Int { cond.withLock { viewers } }
-        func setOnViewer(_ handler: (@Sendable (Int) -> Void)?) { cond.withLock { onViewer = handler } }
+        var viewerCount: Int { state.withLock { $0.viewers } }
+        func setOnViewer(_ handler: (@Sendable (Int) -> Void)?) { state.withLock { $0.onViewer = handler } }
 
         func publish(_ jpeg: [UInt8]) {
-            var replaced: [UInt8]? = jpeg
-            cond.lock()
-            if !closed {
-                swap(&frame, &replaced)
-                sequence &+= 1
-                cond.broadcast()
+            // The replaced frame is freed outside the lock.
+            let replaced = state.withLock { s -> [UInt8]? in
+                guard !s.closed else { return nil }
+                defer { s.frame = jpeg; s.sequence &+= 1 }
+                return s.frame
             }
-            cond.unlock()
-            withExtendedLifetime(replaced) {}   // the replaced frame is freed outside the lock
+            withExtendedLifetime(replaced) {}
         }
 
         func close() {
-            cond.lock()
-            if !closed {
-                closed = true
-                frame = nil
+            state.withLock { s in
+                guard !s.closed else { return }
+                s.closed = true
+                s.frame = nil
                 // shutdown (not close) wakes threads blocked in accept/recv/send on these fds.
                 shutdown(listenFD, Int32(SHUT_RDWR))
-                for fd in clients { shutdown(fd, Int32(SHUT_RDWR)) }
-                cond.broadcast()
+                for fd in s.clients { shutdown(fd, Int32(SHUT_RDWR)) }
             }
-            while threads > 0 { cond.wait() }
-            if listenOpen {
-                Glibc.close(listenFD)
-                listenOpen = false
+            state.wait(until: { $0.threads == 0 }) { s in
+                if s.listenOpen {
+                    Glibc.close(listenFD)
+                    s.listenOpen = false
+                }
             }
-            cond.unlock()
         }
 
         /// Starts a counted thread: `close()` returns only once every one has ended.
         func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
-            cond.withLock { threads += 1 }
+            state.withLock { $0.threads += 1 }
             detachThread(named: name) {
                 body()
-                self.cond.withLock {
-                    self.threads -= 1
-                    self.cond.broadcast()
-                }
+                self.state.withLock { $0.threads -= 1 }
             }
         }
 
@@ -193,7 +191,7 @@ extension MJPEGServer {
                 let fd = accept(listenFD, nil, nil)
                 if fd < 0 {
                     let e = errno
-                    if cond.withLock({ closed }) { return }
+                    if state.withLock({ $0.closed }) { return }
                     // Out of fds or memory: back off instead of spinning on the pending connection.
                     if e != EINTR && e != ECONNABORTED { usleep(50_000) }
                     continue
@@ -205,9 +203,9 @@ extension MJPEGServer {
                 setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
                 var one: Int32 = 1   // the part trailer carries the boundary browsers wait for: no Nagle delay
                 setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                let admitted = cond.withLock { () -> Bool in
-                    guard !closed, clients.count < MJPEGServer.maxClients else { return false }
-                    clients.insert(fd)
+                let admitted = state.withLock { s -> Bool in
+                    guard !s.closed, s.clients.count < MJPEGServer.maxClients else { return false }
+                    s.clients.insert(fd)
                     return true
                 }
                 if admitted {
@@ -235,8 +233,8 @@ extension MJPEGServer {
 
         private func serve(_ fd: Int32) {
             defer {
-                cond.withLock {
-                    clients.remove(fd)
+                state.withLock { s in
+                    s.clients.remove(fd)
                     Glibc.close(fd)
                 }
             }
@@ -259,7 +257,7 @@ extension MJPEGServer {
             case "/stream.mjpg":
                 stream(fd, headOnly: headOnly)
             case "/snapshot.jpg":
-                if let jpeg = cond.withLock({ frame }) {
+                if let jpeg = state.withLock({ $0.frame }) {
                     reply(fd, "200 OK", type: "image/jpeg", body: jpeg, headOnly: headOnly)
                 } else {
                     reply(fd, "503 Service Unavailable", text: "no frame yet\n", extra: "Retry-After: 1\r\n", headOnly: headOnly)
@@ -299,26 +297,35 @@ extension MJPEGServer {
         /// Waits for a frame newer than `seen`; nil once closed or the viewer has hung up (checked
         /// each second, so a viewer leaving while capture is stalled still counts as gone).
         private func nextFrame(after seen: inout UInt64, _ fd: Int32) -> [UInt8]? {
-            cond.lock()
-            defer { cond.unlock() }
-            while !closed {
-                if sequence != seen, let frame {
+            let last = seen
+            while true {
+                let deadline = ContinuousClock.now + .seconds(1)
+                let next = state.wait(until: { s in s.closed || (s.sequence != last && s.frame != nil) },
+                                      deadline: deadline) { s -> (UInt64, [UInt8])?? in
+                    if s.closed { return .some(nil) }
+                    guard s.sequence != last, let frame = s.frame else { return nil }   // timed out
+                    return (s.sequence, frame)
+                }
+                switch next {
+                case .some(.some(let (sequence, frame))):
                     seen = sequence
                     return frame
+                case .some(.none):
+                    return nil   // closed
+                case .none:
+                    if Self.hungUp(fd) { return nil }
                 }
-                if !cond.wait(until: Date(timeIntervalSinceNow: 1)), Self.hungUp(fd) { return nil }
             }
-            return nil
         }
 
         private func viewerChanged(_ delta: Int) {
-            events.lock()
-            defer { events.unlock() }
-            let (count, handler) = cond.withLock { () -> (Int, (@Sendable (Int) -> Void)?) in
-                viewers += delta
-                return (viewers, onViewer)
+            viewerCalls.withLock { _ in
+                let (count, handler) = state.withLock { s -> (Int, (@Sendable (Int) -> Void)?) in
+                    s.viewers += delta
+                    return (s.viewers, s.onViewer)
+                }
+                handler?(count)
             }
-            handler?(count)
         }
 
         // MARK: Socket helpers

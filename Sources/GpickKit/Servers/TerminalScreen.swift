@@ -12,26 +12,33 @@ import Glibc
 /// owns SIGINT/SIGTERM). As a safety net it also runs at exit, and on SIGINT/SIGTERM/SIGHUP when
 /// nobody else handles them (the default action would otherwise leave the terminal unusable).
 ///
-/// `@unchecked Sendable` invariant: `restored`, the handlers and the sources are only touched
-/// under `lock`; `writesClosed` and `broken` only under `writeLock` (held for a whole write, so a
-/// frame never interleaves with another or with the leave sequence); `ctrlC` only on `queue`;
-/// everything else is set in init and never changes.
-public final class TerminalScreen: @unchecked Sendable {
+/// Its state is in two locks: the handlers and their dispatch sources in `watching`; whether
+/// writes still go out in `output`, held for a whole write so a frame never interleaves with
+/// another or with the leave sequence.
+public final class TerminalScreen: Sendable {
     /// Where frames go, and where keys come from.
     public let fd: Int32
     public let input: Int32
     private let saved: termios?
     private let queue = DispatchQueue(label: "gpick.terminal")
-    private let lock = Lock()
-    private var restored = false
-    private var keyHandler: (@Sendable (UInt8) -> Void)?
-    private var resizeHandler: (@Sendable (Int, Int) -> Void)?
-    private var keySource: DispatchSourceRead?
-    private var resizeSource: DispatchSourceSignal?
-    private let writeLock = Lock()
-    private var writesClosed = false
-    private var broken = false
-    private var ctrlC = 0
+    private let watching = Locked(Watching())
+    private let output = Locked(Output())
+
+    private struct Watching {
+        var restored = false
+        var keyHandler: (@Sendable (UInt8) -> Void)?
+        var resizeHandler: (@Sendable (Int, Int) -> Void)?
+        var keySource: DispatchSourceRead?
+        var resizeSource: DispatchSourceSignal?
+        /// Ctrl-C bytes read so far (the second one raises SIGINT).
+        var ctrlC = 0
+    }
+
+    private struct Output {
+        var closed = false
+        /// A write failed: the terminal is gone.
+        var broken = false
+    }
 
     /// The terminal's size in cells, or nil when `fd` is not a terminal.
     public static func size(fd: Int32 = 1) -> (columns: Int, rows: Int)? {
@@ -67,19 +74,23 @@ public final class TerminalScreen: @unchecked Sendable {
     /// Shows the cursor, leaves the alternate screen, resets attributes and gives the terminal its
     /// original modes back. Later calls, and later writes, do nothing.
     public func restore() {
-        let sources: (DispatchSourceRead?, DispatchSourceSignal?)? = lock.withLock {
-            if restored { return nil }
-            restored = true
-            defer { keySource = nil; resizeSource = nil; keyHandler = nil; resizeHandler = nil }
-            return (keySource, resizeSource)
+        let first = watching.withLock { w -> Bool in
+            if w.restored { return false }
+            w.restored = true
+            // Cancelling does not wait for a running handler, so it is safe under the lock.
+            w.keySource?.cancel()
+            w.resizeSource?.cancel()
+            w.keySource = nil
+            w.resizeSource = nil
+            w.keyHandler = nil
+            w.resizeHandler = nil
+            return true
         }
-        guard let sources else { return }
-        sources.0?.cancel()
-        sources.1?.cancel()
+        guard first else { return }
         EmergencyRestore.disarm()
-        writeLock.withLock {
-            if !broken { put(Array("\u{1B}[?2026l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l".utf8)) }
-            writesClosed = true
+        output.withLock { o in
+            if !o.broken { put(Array("\u{1B}[?2026l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l".utf8), &o) }
+            o.closed = true
         }
         if var original = saved { _ = tcsetattr(input, TCSAFLUSH, &original) }
     }
@@ -87,15 +98,15 @@ public final class TerminalScreen: @unchecked Sendable {
     /// Calls `handler` with the new (columns, rows) when the terminal is resized, on a queue of
     /// the screen's own. A later call replaces the handler.
     public func onResize(_ handler: @escaping @Sendable (Int, Int) -> Void) {
-        lock.withLock {
-            guard !restored else { return }
-            resizeHandler = handler
-            guard resizeSource == nil else { return }
+        watching.withLock { w in
+            guard !w.restored else { return }
+            w.resizeHandler = handler
+            guard w.resizeSource == nil else { return }
             signal(SIGWINCH, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: queue)
             source.setEventHandler { [weak self] in self?.resized() }
             source.resume()
-            resizeSource = source
+            w.resizeSource = source
         }
     }
 
@@ -103,14 +114,14 @@ public final class TerminalScreen: @unchecked Sendable {
     /// pool): the first Ctrl-C arrives as "q"; a second one raises SIGINT, as the terminal would
     /// have, for when quitting hangs. Keys are only read when `input` is a terminal.
     public func onKey(_ handler: @escaping @Sendable (UInt8) -> Void) {
-        lock.withLock {
-            guard !restored else { return }
-            keyHandler = handler
-            guard keySource == nil, isatty(input) != 0 else { return }
+        watching.withLock { w in
+            guard !w.restored else { return }
+            w.keyHandler = handler
+            guard w.keySource == nil, isatty(input) != 0 else { return }
             let source = DispatchSource.makeReadSource(fileDescriptor: input, queue: queue)
             source.setEventHandler { [weak self] in self?.readKeys() }
             source.resume()
-            keySource = source
+            w.keySource = source
         }
     }
 
@@ -118,13 +129,13 @@ public final class TerminalScreen: @unchecked Sendable {
     /// (the terminal is gone) turns this and later writes into no-ops.
     public func write(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        writeLock.withLock {
-            if !writesClosed && !broken { put(bytes) }
+        output.withLock { o in
+            if !o.closed && !o.broken { put(bytes, &o) }
         }
     }
 
-    /// The write loop; the caller holds `writeLock`.
-    private func put(_ bytes: [UInt8]) {
+    /// The write loop, inside `output`'s lock.
+    private func put(_ bytes: [UInt8], _ o: inout Output) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -136,14 +147,14 @@ public final class TerminalScreen: @unchecked Sendable {
                     _ = poll(&p, 1, 1000)
                     continue
                 }
-                broken = true
+                o.broken = true
                 return
             }
         }
     }
 
     private func resized() {
-        guard let handler = lock.withLock({ restored ? nil : resizeHandler }),
+        guard let handler = watching.withLock({ $0.restored ? nil : $0.resizeHandler }),
               let size = Self.size(fd: fd) else { return }
         handler(size.columns, size.rows)
     }
@@ -153,14 +164,18 @@ public final class TerminalScreen: @unchecked Sendable {
         let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
         if n <= 0 {
             // End of input or a dead terminal: stop watching rather than spin on it.
-            if n == 0 || (errno != EINTR && errno != EAGAIN) { lock.withLock { keySource }?.cancel() }
+            if n == 0 || (errno != EINTR && errno != EAGAIN) { watching.withLock { $0.keySource?.cancel() } }
             return
         }
-        guard let handler = lock.withLock({ restored ? nil : keyHandler }) else { return }
         for byte in buffer[0..<n] {
-            guard byte == 0x03 else { handler(byte); continue }
-            ctrlC += 1
-            if ctrlC == 1 { handler(UInt8(ascii: "q")) } else { kill(getpid(), SIGINT) }
+            // The first Ctrl-C is "q"; the second raises SIGINT. Counted under the lock, though
+            // only the screen's queue reads keys.
+            let (handler, ctrlC) = watching.withLock { w -> ((@Sendable (UInt8) -> Void)?, Int) in
+                if byte == 0x03 { w.ctrlC += 1 }
+                return (w.restored ? nil : w.keyHandler, w.ctrlC)
+            }
+            guard let handler else { return }
+            if byte != 0x03 { handler(byte) } else if ctrlC == 1 { handler(UInt8(ascii: "q")) } else { kill(getpid(), SIGINT) }
         }
     }
 }

@@ -121,12 +121,10 @@ final class FrameHub: Sendable {
         cont.onTermination = { [weak self] _ in
             guard let self else { return }
             self.hub.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-            self.hub.broadcast()
         }
         return FrameStream(stream: stream, taken: { [weak self] in
             guard let self else { return }
             self.hub.withLock { $0.subscribers[id]?.pending -= 1 }
-            self.hub.broadcast()
         })
     }
 
@@ -161,7 +159,6 @@ final class FrameHub: Sendable {
             defer { s.subscribers.removeAll() }
             return Array(s.subscribers.values)
         }
-        hub.broadcast()
         if let reason { for s in subs { s.continuation.finish(throwing: reason) } }
     }
 
@@ -178,7 +175,6 @@ final class FrameHub: Sendable {
             defer { s.subscribers.removeAll(); s.firstFrameWaiters.removeAll() }
             return (Array(s.subscribers.values), Array(s.firstFrameWaiters.values))
         }
-        hub.broadcast()
         for s in subs { s.continuation.finish(throwing: error) }
         for w in waiters { w.resume(throwing: error) }
     }

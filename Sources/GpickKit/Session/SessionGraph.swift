@@ -34,8 +34,8 @@ extension CaptureSession {
             let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
             let feed = try AppSrc(try pipeline.requireElement(named: "feed"))
             feed.setCaps(caps)
-            let switcher = FrameSwitch(feed: feed, fps: f.fps, clock: { [weak pipeline] in pipeline?.runningTime })
-            switcher.onPlaceholder = { [weak self] pts in self?.emit(.placeholder(pts)) }
+            let switcher = FrameSwitch(feed: feed, fps: f.fps, clock: { [weak pipeline] in pipeline?.runningTime },
+                                       onPlaceholder: { [weak self] pts in self?.emit(.placeholder(pts)) })
             switchRef.value.withLock { $0 = switcher }
             let sink = try AppSink(try pipeline.requireElement(named: "frames"))
             let hub = frames

@@ -148,35 +148,3 @@ private enum RecordingRun: Sendable {
         }
     }
 }
-
-/// SIGINT/SIGTERM handling through dispatch sources (never a C handler doing work).
-final class SignalStopper: @unchecked Sendable {
-    // Invariant: `handler` and `received` are only touched on `queue`.
-    private let queue = DispatchQueue(label: "gpick.signals")
-    private var sources: [DispatchSourceSignal] = []
-    private var handler: ((Int32) -> Void)?
-    private var received: Int32 = 0
-
-    init() {
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            s.setEventHandler { [weak self] in
-                guard let self else { return }
-                if self.received == 0 { self.received = sig }
-                self.handler?(sig)
-            }
-            s.resume()
-            sources.append(s)
-        }
-    }
-
-    func onSignal(_ h: @escaping @Sendable (Int32) -> Void) {
-        queue.sync {
-            handler = h
-            if received != 0 { h(received) }
-        }
-    }
-
-    var signalled: Int32 { queue.sync { received } }
-}
