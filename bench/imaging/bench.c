@@ -1,6 +1,6 @@
 /* Timing and sanity checks for Sources/CImaging (placeholder blur and crossfade) on a 1080p I420
  * frame. Build and run from the repository root:
- *   cc -O2 -I Sources/CImaging/include bench/imaging/bench.c Sources/CImaging/imaging.c -o /tmp/imaging-bench
+ *   cc -O2 -I Sources/CImaging/include -I Sources/CImaging bench/imaging/bench.c Sources/CImaging/*.c -o /tmp/imaging-bench
  *   /tmp/imaging-bench
  * Prints two timing lines; exits 1 with a message if any check fails. */
 #include "gpick_imaging.h"

@@ -1,4 +1,4 @@
-/* Placeholder ("blurred last frame") and crossfade for I420 frames.
+/* The placeholder ("blurred last frame") for I420 frames; the crossfade is in blend.c.
  *
  * Placeholder, per plane: box-average downscale by `factor` into a small image, three passes of a
  * separable box blur there, then a bilinear upscale. The upscale is done separably as well: each
@@ -13,21 +13,10 @@
  * No global state (thread-safe). One malloc per call: the small image twice (blur ping-pong) plus a
  * few full-width rows — about 150 KB for 1080p, never a full frame.
  */
-#include "gpick_imaging.h"
+#include "imaging_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* GCC/Clang vector extensions compile to SSE2 on x86-64 and NEON on aarch64 (and to plain scalar
- * code elsewhere). Other compilers, or -DGPICK_IMAGING_NO_VECTOR, use the scalar loops only. */
-#if !defined(GPICK_IMAGING_NO_VECTOR) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9))
-#define GPICK_VEC 1
-typedef uint16_t v8u16 __attribute__((vector_size(16)));
-typedef uint8_t v16u8 __attribute__((vector_size(16)));
-typedef uint16_t v16u16 __attribute__((vector_size(32)));
-#else
-#define GPICK_VEC 0
-#endif
 
 enum {
     SMALL_FRAC = 4,   /* fractional bits of the small image while averaging and blurring */
@@ -331,16 +320,6 @@ static void upscale(scratch *sc, plane_out *out, int f, int sw, int sh) {
 
 /* ---- entry points ------------------------------------------------------------------------- */
 
-static int plane_w(const gpick_i420 *im, int p) { return p == 0 ? im->width : (im->width + 1) / 2; }
-static int plane_h(const gpick_i420 *im, int p) { return p == 0 ? im->height : (im->height + 1) / 2; }
-
-static int valid_image(const gpick_i420 *im) {
-    if (!im || im->width <= 0 || im->height <= 0) return 0;
-    for (int p = 0; p < 3; p++)
-        if (!im->planes[p] || im->strides[p] < plane_w(im, p)) return 0;
-    return 1;
-}
-
 static int small_dim(int n, int f) { return (int)(((int64_t)n + f - 1) / f); }
 
 /* One block for all scratch, sized for the Y plane; widest element types first for alignment. */
@@ -363,14 +342,14 @@ static void *scratch_alloc(scratch *sc, int w, int sw, int sh) {
 
 /* dst may be src (in place): each plane is fully downscaled before it is written. */
 int gpick_placeholder_i420(const gpick_i420 *src, gpick_i420 *dst, int factor, int radius, int mirror) {
-    if (!valid_image(src) || !valid_image(dst) || factor < 1 || radius < 0) return -1;
+    if (!gpick_valid_image(src) || !gpick_valid_image(dst) || factor < 1 || radius < 0) return -1;
     if (dst->width != src->width || dst->height != src->height) return -1;
 
     scratch sc;
     void *mem = scratch_alloc(&sc, src->width, small_dim(src->width, factor), small_dim(src->height, factor));
     if (!mem) return -1;
     for (int p = 0; p < 3; p++) {
-        plane_in in = {src->planes[p], src->strides[p], plane_w(src, p), plane_h(src, p)};
+        plane_in in = {src->planes[p], src->strides[p], gpick_plane_w(src, p), gpick_plane_h(src, p)};
         plane_out out = {dst->planes[p], dst->strides[p], in.w, in.h};
         int sw = small_dim(in.w, factor), sh = small_dim(in.h, factor);
         downscale(&in, factor, sw, sh, &sc);
@@ -380,36 +359,4 @@ int gpick_placeholder_i420(const gpick_i420 *src, gpick_i420 *dst, int factor, i
     }
     free(mem);
     return 0;
-}
-
-/* (a·(256−α) + b·α + 128) >> 8 stays below 2^16, so 16-bit lanes suffice. */
-static void blend_row(const uint8_t *a, const uint8_t *b, uint8_t *d, int w, int alpha) {
-    const uint16_t wa = (uint16_t)(256 - alpha), wb = (uint16_t)alpha;
-    int x = 0;
-#if GPICK_VEC
-    for (; x + 16 <= w; x += 16) {
-        v16u8 va, vb;
-        memcpy(&va, a + x, 16);
-        memcpy(&vb, b + x, 16);
-        v16u16 s = __builtin_convertvector(va, v16u16) * wa + __builtin_convertvector(vb, v16u16) * wb;
-        v16u8 r = __builtin_convertvector((s + 128) >> 8, v16u8);
-        memcpy(d + x, &r, 16);
-    }
-#endif
-    for (; x < w; x++) d[x] = (uint8_t)((a[x] * wa + b[x] * wb + 128) >> 8);
-}
-
-/* Does nothing on invalid arguments or mismatched sizes. Aliasing dst with a or b is fine:
- * each sample is read before it is written, at the same offset. */
-void gpick_blend_i420(const gpick_i420 *a, const gpick_i420 *b, gpick_i420 *dst, int alpha) {
-    if (!valid_image(a) || !valid_image(b) || !valid_image(dst)) return;
-    if (a->width != dst->width || a->height != dst->height || b->width != dst->width || b->height != dst->height)
-        return;
-    alpha = alpha < 0 ? 0 : alpha > 256 ? 256 : alpha;
-    for (int p = 0; p < 3; p++) {
-        int w = plane_w(dst, p), h = plane_h(dst, p);
-        for (int y = 0; y < h; y++)
-            blend_row(a->planes[p] + (size_t)y * a->strides[p], b->planes[p] + (size_t)y * b->strides[p],
-                      dst->planes[p] + (size_t)y * dst->strides[p], w, alpha);
-    }
 }
