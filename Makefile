@@ -10,12 +10,14 @@ OUT ?= out/demo
 # gstreamer1.0-gl and -x: the window preview's sinks (glimagesink; xvimagesink, ximagesink) and
 # textoverlay. binutils (readelf), mount, make and apt (apt-cache): programs the tests run. A test
 # (PackageClosureTests) checks that every element and program in use comes from this list.
+# python3, time and hyperfine: the bench (`make bench`) and its report's unit tests.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
 	gstreamer1.0-gl gstreamer1.0-x \
 	libyaml-dev libimage-exiftool-perl ffmpeg procps psmisc util-linux mount binutils make apt \
-	xvfb xdotool tmux chromium fonts-dejavu-core curl
+	xvfb xdotool tmux chromium fonts-dejavu-core curl \
+	python3 time hyperfine
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -42,6 +44,7 @@ debug: setup
 # Swift Testing runs the suites' tests concurrently; most of them wait on a live 30 fps clock.
 test: debug
 	$(SWIFT) test --skip-build
+	PYTHONPATH=bench:bench/tests python3 -m unittest discover -s bench/tests -t bench/tests
 
 # ThreadSanitizer over the in-process session, flip and recording tests, in a build folder of
 # its own (about 1.5 min to build and 20 s to run on 2 cores). Any report fails it.
@@ -57,6 +60,7 @@ demo: build
 	$(BIN) inspect $(OUT)/clip.mp4
 	@echo "demo: still and 3 s clip written to $(OUT)/still.jpg and $(OUT)/clip.mp4"
 
+# Every target in bench/RESULTS.md; about 7 min on an idle machine. `bench/run.sh --help`: options.
 bench: build
 	bench/run.sh
 

@@ -1,0 +1,122 @@
+"""`python3 -m gpickbench` (what bench/run.sh and `make bench` run): benchmarks a built gpick and
+writes bench/RESULTS.md. It builds nothing: `make bench` builds the release binary first."""
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+from . import machine, report, scenarios
+from .context import Bench
+from .measure import BenchError, output
+
+DEFAULT_VARIANTS = ("speed-preset=ultrafast;speed-preset=superfast;speed-preset=faster;speed-preset=medium;"
+                    "quantizer=23;quantizer=25;speed-preset=faster quantizer=23")
+TOOLS = {"gst-launch-1.0": "gstreamer1.0-tools", "ffmpeg": "ffmpeg", "ffprobe": "ffmpeg", "hyperfine": "hyperfine",
+         "tmux": "tmux", "/usr/bin/time": "time"}
+ELEMENTS = ("videotestsrc", "compositor", "y4menc", "jpegenc", "x264enc", "mp4mux")
+
+
+def variants(text):
+    """'a=1;b=2 c=3' → [['a=1'], ['b=2', 'c=3']]; 'none' → []."""
+    return [] if text.strip() in ("", "none") else [v.split() for v in text.split(";") if v.strip()]
+
+
+def sections(text):
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in names if s not in scenarios.ALL]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown section {', '.join(unknown)} (sections: {', '.join(scenarios.ALL)})")
+    return names
+
+
+def options(argv):
+    p = argparse.ArgumentParser(prog="bench/run.sh", description=__doc__)
+    p.add_argument("--gpick", default=".build/release/gpick", help="the binary to benchmark")
+    p.add_argument("--only", type=sections, default=list(scenarios.ALL), metavar="A,B",
+                   help=f"sections to run ({', '.join(scenarios.ALL)}); the report holds only those")
+    p.add_argument("--snap-runs", type=int, default=40, help="timed snap runs per tool")
+    p.add_argument("--snap-warmup", type=int, default=3, help="warm-up runs per tool before the first round")
+    p.add_argument("--record-runs", type=int, default=2, help="runs per recorder; CPU is their mean")
+    p.add_argument("--variants", type=variants, default=variants(DEFAULT_VARIANTS),
+                   help="';'-separated gpick --set variants (NAME=VALUE, space-separated within one); 'none' skips")
+    p.add_argument("--memory-seconds", type=int, default=60, help="length of the memory recording")
+    p.add_argument("--session-shots", type=int, default=20, help="snaps timed in the running session")
+    p.add_argument("--quiet-wait", type=int, default=600, help="seconds to wait at most for host steal under 8 %%")
+    p.add_argument("--out", default="bench/RESULTS.md")
+    p.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    p.add_argument("--report", metavar="RESULTS_JSON", help="only render the report from a saved results file")
+    return p.parse_args(argv)
+
+
+def preflight(gpick):
+    missing = [f"{tool} (Debian package {pkg})" for tool, pkg in TOOLS.items() if not shutil.which(tool)]
+    if missing:
+        raise BenchError(f"missing: {', '.join(missing)}; `make setup` installs them")
+    if not os.access(gpick, os.X_OK):
+        raise BenchError(f"no gpick binary at {gpick}: build it first (make build)")
+    for element in ELEMENTS:
+        output(["gst-inspect-1.0", element])
+    if "libx264" not in output(["ffmpeg", "-hide_banner", "-encoders"]):
+        raise BenchError("ffmpeg has no libx264 encoder")
+
+
+def benchmark(o, root):
+    preflight(o.gpick)
+    os.makedirs(os.path.join(root, "bench/work"), exist_ok=True)
+    work = tempfile.mkdtemp(prefix="run.", dir=os.path.join(root, "bench/work"))
+    try:
+        # Benchmark a snapshot of the binary and the pipeline files, so a rebuild or an edit during
+        # the run cannot mix two versions into one set of results.
+        gpick = os.path.join(work, "gpick")
+        shutil.copy2(o.gpick, gpick)
+        shutil.copytree(os.path.join(root, "pipelines"), os.path.join(work, "pipelines"))
+        os.environ["GPICK_PIPELINES"] = os.path.join(work, "pipelines")
+        b = Bench(root=root, work=work, gpick=gpick, gpick_shown=o.gpick, options=o)
+        meta = {**machine.facts(gpick, o.gpick, root), "gpick_path": o.gpick, "sections": ", ".join(o.only)}
+        b.log("waiting for a quiet machine")
+        meta["steal_start"] = machine.settle(b.log, o.quiet_wait)
+        meta["load_start"] = machine.load()
+        meta["date"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+        results = {"meta": meta}
+        for name in o.only:
+            results[name] = scenarios.ALL[name](b)
+        meta.update(load_end=machine.load(), seconds=time.monotonic() - b.started)
+        return results
+    finally:
+        if o.keep:
+            print(f"bench: kept the scratch files in {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv=None):
+    o = options(argv)
+    root = os.getcwd()
+    try:
+        if o.report:
+            with open(o.report) as f:
+                results = json.load(f)
+        else:
+            results = benchmark(o, root)
+            saved = os.path.join(root, "bench/work/results.json")
+            with open(saved, "w") as f:
+                json.dump(results, f, indent=1)
+    except BenchError as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return 1
+    text = report.render(results)
+    with open(o.out + ".tmp", "w") as f:
+        f.write(text + "\n")
+    os.replace(o.out + ".tmp", o.out)
+    checks = report.T.checks(results)
+    print("\n".join(report.summary(checks)))
+    failed = [c.name for c in checks if not c.ok]
+    print(f"bench: wrote {o.out}" + (f"; {len(failed)} target(s) missed" if failed else "; every target met"), file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

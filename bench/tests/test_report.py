@@ -1,0 +1,134 @@
+import json
+import unittest
+
+from gpickbench import report, targets
+from sample import RESULTS, results
+
+
+def verdicts(r):
+    return {c.name: c.ok for c in targets.checks(r)}
+
+
+class ChecksTests(unittest.TestCase):
+    def test_a_good_run_meets_every_target_in_order(self):
+        checks = targets.checks(RESULTS)
+        self.assertEqual(len(checks), 14)
+        self.assertTrue(all(c.ok for c in checks), [c for c in checks if not c.ok])
+        self.assertTrue(checks[0].name.startswith("Snap"))
+        self.assertTrue(checks[-1].name.startswith("Terminal"))
+
+    def test_snap_ratio_is_held_at_its_bound(self):
+        name = "Snap 1080p JPEG, gpick / gst-launch (same work) wall time"
+        at = results()
+        at["snap"]["tools"]["gpick"]["median"] = 48.8 * 1.15
+        self.assertTrue(verdicts(at)[name])
+        over = results()
+        over["snap"]["tools"]["gpick"]["median"] = 48.8 * 1.16
+        self.assertFalse(verdicts(over)[name])
+
+    def test_record_cpu_is_the_mean_of_the_runs(self):
+        r = results()
+        r["record"]["tools"]["gpick"]["runs"] = [{"wall": 10, "user": 10, "sys": 0, "maxrss_kib": 1},
+                                                 {"wall": 10, "user": 30, "sys": 1, "maxrss_kib": 1}]
+        self.assertAlmostEqual(targets.record_cpu(r["record"], "gpick"), 20.5)
+        self.assertFalse(verdicts(r)["Record 1080p30, CPU gpick / ffmpeg"])  # 20.5 / 25.48 > 0.8
+
+    def test_ssim_may_trail_ffmpeg_by_the_tolerance_only(self):
+        name = "Record 1080p30, SSIM gpick − ffmpeg"
+        r = results()
+        r["record"]["tools"]["gpick"]["ssim"] = 0.999151 - 0.0049
+        self.assertTrue(verdicts(r)[name])
+        r["record"]["tools"]["gpick"]["ssim"] = 0.999151 - 0.0051
+        self.assertFalse(verdicts(r)[name])
+
+    def test_memory_needs_the_rss_bound_and_every_stamp(self):
+        r = results()
+        r["memory"]["run"]["maxrss_kib"] = 201 * 1024
+        self.assertFalse(verdicts(r)["Record 60 s 1080p30 + audio, max RSS"])
+        r = results()
+        r["memory"]["stamps"].update(ok=False, missing=2)
+        check = next(c for c in targets.checks(r) if c.name == "Same recording, dropped frames")
+        self.assertEqual((check.ok, check.result), (False, "2 missing"))
+
+    def test_one_late_session_snap_fails(self):
+        self.assertFalse(verdicts(results(session__late=1))["Session snap 1080p30, command → file (median)"])
+
+    def test_live_photos_need_all_three_shots_in_time(self):
+        name = "Live photo, shutter → all outputs (max of 3)"
+        self.assertFalse(verdicts(results(live__shutter_s=[1.5, 1.5]))[name])
+        self.assertFalse(verdicts(results(live__shutter_s=[1.5, 1.5, 2.01]))[name])
+        self.assertFalse(verdicts(results(live__shutter_s=[]))[name])
+        self.assertTrue(verdicts(results(live__shutter_s=[2.0, 1.0, 1.0]))[name])
+
+    def test_live_mode_memory_is_the_difference_of_medians(self):
+        r = results(live__rss_photo_kib=30000, live__rss_live_kib=30000 + 16 * 1024 + 1)
+        self.assertFalse(verdicts(r)["Live mode 1080p30, extra RSS over a plain session"])
+
+    def test_a_preview_that_saw_no_frame_does_not_pass(self):
+        r = results(live__preview={"shown": 0, "offered": 0, "dropped": 0})
+        self.assertFalse(verdicts(r)["Live photos during an HTTP preview, frames dropped"])
+
+    def test_flips_are_counted_in_frame_slots(self):
+        name = "Flip request → first placeholder frame, on the output timeline (max)"
+        self.assertEqual(targets.flip_slots(RESULTS["flips"]), 1)
+        self.assertTrue(verdicts(results(flips__timeline_ms=[34.0] * 6))[name])
+        self.assertFalse(verdicts(results(flips__timeline_ms=[51.0] + [5.0] * 5))[name])
+
+    def test_a_flip_without_a_placeholder_fails(self):
+        name = "Flip request → first placeholder frame, on the output timeline (max)"
+        self.assertFalse(verdicts(results(flips__placeholders=5))[name])
+        self.assertFalse(verdicts(results(flips__timeline_ms=[5.0] * 5))[name])
+        self.assertFalse(verdicts(results(flips__count=0, flips__placeholders=0, flips__timeline_ms=[]))[name])
+
+    def test_black_frames_and_placeholder_cost(self):
+        self.assertFalse(verdicts(results(flips__black_frames=1))["Black frames in a recording through flips"])
+        r = results(flips__placeholder={"median": 3.01, "p95": 3.2})
+        self.assertFalse(verdicts(r)["Blurred placeholder from one 1080p frame (median)"])
+
+    def test_terminal_cost_compares_the_least_disturbed_runs(self):
+        self.assertAlmostEqual(targets.terminal_percent(RESULTS["terminal"]), 3.5)
+        r = results(terminal__preview_runs=[{"wall": 10.0, "cpu": 4.0}])
+        self.assertFalse(verdicts(r)["Terminal preview of 1080p30, CPU over a plain session"])
+
+
+class RenderTests(unittest.TestCase):
+    def test_every_section_and_measurement_is_written(self):
+        text = report.render(RESULTS)
+        for heading in ("## Summary", "## 1. Snap", "## 2. Recording", "### x264 variants", "## 3. Peak memory",
+                        "## 4. Session snap", "## 5. Live photos", "## 6. Flips", "### Terminal preview"):
+            self.assertIn(heading, text)
+        self.assertNotIn("**FAIL**", text)
+        for figure in ("**1.08x**", "0.52x", "+0.0002", "91 MiB", "**9.0 ms**", "**+15.1 MiB**", "1.58 s",
+                       "233 frames", "**2.15 ms**", "23.5 ms = 1 frame(s)", "**3.5 % of one core**", "| 0.94x |"):
+            self.assertIn(figure, text)
+
+    def test_a_missed_target_reads_fail_in_the_summary_and_its_section(self):
+        text = report.render(results(session__late=2))
+        self.assertIn("| Session snap 1080p30, command → file (median) | 9.0 ms (encode+write 8.5 ms) | "
+                      "<= 33.3 ms + encode, every shot | **FAIL** |", text)
+        self.assertIn("2 of 20 — **FAIL**", text)
+
+    def test_sections_not_run_are_left_out(self):
+        r = {"meta": RESULTS["meta"], "snap": RESULTS["snap"]}
+        text = report.render(r)
+        self.assertIn("## 1. Snap", text)
+        self.assertNotIn("## 2.", text)
+        self.assertEqual(text.count("**PASS**"), 2)  # its summary row and its section
+
+    def test_a_refused_variant_is_a_row(self):
+        r = results()
+        r["record"]["variants"].append({"settings": ["bogus=1"], "error": "gpick: x264enc has no property bogus"})
+        self.assertIn("| `--set bogus=1` | error: gpick: x264enc has no property bogus |", report.render(r))
+
+    def test_a_busy_machine_and_a_stale_binary_are_said(self):
+        text = report.render(results(meta__load_start="1.9 1.0 1.0", meta__stale_sources=3))
+        self.assertIn("the machine was busy", text)
+        self.assertIn("3 source file(s) are newer than this binary", text)
+        self.assertNotIn("the machine was busy", report.render(RESULTS))
+
+    def test_the_report_reads_the_same_from_saved_json(self):
+        self.assertEqual(report.render(json.loads(json.dumps(RESULTS))), report.render(RESULTS))
+
+
+if __name__ == "__main__":
+    unittest.main()
