@@ -63,6 +63,10 @@ static inline GType cgst_type_enum(void) { return G_TYPE_ENUM; }
 static inline GType cgst_type_flags(void) { return G_TYPE_FLAGS; }
 static inline GType cgst_type_fraction(void) { return GST_TYPE_FRACTION; }
 static inline GType cgst_type_caps(void) { return GST_TYPE_CAPS; }
+static inline GType cgst_type_int_range(void) { return GST_TYPE_INT_RANGE; }
+static inline GType cgst_type_fraction_range(void) { return GST_TYPE_FRACTION_RANGE; }
+static inline GType cgst_type_list(void) { return GST_TYPE_LIST; }
+static inline GType cgst_type_array(void) { return GST_TYPE_ARRAY; }
 
 // MARK: messages
 static inline GstMessageType cgst_message_type(GstMessage *m) { return GST_MESSAGE_TYPE(m); }

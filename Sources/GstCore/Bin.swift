@@ -151,6 +151,15 @@ public final class Pipeline: Bin, @unchecked Sendable {
         gst_element_set_state(pointer, GST_STATE_NULL)
     }
 
+    /// Runs on the system's monotonic clock, whatever its elements provide: a source's clock
+    /// (PipeWire's, a microphone's) stops when its device goes, and is lost when its element
+    /// leaves the pipeline.
+    public func useSystemClock() {
+        let clock = gst_system_clock_obtain()  // full reference; use_clock takes its own
+        gst_pipeline_use_clock(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstPipeline.self), clock)
+        if let clock { gst_object_unref(UnsafeMutableRawPointer(clock)) }
+    }
+
     /// Recomputes latency after branches were added or removed (call off the streaming threads).
     public func recalculateLatency() { gst_bin_recalculate_latency(cgst_bin(pointer)) }
 }
