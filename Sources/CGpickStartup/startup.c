@@ -22,6 +22,10 @@ __attribute__((constructor(101))) static void gpick_startup_begin(void) {
     // libwayland prints an error of its own when XDG_RUNTIME_DIR is unset. Set before any thread.
     const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
     if (x11 && *x11 && !(wayland && *wayland)) setenv("GST_GL_WINDOW", "x11", 0);
+    // libcamera logs INFO and WARN lines to stderr whenever its device provider looks for
+    // cameras (`auto`, `devices`); gpick reports what matters in its own words. A user's own
+    // LIBCAMERA_LOG_LEVELS wins.
+    setenv("LIBCAMERA_LOG_LEVELS", "*:FATAL", 0);
     pthread_t thread;
     if (pthread_create(&thread, NULL, gpick_startup_init, NULL) == 0) {
         pthread_detach(thread);

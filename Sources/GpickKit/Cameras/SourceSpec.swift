@@ -3,7 +3,8 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Where frames come from: `auto | test[:PATTERN][?OPTIONS] | v4l2:/dev/videoN | file:PATH`.
+/// Where frames come from: `auto | test[:PATTERN][?OPTIONS] | v4l2:/dev/videoN | pipewire[:NAME|ID]
+/// | libcamera[:NAME] | file:PATH`.
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     public struct TestOptions: Sendable, Equatable {
         public var pattern = "smpte"
@@ -18,6 +19,10 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     case auto
     case test(TestOptions)
     case v4l2(device: String)
+    /// A PipeWire camera node by name or serial; nil: the first one PipeWire lists.
+    case pipewire(target: String?)
+    /// A libcamera camera by its name (id); nil: the first one libcamera finds.
+    case libcamera(name: String?)
     case file(path: String)
 
     public var description: String {
@@ -30,12 +35,34 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             if let w = o.warmup { opts.append("warmup=\(w)") }
             return "test:\(o.pattern)" + (opts.isEmpty ? "" : "?" + opts.joined(separator: "&"))
         case .v4l2(let d): return "v4l2:\(d)"
+        case .pipewire(let t): return t.map { "pipewire:\($0)" } ?? "pipewire"
+        case .libcamera(let n): return n.map { "libcamera:\($0)" } ?? "libcamera"
         case .file(let p): return "file:\(p)"
         }
     }
 
     public var isTest: Bool { if case .test = self { return true } else { return false } }
-    public var isCamera: Bool { if case .v4l2 = self { return true } else { return false } }
+    public var isCamera: Bool { cameraKind != nil }
+
+    /// The kind of camera this opens, if it is one.
+    public var cameraKind: Camera.Kind? {
+        switch self {
+        case .v4l2: .v4l2
+        case .pipewire: .pipewire
+        case .libcamera: .libcamera
+        case .auto, .test, .file: nil
+        }
+    }
+
+    /// What the camera's element is pointed at: a device path, a node, a camera name.
+    public var target: String? {
+        switch self {
+        case .v4l2(let d): d
+        case .pipewire(let t): t
+        case .libcamera(let n): n
+        case .auto, .test, .file: nil
+        }
+    }
 
     /// Parses the `--source` text; the pattern is checked against `patterns` when given.
     public static func parse(_ text: String, patterns: [String]? = nil) throws(GpickError) -> SourceSpec {
@@ -81,13 +108,23 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             guard dev.hasPrefix("/dev/") else { throw GpickError(.usage, "v4l2 source \"\(dev)\" must be a device path like /dev/video0") }
             return .v4l2(device: dev)
         }
+        for (scheme, make) in [("pipewire", { SourceSpec.pipewire(target: $0) }), ("libcamera", { SourceSpec.libcamera(name: $0) })]
+            as [(String, (String?) -> SourceSpec)] {
+            if text == scheme { return make(nil) }
+            if text.hasPrefix(scheme + ":") {
+                // Literal after the first colon: libcamera names hold slashes, colons and @.
+                let name = String(text.dropFirst(scheme.count + 1))
+                guard !name.isEmpty else { throw GpickError(.usage, "\(scheme) source needs a camera after the colon, or none: \(scheme)[:NAME]") }
+                return make(name)
+            }
+        }
         if text.hasPrefix("file:") {
             let p = String(text.dropFirst(5))
             guard !p.isEmpty else { throw GpickError(.usage, "file source needs a path: file:PATH") }
             return .file(path: p)
         }
         let scheme = text.split(separator: ":").first.map(String.init) ?? text
-        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS], v4l2:/dev/videoN or file:PATH)")
+        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS], v4l2:/dev/videoN, pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
     }
 
     /// Checks a camera or file before any pipeline starts, naming it in the message.
@@ -103,8 +140,8 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             guard FileManager.default.isReadableFile(atPath: p) else {
                 throw GpickError(.input, FileManager.default.fileExists(atPath: p) ? "cannot read \(p): permission denied" : "no such file: \(p)")
             }
-        case .auto, .test:
-            break
+        case .auto, .test, .pipewire, .libcamera:
+            break  // a PipeWire or libcamera camera is checked by asking its provider (CameraDirectory)
         }
     }
 }

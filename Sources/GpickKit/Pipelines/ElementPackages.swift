@@ -18,6 +18,8 @@ public enum ElementPackages {
         ("gstreamer1.0-libav", ["avdec_h264"]),
         ("gstreamer1.0-gl", ["glimagesink"]),
         ("gstreamer1.0-x", ["textoverlay", "ximagesink", "xvimagesink"]),
+        ("gstreamer1.0-pipewire", ["pipewiresrc"]),
+        ("gstreamer1.0-libcamera", ["libcamerasrc"]),
     ]
 
     private static let packages: [String: String] = {

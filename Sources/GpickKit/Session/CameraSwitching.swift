@@ -118,38 +118,23 @@ extension CaptureSession {
         state.withLock { $0.stopping.removeAll { $0 === stage } }
     }
 
-    /// The camera for a position: `auto` resolved, and the default front camera (a second test
-    /// source for a test back camera, the next real camera for a real one).
+    /// The camera for a position: `auto` and PipeWire or libcamera names resolved, and the
+    /// default front camera (a second test source for a test back camera, another camera for a
+    /// real one).
     func resolvedSpec(for p: CameraPosition) async throws(GpickError) -> SourceSpec {
         if let s = state.withLock({ $0.cameras[p] }) { return s }
         let resolved: SourceSpec
-        switch (p, p == .back ? configuration.source : configuration.front) {
-        case (.back, .auto?):
-            resolved = await Self.resolveAuto()
-            if resolved.isTest { emit(.notice("no camera found; using the test source (\(resolved))")) }
-        case (_, let given?):
-            resolved = given
-        case (.front, nil):
-            let back = try await resolvedSpec(for: .back)
-            switch back {
-            case .test(let o):
-                var f = o
-                f.id = o.id == 2 ? 3 : 2
-                // A moving, bright pattern (not the ball's black field, which reads as black frames).
-                f.pattern = o.pattern == "pinwheel" ? "smpte" : "pinwheel"
-                f.failAfter = nil
-                resolved = .test(f)
-            case .v4l2(let dev):
-                let devices = (try? await DeviceMonitor.devices()) ?? []
-                guard let other = devices.compactMap(\.path).first(where: { $0 != dev && access($0, R_OK | W_OK) == 0 }) else {
-                    throw GpickError(.device, "no front camera: only \(dev) was found", remedy: .giveFrontCamera)
-                }
-                resolved = .v4l2(device: other)
-            default:
-                throw GpickError(.usage, "no front camera for \(back)", remedy: .giveFrontCamera)
-            }
-        case (.back, nil):
-            resolved = .auto  // unreachable: the back camera is not optional
+        switch p == .back ? configuration.source : configuration.front {
+        case .auto? where p == .back:
+            let choice = await AutoCamera.choose()
+            emit(.sourceChosen(choice))
+            resolved = choice.source
+        case let given? where given != .auto:
+            resolved = given.cameraKind == .pipewire || given.cameraKind == .libcamera
+                ? try await CameraDirectory.find(given).source : given
+        default:
+            // A front camera not given (or `auto`): the default one for the back camera.
+            resolved = try await defaultFront(for: try await resolvedSpec(for: .back))
         }
         // The first resolution wins (two callers may race to the front camera's default).
         return state.withLock { s in
@@ -159,18 +144,32 @@ extension CaptureSession {
         }
     }
 
+    /// The front camera when none is given: a second test pattern for a test source, else
+    /// another camera this user can open, of any kind.
+    private func defaultFront(for back: SourceSpec) async throws(GpickError) -> SourceSpec {
+        switch back {
+        case .test(let o):
+            var f = o
+            f.id = o.id == 2 ? 3 : 2
+            // A moving, bright pattern (not the ball's black field, which reads as black frames).
+            f.pattern = o.pattern == "pinwheel" ? "smpte" : "pinwheel"
+            f.failAfter = nil
+            return .test(f)
+        case _ where back.isCamera:
+            let others = await CameraDirectory.cameras().filter { $0.source != back && !$0.isNamed(back.target ?? "") }
+            guard let other = others.first(where: { (try? $0.source.checkAccessible()) != nil }) else {
+                throw GpickError(.device, "no front camera: only \(back) was found", remedy: .giveFrontCamera)
+            }
+            return other.source
+        default:
+            throw GpickError(.usage, "no front camera for \(back)", remedy: .giveFrontCamera)
+        }
+    }
+
     /// A camera that can be opened, or a file that holds video (what is wrong, in one line).
     static func checkPlayable(_ spec: SourceSpec) async throws(GpickError) {
         try spec.checkAccessible()
         if case .file(let path) = spec { try await MediaProbe.checkVideoSource(path) }
-    }
-
-    /// The first camera this user can open, else the test source.
-    static func resolveAuto() async -> SourceSpec {
-        for d in (try? await DeviceMonitor.devices()) ?? [] {
-            if let p = d.path, access(p, R_OK | W_OK) == 0 { return .v4l2(device: p) }
-        }
-        return .test(.init())
     }
 
     // MARK: what cameras report (streaming threads)

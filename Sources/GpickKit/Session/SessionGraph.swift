@@ -29,6 +29,9 @@ extension CaptureSession {
         }
         let bin = try PipelineBuilder.compose(text, parts: parts, asPipeline: true)
         guard let pipeline = bin as? Pipeline else { throw GpickError(.runtime, "session did not build a pipeline") }
+        // Cameras come and go (flips, a PipeWire node destroyed): the session's timeline must not
+        // be one of their clocks.
+        pipeline.useSystemClock()
         let f = configuration.format
         do {
             let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
@@ -51,7 +54,9 @@ extension CaptureSession {
     func buildFramesOnly() throws(GpickError) -> Graph {
         guard !hasAudio else { throw GpickError(.usage, "a frames-only session takes no audio") }
         do {
-            return Graph(pipeline: try Pipeline(name: "session"), videoTee: nil, audioTee: nil, switcher: nil)
+            let pipeline = try Pipeline(name: "session")
+            pipeline.useSystemClock()
+            return Graph(pipeline: pipeline, videoTee: nil, audioTee: nil, switcher: nil)
         } catch {
             throw GpickError(.pipeline, "session pipeline: \(error.message)")
         }
@@ -70,11 +75,15 @@ extension CaptureSession {
             sourcePart = .init(try lib.load("source-test"), values: ["pattern": .string(o.pattern)])
         case .v4l2(let dev):
             sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
+        case .pipewire(let target?):
+            sourcePart = .init(try lib.load("source-pipewire"), values: ["target": .string(target)])
+        case .libcamera(let name?):
+            sourcePart = .init(try lib.load("source-libcamera"), values: ["camera": .string(name)])
         case .file(let path):
             sourcePart = .init(try lib.load("source-file"), outputs: ["path": .string(path)])
             label = path
-        case .auto:
-            throw GpickError(.runtime, "source not resolved")
+        case .auto, .pipewire(nil), .libcamera(nil):
+            throw GpickError(.runtime, "source \(spec) not resolved")
         }
         if let custom = configuration.sourceFile, position == configuration.position {
             sourcePart = custom
@@ -86,10 +95,15 @@ extension CaptureSession {
         if position == .front && configuration.mirrorFront { text += " ! videoflip method=horizontal-flip" }
         let deliver: @Sendable (Sample) -> AppSink.Flow
         let ended: @Sendable () -> Void
+        // A camera that goes quiet is lost (PipeWire reports no error when its node goes away).
+        // (At least three frame intervals, for a session slower than one frame a second.)
+        let stall = max(configuration.stallTimeout, 3 / Double(max(configuration.format.fps, 1)))
+        let watchdog = spec.isCamera ? FrameWatchdog(timeout: stall) : nil
         if configuration.framesOnly {
             // Straight to the hub, after the camera's warm-up frames.
             let hub = frames, warmup = FrameCountdown(warmupFrames(for: spec))
             deliver = { [weak self] sample in
+                watchdog?.frameArrived()
                 guard warmup.pass() else { return .more }
                 let first = hub.frameCount == 0
                 hub.deliver(sample)
@@ -108,14 +122,22 @@ extension CaptureSession {
         } else {
             let ref = switchRef  // the switch is made in build(), which may run beside this, before any frame flows
             deliver = { [weak self] sample in
+                watchdog?.frameArrived()
                 guard let self, let switcher = ref.value.withLock({ $0 }) else { return .more }
                 if switcher.sourceFrame(sample, generation: gen) { self.sourceBecameLive(gen) }
                 return .more
             }
             ended = { [weak self, label] in self?.markSourceEnded(gen, label) }
         }
-        return try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
-                               testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
+        let stage = try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
+                                    testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
+        if let watchdog {
+            let seconds = stall
+            stage.watch(watchdog) { [weak self] in
+                self?.markSourceLost(gen, GpickError(.device, "camera \(spec) stopped delivering frames for \(DurationText.format(seconds: seconds)) (disconnected?)"))
+            }
+        }
+        return stage
     }
 
     func warmupFrames(for spec: SourceSpec) -> Int {

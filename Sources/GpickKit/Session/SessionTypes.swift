@@ -47,6 +47,9 @@ public struct SessionConfiguration: Sendable {
     public var warmupFrames: Int?
     /// How long a source may take to deliver its first frame.
     public var startTimeout: Double = 15
+    /// How long a camera that was live may send nothing before it counts as lost (PipeWire says
+    /// nothing when a node goes away; a camera's longest exposure is well under this).
+    public var stallTimeout: Double = 2
     /// A pipeline file (with values) used instead of the built-in one: `gpick run` of a source,
     /// audio-source or session file.
     public var sourceFile: PipelineBuilder.Part?
@@ -66,6 +69,8 @@ public struct SessionConfiguration: Sendable {
 /// Something that happened in a session, for event streams and JSON output.
 public enum SessionEvent: Sendable {
     case notice(String)
+    /// `--source auto` chose this camera (or the test source), for this reason.
+    case sourceChosen(CameraChoice)
     /// A GStreamer warning: its message, and with its debug text for --verbose.
     case warning(String, detail: String?)
     case sourceFailed(GpickError)
@@ -87,6 +92,8 @@ extension SessionEvent {
     public var record: (name: String, fields: EventFields) {
         switch self {
         case .notice(let m): ("notice", ["message": m])
+        case .sourceChosen(let c):
+            ("source-chosen", ["source": "\(c.source)", "kind": c.kind?.rawValue ?? "test", "name": c.name ?? "", "reason": c.reason])
         case .warning(let m, _): ("warning", ["message": m])
         case .sourceFailed(let err): ("source-failed", ["message": err.message])
         case .switching(let p, let spec, let at):

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GstCore
+import Synchronization
 
 /// One running source: a bin in the session pipeline holding the source part, the session's
 /// `input` stage (convert, scale, format caps) and an appsink that hands frames to the switch.
@@ -10,6 +11,8 @@ final class SourceStage: Sendable {
     let position: CameraPosition
     let spec: SourceSpec
     let generation: Int
+    /// For a camera: notices frames that stop (armed when the stage starts, disarmed when it stops).
+    private let watchdog = Mutex<(FrameWatchdog, @Sendable () -> Void)?>(nil)
 
     @available(*, noasync, message: "it parses: make stages in OffPool")
     init(_ parts: [PipelineBuilder.Part], text: String, position: CameraPosition, spec: SourceSpec,
@@ -36,6 +39,11 @@ final class SourceStage: Sendable {
         }
     }
 
+    /// Watches the stage's frames with `watchdog`; `stalled` runs when they stop.
+    func watch(_ watchdog: FrameWatchdog, stalled: @escaping @Sendable () -> Void) {
+        self.watchdog.withLock { $0 = (watchdog, stalled) }
+    }
+
     /// Adds the bin to the pipeline and starts it.
     func start(in pipeline: Pipeline) async throws(GpickError) {
         // A test source added to a running session counts its timestamps from 0; offset them to
@@ -50,6 +58,7 @@ final class SourceStage: Sendable {
         } catch {
             throw GpickError(.device, "\(spec) could not start: \(error.message)")
         }
+        if let (dog, stalled) = watchdog.withLock({ $0 }) { dog.start(stalled: stalled) }
     }
 
     /// Stops the source and removes it, off the cooperative pool (it waits for its streaming thread).
@@ -59,6 +68,7 @@ final class SourceStage: Sendable {
 
     @available(*, noasync, message: "it waits for the stage's streaming thread: await stop(in:)")
     func stopBlocking(in pipeline: Pipeline) {
+        watchdog.withLock { $0?.0.stop() }
         _ = try? bin.setState(.null)
         pipeline.remove(bin)
     }

@@ -1,72 +1,66 @@
 import ArgumentParser
-import FoundationEssentials
-import Glibc
 import GpickKit
 import GstCore
 
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List cameras: path, name, formats and sizes, and whether you can open them.")
+        abstract: "List cameras from PipeWire, libcamera and V4L2: kind, name, the --source that opens each, whether you can, and formats.",
+        discussion: """
+            Access is judged per kind: a PipeWire node is connected to for one frame; a V4L2 device's \
+            permissions are checked, with the fix. When PipeWire shares the V4L2 cameras, they are \
+            listed once, as PipeWire nodes.
+            """)
 
     @OptionGroup var out: OutputOptions
 
     func run() async throws {
         let events = Events(json: out.json, command: "devices")
         try await reporting(events) {
-            let devices: [DeviceInfo]
-            do {
-                devices = try await DeviceMonitor.devices(classes: "Video/Source")
-            } catch {
-                throw GpickError(.device, "cannot list devices: \(error)")
-            }
-            var rows: [[String: Any]] = []
-            for d in devices {
-                let path = d.path ?? ""
-                let accessible = !path.isEmpty && access(path, R_OK | W_OK) == 0
-                var fix: String?
-                if !path.isEmpty && !accessible {
-                    fix = "add your user to the video group: sudo usermod -aG video $USER, then log in again"
-                }
-                rows.append(["path": path, "name": d.name, "class": d.deviceClass, "formats": summarise(d.caps),
-                             "accessible": accessible, "fix": fix as Any])
-            }
+            let cameras = await CameraDirectory.checked(await CameraDirectory.cameras())
             if out.json {
-                for r in rows { events.emit("device", r.filter { !($0.value is Optional<String>) || ($0.value as? String) != nil }) }
-                events.finished(["devices": rows.count])
+                for c in cameras { events.emit("device", Self.fields(c)) }
+                events.finished(["devices": cameras.count, "pipewire": PipeWireSocket.isReachable])
                 return
             }
-            if rows.isEmpty {
-                print("no cameras found (the test source is always available: --source test)")
+            if cameras.isEmpty {
+                let pipewire = PipeWireSocket.isReachable ? "PipeWire is running but shares none" : "PipeWire is not running"
+                print("no cameras found (\(pipewire); libcamera and V4L2 found none). The test source is always there: --source test")
                 return
             }
-            for r in rows {
-                let ok = (r["accessible"] as? Bool) == true ? "ok" : "NO ACCESS"
-                print("\(r["path"] as? String ?? "?")  \(r["name"] as? String ?? "")  [\(ok)]")
-                for f in r["formats"] as? [String] ?? [] { print("    \(f)") }
-                if let fix = r["fix"] as? String { print("    permission denied: \(fix)") }
+            for c in cameras {
+                let access: String
+                switch c.access {
+                case .ok: access = "ok"
+                case .denied(let why, _): access = "NO ACCESS: \(why)"
+                case .unchecked: access = "not checked"
+                }
+                print("\(c.kind.rawValue + String(repeating: " ", count: max(0, 10 - c.kind.rawValue.count)))\(c.name)  --source \(c.source)  [\(access)]")
+                if case .denied(_, let fix?) = c.access { print("    fix: \(fix)") }
+                let formats = FormatSummary.of(c.formats)
+                for f in formats { print("    \(f.line)") }
+                if formats.isEmpty { print("    (no formats reported)") }
             }
         }
     }
 
-    /// "YUY2 640x480 @30/1" lines from caps structures.
-    private func summarise(_ caps: [String]) -> [String] {
-        var out: [String] = []
-        for c in caps {
-            let media = c.split(separator: ",").first.map(String.init) ?? c
-            let fmt = match(c, #"format=\(string\)([A-Za-z0-9_]+)"#) ?? (media == "image/jpeg" ? "MJPG" : media)
-            let w = match(c, #"width=\(int\)(\d+)"#) ?? "?"
-            let h = match(c, #"height=\(int\)(\d+)"#) ?? "?"
-            let r = match(c, #"framerate=\(fraction\)([\d/]+)"#) ?? match(c, #"framerate=\{ ?\(fraction\)([\d/]+)"#) ?? "?"
-            let line = "\(fmt) \(w)x\(h) @\(r)"
-            if !out.contains(line) { out.append(line) }
+    static func fields(_ c: Camera) -> [String: Any] {
+        var f: [String: Any] = ["kind": c.kind.rawValue, "name": c.name, "source": "\(c.source)", "accessible": c.access.isOK]
+        if case .denied(let why, let fix) = c.access {
+            f["reason"] = why
+            if let fix { f["fix"] = fix }
         }
-        return out
-    }
-
-    private func match(_ s: String, _ pattern: String) -> String? {
-        guard let re = try? Regex(pattern), let m = s.firstMatch(of: re), m.output.count > 1,
-              let group = m.output[1].substring else { return nil }
-        return String(group)
+        let formats = FormatSummary.of(c.formats)
+        f["formats"] = formats.map(\.line)
+        f["ranges"] = formats.map { s -> [String: Any] in
+            var r: [String: Any] = ["formats": s.formats]
+            if let a = s.smallest, let b = s.largest { r["width"] = [a.width, b.width]; r["height"] = [a.height, b.height] }
+            if let fps = s.rates { r["fps"] = [fps.lowerBound.value, fps.upperBound.value] }
+            return r
+        }
+        for key in ["node.name", "object.serial", "api.v4l2.path", "device.api"] {
+            if let v = c.properties[key] { f[key] = v }
+        }
+        return f
     }
 }

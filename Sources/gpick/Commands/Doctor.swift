@@ -104,6 +104,8 @@ enum Requirements {
         Check(name: "preview http", files: session + ["preview-http"], extra: ["appsink"]),
         // --mirror-front adds a videoflip after the front camera.
         Check(name: "camera sources", files: ["source-v4l2", "source-file", "audio-auto"], extra: ["videoflip"]),
+        Check(name: "pipewire cameras", files: ["source-pipewire"], extra: []),
+        Check(name: "libcamera cameras", files: ["source-libcamera"], extra: []),
         // Discovery and decoding autoplug the demuxers and decoders of what gpick writes.
         Check(name: "inspect", files: ["decode-frames"],
               extra: ["uridecodebin", "qtdemux", "matroskademux", "h264parse", "avdec_h264", "jpegdec"]),

@@ -58,6 +58,13 @@ final class Events: Sendable {
         switch e {
         case .notice(let m): notice(m)
         case .warning(let m, let detail): warning(m, detail: detail)
+        case .sourceChosen(let c) where !json:
+            // One line when no camera stands behind `auto`; which camera and why with --verbose.
+            if c.kind == nil {
+                Console.notice("\(c.reason); using the test source")
+            } else if Console.verbose {
+                Console.notice("using \(c.source): \(c.reason)")
+            }
         default:
             let r = e.record
             emit(r.name, r.fields)

@@ -24,10 +24,10 @@ struct PipelineOptions: ParsableArguments {
 
 struct SourceOptions: ParsableArguments {
     @Option(name: [.customLong("source"), .customLong("back")],
-            help: "The (back) camera: auto | test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS] | v4l2:/dev/videoN | file:PATH")
+            help: "The (back) camera: auto | test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS] | v4l2:/dev/videoN | pipewire[:NAME|ID] | libcamera[:NAME] | file:PATH (gpick devices lists cameras)")
     var source = "auto"
 
-    @Option(name: .long, help: "The front camera, for flips (default: a second test source, or the next camera found).")
+    @Option(name: .long, help: "The front camera, for flips, of any kind (default: a second test source, or another camera found).")
     var front: String?
 
     @Flag(name: .customLong("mirror-front"), help: "Mirror the front camera left-right, as phones show selfies.")

@@ -1,0 +1,107 @@
+import FoundationEssentials
+import GpickBase
+import GstCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every camera the machine offers, from each of GStreamer's device providers, and the one a
+/// `--source` names.
+public enum CameraDirectory {
+    /// The cameras of every provider (or of one kind), access unchecked. When PipeWire shares
+    /// the machine's V4L2 cameras, its provider hides the V4L2 one: each camera is listed once,
+    /// the way a desktop reaches it.
+    public static func cameras(of kind: Camera.Kind? = nil) async -> [Camera] {
+        let devices = (try? await DeviceMonitor.devices(classes: "Video/Source", provider: kind?.provider)) ?? []
+        return devices.compactMap(Camera.init).filter { kind == nil || $0.kind == kind }
+    }
+
+    /// The cameras with their access judged per kind: a V4L2 device file's permissions (with the
+    /// fix); whether a PipeWire node can be connected and delivers a frame; a libcamera camera
+    /// is usable once its provider lists it.
+    public static func checked(_ cameras: [Camera], timeout: Double = 3) async -> [Camera] {
+        await withTaskGroup(of: (Int, Camera.Access).self) { group in
+            for (i, c) in cameras.enumerated() {
+                group.addTask { (i, await access(c, timeout: timeout)) }
+            }
+            var out = cameras
+            for await (i, a) in group { out[i].access = a }
+            return out
+        }
+    }
+
+    static func access(_ camera: Camera, timeout: Double) async -> Camera.Access {
+        switch camera.source {
+        case .v4l2(let path):
+            do {
+                try camera.source.checkAccessible()
+                return .ok
+            } catch {
+                let fix = Glibc.access(path, F_OK) == 0 ? "sudo usermod -aG video $USER, then log in again" : nil
+                return .denied(error.message, fix: fix)
+            }
+        case .pipewire(let target?):
+            return await PipeWireProbe.connect(target: target, timeout: timeout)
+        default:
+            return .ok
+        }
+    }
+
+    /// The camera a PipeWire or libcamera source names (the first one when it names none), or
+    /// one line saying why there is none.
+    public static func find(_ spec: SourceSpec) async throws(GpickError) -> Camera {
+        guard let kind = spec.cameraKind, kind != .v4l2 else { throw GpickError(.runtime, "\(spec) is not found through a provider") }
+        guard Gst.hasElement(kind.factory) else {
+            let package = ElementPackages.package(for: kind.factory) ?? "the package that provides \(kind.factory)"
+            throw GpickError(.plugin, "\(spec) needs GStreamer's \(kind.factory) element: install \(package)")
+        }
+        let found = await cameras(of: kind)
+        if let wanted = spec.target {
+            if let c = found.first(where: { $0.isNamed(wanted) }) { return c }
+        } else if let first = found.first {
+            return first
+        }
+        let what = spec.target.map { "no \(kind.title) camera \"\($0)\"" } ?? "no \(kind.title) camera"
+        if kind == .pipewire, !PipeWireSocket.isReachable {
+            throw GpickError(.device, "\(what): PipeWire is not running (no daemon at \(PipeWireSocket.path ?? "$XDG_RUNTIME_DIR/pipewire-0"))")
+        }
+        if found.isEmpty {
+            throw GpickError(.device, "\(what): \(kind.title) lists no cameras")
+        }
+        let names = found.map { "\($0.source)" }.joined(separator: ", ")
+        throw GpickError(.device, "\(what) (\(kind.title) has \(names))")
+    }
+}
+
+/// Where the PipeWire daemon listens, as libpipewire finds it: `PIPEWIRE_REMOTE` (a socket name
+/// or path) in `PIPEWIRE_RUNTIME_DIR`, else `XDG_RUNTIME_DIR`, else `USERPROFILE`.
+public enum PipeWireSocket {
+    public static var path: String? {
+        let env = ProcessInfo.processInfo.environment
+        let name = env["PIPEWIRE_REMOTE"].flatMap { $0.isEmpty ? nil : $0 } ?? "pipewire-0"
+        if name.hasPrefix("/") { return name }
+        for key in ["PIPEWIRE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "USERPROFILE"] {
+            if let dir = env[key], !dir.isEmpty { return dir + "/" + name }
+        }
+        return nil
+    }
+
+    /// Whether a daemon accepts connections there (a stale socket file does not).
+    public static var isReachable: Bool {
+        guard let path else { return false }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return r == 0
+    }
+}
