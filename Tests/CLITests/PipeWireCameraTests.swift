@@ -1,0 +1,138 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+/// Cameras the way desktops share them, with no hardware: each test starts its own PipeWire
+/// (session bus, pipewire, wireplumber) whose camera is PipeWire's videotestsrc node, and stops
+/// it after. gpick's own test source stamps every frame and draws 100 % bars; this camera does
+/// not stamp, and its bars are 75 %, so the pixels say which one a file came from.
+struct PipeWireCameraTests {
+    static let small = ["--width", "640", "--height", "360"]
+
+    static func events(_ r: Subprocess.Result) -> [[String: Any]] {
+        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// The first (white) bar's level: PipeWire's pattern has 75 % bars (about 192), GStreamer's
+    /// `smpte`, which gpick's test source draws, 100 % bars (255).
+    static func whiteBar(_ path: String) async throws -> Int {
+        let img = try await Media.rgb(path)
+        let (r, g, b) = Media.pixel(img, img.width / 14, img.height * 2 / 5)
+        return (r + g + b) / 3
+    }
+
+    @Test func devicesListsTheNodeAsAccessibleWithItsFormats() async throws {
+        try await PipeWireDaemon.with { pw in
+            let r = try await Subprocess.gpick(["devices", "--json"], env: pw.env)
+            #expect(r.status == 0, "\(r.stderr)")
+            let device = try #require(Self.events(r).first { $0["event"] as? String == "device" }, "\(r.stdout)")
+            #expect(device["kind"] as? String == "pipewire")
+            #expect(device["name"] as? String == PipeWireDaemon.cameraName)
+            #expect(device["source"] as? String == "pipewire:\(PipeWireDaemon.cameraNode)")
+            #expect(device["accessible"] as? Bool == true, "\(device)")
+            #expect(device["formats"] as? [String] == ["RGB, UYVY any size @ any rate"])
+            let text = try await Subprocess.gpick(["devices"], env: pw.env)
+            #expect(text.stdoutLines == ["pipewire  Test Camera  --source pipewire:testcam  [ok]", "    RGB, UYVY any size @ any rate"],
+                    "\(text.stdout)")
+        }
+    }
+
+    @Test func autoTakesFromThePipeWireCameraNotTheTestSource() async throws {
+        let dir = TestEnvironment.tempDir()
+        try await PipeWireDaemon.with { pw in
+            let r = try await Subprocess.gpick(["snap", "--source", "auto", "--json", "-o", "\(dir)/auto.png"] + Self.small, env: pw.env)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.isEmpty, "no notice when a camera is found: \(r.stderr)")
+            let chosen = try #require(Self.events(r).first { $0["event"] as? String == "source-chosen" }, "\(r.stdout)")
+            #expect(chosen["kind"] as? String == "pipewire" && chosen["source"] as? String == "pipewire:testcam", "\(chosen)")
+            #expect((chosen["reason"] as? String)?.contains("PipeWire is running") == true, "\(chosen)")
+        }
+        let frames = try await Media.frames("\(dir)/auto.png")
+        #expect(frames.count == 1 && frames[0].stamp == nil, "a gpick frame stamp: the test source, not the camera")
+        let level = try await Self.whiteBar("\(dir)/auto.png")
+        #expect(abs(level - 192) < 16, "PipeWire's 75 % bars: \(level)")
+        // The same measure on gpick's own test source, which must tell them apart.
+        let control = try await Subprocess.gpick(["snap", "--source", "test", "-o", "\(dir)/test.png"] + Self.small)
+        #expect(control.status == 0)
+        #expect(try await Self.whiteBar("\(dir)/test.png") > 240)
+    }
+
+    @Test func threeSecondRecordingHas90Frames() async throws {
+        let dir = TestEnvironment.tempDir()
+        try await PipeWireDaemon.with { pw in
+            let r = try await Subprocess.gpick(["record", "--source", "pipewire:testcam", "--duration", "3", "-o", "\(dir)/r.mp4"] + Self.small,
+                                               env: pw.env)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let frames = try await Media.frames("\(dir)/r.mp4")
+        #expect(frames.count == 90)
+        #expect(frames.allSatisfy { $0.stamp == nil && $0.width == 640 && $0.height == 360 })
+        let pts = frames.compactMap(\.pts)
+        #expect(zip(pts, pts.dropFirst()).allSatisfy { abs($1 - $0 - 1.0 / 30) < 0.002 }, "30 fps, no gaps")
+    }
+
+    @Test func flipsBetweenThePipeWireCameraAndATestSourceShowNoBlackFrame() async throws {
+        let dir = TestEnvironment.tempDir()
+        try "record start flip.mp4\nwait 1s\nflip\nwait 1s\nflip\nwait 1s\nrecord stop\n".write(toFile: "\(dir)/f.gpick", atomically: true, encoding: .utf8)
+        try await PipeWireDaemon.with { pw in
+            let r = try await Subprocess.gpick(["script", "\(dir)/f.gpick", "--source", "pipewire:testcam", "--front", "test:pinwheel?id=2",
+                                                "--output-dir", dir, "--json"] + Self.small, env: pw.env)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let frames = try await Media.frames("\(dir)/flip.mp4", measure: true)
+        #expect(frames.count >= 85)
+        for f in frames { #expect((f.measure?.meanY ?? 0) > 24, "a black frame at \(f.pts ?? -1)") }
+        // Camera (no stamp), then the test source (stamped id 2), then the camera again.
+        let ids = frames.map { $0.stamp?.sourceID }
+        let first = try #require(ids.firstIndex(of: 2)), last = try #require(ids.lastIndex(of: 2))
+        #expect(first > 20 && last < frames.count - 20, "front camera frames at \(first)…\(last) of \(frames.count)")
+        #expect(ids[..<first].allSatisfy { $0 == nil } && ids[(last + 1)...].allSatisfy { $0 == nil })
+        let front = frames[first...last].compactMap { $0.stamp?.index }
+        #expect(front.count == last - first + 1 && (Media.missing(front) ?? 99) <= 3, "front camera frames in order: \(front)")
+    }
+
+    @Test func aNodeDestroyedMidRecordingLeavesAFileThatPlaysAndAnError() async throws {
+        let dir = TestEnvironment.tempDir()
+        let result = try await PipeWireDaemon.with { pw -> Subprocess.Result in
+            let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "20", "--json",
+                                                                    "-o", "\(dir)/cut.mp4"] + Self.small, env: pw.env)
+            // Destroyed once the recording is under way (its first progress event).
+            let deadline = Date().addingTimeInterval(15)
+            while !rec.stdoutSoFar.contains("\"progress\"") && Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+            try await pw.destroy(node: PipeWireDaemon.cameraNode)
+            return try await rec.wait(timeout: 15)
+        }
+        #expect(result.status == 69)
+        #expect(result.stderrLines.count == 1 && result.stderrLines[0].contains("camera pipewire:testcam stopped delivering frames"),
+                "\(result.stderr)")
+        let names = Self.events(result).compactMap { $0["event"] as? String }
+        #expect(names.contains("source-failed") && names.contains("placeholder") && names.contains("file-written"), "\(names)")
+        let frames = try await Media.frames("\(dir)/cut.mp4")
+        #expect(frames.count >= 10 && frames.count < 600, "\(frames.count) frames")
+        let info = try await Media.discover("\(dir)/cut.mp4")
+        let duration = info.durationSeconds, expected = Double(frames.count) / 30
+        #expect(abs(duration - expected) < 0.05, "duration \(duration) for \(frames.count) frames")
+    }
+
+    @Test func withoutPipeWireAutoFallsBackWithOneNotice() async throws {
+        let dir = TestEnvironment.tempDir()
+        let runtime = TestEnvironment.tempDir("xdg")
+        chmod(runtime, 0o700)
+        let env = ["XDG_RUNTIME_DIR": runtime]
+        let json = try await Subprocess.gpick(["snap", "--source", "auto", "--json", "-o", "\(dir)/a.png"] + Self.small, env: env)
+        #expect(json.status == 0, "\(json.stderr)")
+        let chosen = try #require(Self.events(json).first { $0["event"] as? String == "source-chosen" })
+        let reason = chosen["reason"] as? String ?? ""
+        #expect(reason.contains("PipeWire is not running") && reason.contains("libcamera found no camera"), "\(reason)")
+        // What follows depends on this machine's V4L2 devices: an openable one is taken, else the test source.
+        if chosen["kind"] as? String == "v4l2" {
+            #expect((chosen["source"] as? String)?.hasPrefix("v4l2:/dev/") == true)
+            return
+        }
+        #expect(chosen["kind"] as? String == "test" && chosen["source"] as? String == "test:smpte", "\(chosen)")
+        #expect(try await Media.frames("\(dir)/a.png").first?.stamp?.sourceID == 1)
+        let text = try await Subprocess.gpick(["snap", "--source", "auto", "-o", "\(dir)/b.png"] + Self.small, env: env)
+        #expect(text.status == 0)
+        #expect(text.stderrLines == ["gpick: \(reason); using the test source"], "\(text.stderr)")
+    }
+}

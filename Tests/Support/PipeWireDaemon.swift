@@ -1,0 +1,114 @@
+import Foundation
+
+/// A private PipeWire for one test, with a camera node and no hardware: a session D-Bus,
+/// `pipewire` and `wireplumber` in a runtime directory of its own, and PipeWire's
+/// `videotestsrc` SPA node exported as "Test Camera" (node name `testcam`). Every process is
+/// a child of the test and is stopped by `stop()`.
+public final class PipeWireDaemon: @unchecked Sendable {
+    // Invariant: every stored property is set in init and never changed.
+    public static let cameraNode = "testcam"
+    public static let cameraName = "Test Camera"
+
+    /// The environment that points gpick (or pw-cli) at this daemon.
+    public let env: [String: String]
+    let processes: [Subprocess.Running]
+
+    static let config = """
+        context.objects = [
+          { factory = spa-node-factory
+            args = { factory.name = videotestsrc library.name = videotestsrc/libspa-videotestsrc
+                     node.name = \(cameraNode) node.description = "\(cameraName)" media.class = Video/Source object.export = true } }
+        ]
+
+        """
+
+    /// Starts the daemons and waits until the camera node is listed.
+    public static func start() async throws -> PipeWireDaemon {
+        let dir = TestEnvironment.tempDir("pipewire")
+        let runtime = "\(dir)/run", confd = "\(dir)/config/pipewire/pipewire.conf.d"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(atPath: confd, withIntermediateDirectories: true)
+        try config.write(toFile: "\(confd)/testcam.conf", atomically: true, encoding: .utf8)
+        let bus = "unix:path=\(runtime)/bus"
+        let env = ["XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": "\(dir)/config", "DBUS_SESSION_BUS_ADDRESS": bus]
+        var started: [Subprocess.Running] = []
+        do {
+            started.append(try Subprocess.start("/usr/bin/dbus-daemon", ["--session", "--address=\(bus)", "--nofork", "--nopidfile"], env: env))
+            try await waitFor("the session bus", timeout: 10) { FileManager.default.fileExists(atPath: "\(runtime)/bus") }
+            started.append(try Subprocess.start("/usr/bin/pipewire", [], env: env))
+            try await waitFor("pipewire", timeout: 10) { FileManager.default.fileExists(atPath: "\(runtime)/pipewire-0") }
+            started.append(try Subprocess.start("/usr/bin/wireplumber", [], env: env))
+            let daemon = PipeWireDaemon(env: env, processes: started)
+            let deadline = Date().addingTimeInterval(15)
+            while try await daemon.nodeID(cameraNode) == nil {
+                guard Date() < deadline else { throw TestFailure("PipeWire did not list \(cameraNode) within 15 s") }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            return daemon
+        } catch {
+            stop(started)
+            throw error
+        }
+    }
+
+    init(env: [String: String], processes: [Subprocess.Running]) {
+        self.env = env
+        self.processes = processes
+    }
+
+    /// Runs `body` with a daemon, and stops it however the body ends.
+    public static func with<T>(_ body: (PipeWireDaemon) async throws -> T) async throws -> T {
+        let daemon = try await start()
+        do {
+            let r = try await body(daemon)
+            daemon.stop()
+            return r
+        } catch {
+            daemon.stop()
+            throw error
+        }
+    }
+
+    /// The id of the node named `name`, if PipeWire lists it.
+    public func nodeID(_ name: String) async throws -> Int? {
+        let r = try await Subprocess.run("/usr/bin/pw-cli", ["ls", "Node"], env: env, timeout: 10)
+        var id: Int?
+        for line in r.stdoutLines {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            if t.hasPrefix("id "), let n = Int(t.dropFirst(3).prefix { $0.isNumber }) { id = n }
+            if t == "node.name = \"\(name)\"" { return id }
+        }
+        return nil
+    }
+
+    /// Destroys a node, as unplugging its camera would.
+    public func destroy(node name: String) async throws {
+        guard let id = try await nodeID(name) else { throw TestFailure("no node \(name) to destroy") }
+        let r = try await Subprocess.run("/usr/bin/pw-cli", ["destroy", "\(id)"], env: env, timeout: 10)
+        guard r.status == 0 else { throw TestFailure("pw-cli destroy \(id): \(r.stderr)") }
+    }
+
+    public func stop() { Self.stop(processes) }
+
+    /// Stops the processes, newest first, and waits for each (no process is left behind).
+    /// wireplumber and dbus-daemon started from the test runner keep running after SIGTERM
+    /// (they inherit its blocked signals), and hold no state worth a clean exit: SIGKILL after
+    /// a short grace.
+    static func stop(_ processes: [Subprocess.Running]) {
+        for p in processes.reversed() where p.process.isRunning {
+            p.signal(SIGTERM)
+            let deadline = Date().addingTimeInterval(0.3)
+            while p.process.isRunning && Date() < deadline { usleep(10_000) }
+            if p.process.isRunning { p.signal(SIGKILL) }
+            p.process.waitUntilExit()
+        }
+    }
+
+    static func waitFor(_ what: String, timeout: Double, _ ready: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !ready() {
+            guard Date() < deadline else { throw TestFailure("\(what) did not start within \(Int(timeout)) s") }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+}
