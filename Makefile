@@ -17,7 +17,8 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	gstreamer1.0-gl gstreamer1.0-x \
 	libyaml-dev libimage-exiftool-perl ffmpeg procps psmisc util-linux mount binutils make apt \
 	xvfb xdotool tmux chromium fonts-dejavu-core curl \
-	python3 time hyperfine
+	python3 time hyperfine \
+	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
