@@ -11,6 +11,8 @@ OUT ?= out/demo
 # textoverlay. binutils (readelf), mount, make and apt (apt-cache): programs the tests run. A test
 # (PackageClosureTests) checks that every element and program in use comes from this list.
 # python3, time and hyperfine: the bench (`make bench`) and its report's unit tests.
+# gstreamer1.0-pipewire and -libcamera: the camera sources; pipewire, wireplumber and dbus-daemon:
+# the private PipeWire (with a test camera node) the tests start.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
