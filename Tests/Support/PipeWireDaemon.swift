@@ -46,7 +46,7 @@ public final class PipeWireDaemon: @unchecked Sendable {
             }
             return daemon
         } catch {
-            stop(started)
+            await stop(started)
             throw error
         }
     }
@@ -61,10 +61,10 @@ public final class PipeWireDaemon: @unchecked Sendable {
         let daemon = try await start()
         do {
             let r = try await body(daemon)
-            daemon.stop()
+            await daemon.stop()
             return r
         } catch {
-            daemon.stop()
+            await daemon.stop()
             throw error
         }
     }
@@ -88,19 +88,18 @@ public final class PipeWireDaemon: @unchecked Sendable {
         guard r.status == 0 else { throw TestFailure("pw-cli destroy \(id): \(r.stderr)") }
     }
 
-    public func stop() { Self.stop(processes) }
+    public func stop() async { await Self.stop(processes) }
 
-    /// Stops the processes, newest first, and waits for each (no process is left behind).
-    /// wireplumber and dbus-daemon started from the test runner keep running after SIGTERM
-    /// (they inherit its blocked signals), and hold no state worth a clean exit: SIGKILL after
-    /// a short grace.
-    static func stop(_ processes: [Subprocess.Running]) {
+    /// Stops the processes, newest first, and waits for each (no process is left behind), on
+    /// timers: other suites share this cooperative pool. wireplumber and dbus-daemon started
+    /// from the test runner keep running after SIGTERM (they inherit its blocked signals) and
+    /// hold no state worth a clean exit: SIGKILL after a short grace.
+    static func stop(_ processes: [Subprocess.Running]) async {
         for p in processes.reversed() where p.process.isRunning {
             p.signal(SIGTERM)
-            let deadline = Date().addingTimeInterval(0.3)
-            while p.process.isRunning && Date() < deadline { usleep(10_000) }
+            for _ in 0..<30 where p.process.isRunning { try? await Task.sleep(nanoseconds: 10_000_000) }
             if p.process.isRunning { p.signal(SIGKILL) }
-            p.process.waitUntilExit()
+            while p.process.isRunning { try? await Task.sleep(nanoseconds: 10_000_000) }
         }
     }
 
