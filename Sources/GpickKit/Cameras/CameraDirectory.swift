@@ -73,6 +73,18 @@ public enum CameraDirectory {
     }
 }
 
+extension CameraDirectory {
+    /// Whether the camera a source names is still there (its provider lists it, its device file
+    /// exists); true for anything that is not a camera.
+    public static func isPresent(_ spec: SourceSpec) async -> Bool {
+        switch spec {
+        case .v4l2(let dev): return fileStatus(dev) != nil
+        case .pipewire, .libcamera: return (try? await find(spec)) != nil
+        case .auto, .test, .file: return true
+        }
+    }
+}
+
 /// Where the PipeWire daemon listens, as libpipewire finds it: `PIPEWIRE_REMOTE` (a socket name
 /// or path) in `PIPEWIRE_RUNTIME_DIR`, else `XDG_RUNTIME_DIR`, else `USERPROFILE`.
 public enum PipeWireSocket {

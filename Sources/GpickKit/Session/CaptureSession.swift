@@ -129,6 +129,17 @@ public final class CaptureSession: Sendable {
         state.withLock { $0.stage = stage }
     }
 
+    /// Why the pipeline did not start when no element said: a camera that went away after it was
+    /// found (pipewiresrc refuses to start for a node destroyed meanwhile, without an error).
+    private func unexplainedStartFailure() async -> GpickError {
+        let spec = source
+        guard let kind = spec.cameraKind else { return GpickError(.runtime, "the capture pipeline could not start") }
+        if kind != .v4l2 {
+            do { _ = try await CameraDirectory.find(spec) } catch { return error }
+        }
+        return GpickError(.device, "camera \(spec) could not start")
+    }
+
     /// Plays the prepared pipeline and waits for the first frame.
     public func play() async throws(GpickError) {
         guard let pipeline else { throw GpickError(.runtime, "prepare() the session before play()") }
@@ -136,7 +147,8 @@ public final class CaptureSession: Sendable {
             try await pipeline.setState(.playing)
         } catch {
             // The reason was posted during the state change, and recorded on the posting thread.
-            throw state.withLock { $0.startError ?? $0.failure } ?? GpickError(.runtime, "the capture pipeline could not start")
+            if let posted = state.withLock({ $0.startError ?? $0.failure }) { throw posted }
+            throw await unexplainedStartFailure()
         }
         do {
             try await withTimeout(configuration.startTimeout) { try await self.frames.waitForFirstFrame() }

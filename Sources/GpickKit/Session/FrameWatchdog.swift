@@ -5,7 +5,8 @@ import Glibc
 
 /// Notices a camera that stops delivering without a word. A PipeWire node that is destroyed
 /// (the camera unplugged, its daemon's policy) leaves pipewiresrc waiting with no error and no
-/// end of stream, so a camera that was live and sends nothing for `timeout` is lost.
+/// end of stream, so a camera that was live and sends nothing for `timeout` is lost; one that
+/// has sent nothing yet is lost when it is no longer there.
 final class FrameWatchdog: Sendable {
     private let newest = Atomic<UInt64>(0)  // monotonic ns of the newest frame; 0: none yet
     private let timeout: UInt64
@@ -13,20 +14,29 @@ final class FrameWatchdog: Sendable {
 
     init(timeout seconds: Double) { timeout = UInt64(max(seconds, 0.05) * 1e9) }
 
-    /// Starts watching; `stalled` is called once, from a task, when frames stop.
-    func start(stalled: @escaping @Sendable () -> Void) {
+    /// Why a camera counts as lost.
+    enum Loss: Sendable { case stopped, gone }
+
+    /// Starts watching; `lost` is called once, from a task, when a live camera's frames stop,
+    /// or when a camera that has not delivered yet is no longer there (`present` says).
+    func start(present: @escaping @Sendable () async -> Bool, lost: @escaping @Sendable (Loss) -> Void) {
         let task = Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
                 let last = newest.load(ordering: .relaxed), now = Self.now()
                 if last != 0, now &- last >= timeout {
-                    stalled()
+                    lost(.stopped)
                     return
                 }
-                // Until the first frame (waiting for it is the start timeout's job), a whole
-                // interval; after it, until the newest frame is `timeout` old.
+                // Until the first frame (waiting for it is the start timeout's job) a whole
+                // interval, then a look at whether the camera is still there; after it, until
+                // the newest frame is `timeout` old.
                 let wait = last == 0 ? timeout : timeout - (now &- last)
                 try? await Task.sleep(nanoseconds: wait)
+                if !Task.isCancelled, newest.load(ordering: .relaxed) == 0, !(await present()) {
+                    if !Task.isCancelled, newest.load(ordering: .relaxed) == 0 { lost(.gone) }
+                    return
+                }
             }
         }
         watcher.withLock { $0 = task }

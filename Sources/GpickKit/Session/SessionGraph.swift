@@ -133,8 +133,12 @@ extension CaptureSession {
                                     testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
         if let watchdog {
             let seconds = stall
-            stage.watch(watchdog) { [weak self] in
-                self?.markSourceLost(gen, GpickError(.device, "camera \(spec) stopped delivering frames for \(DurationText.format(seconds: seconds)) (disconnected?)"))
+            stage.watch(watchdog) { [weak self] loss in
+                let error = switch loss {
+                case .stopped: GpickError(.device, "camera \(spec) stopped delivering frames for \(DurationText.format(seconds: seconds)) (disconnected?)")
+                case .gone: GpickError(.device, "camera \(spec) went away before its first frame")
+                }
+                self?.markSourceLost(gen, error)
             }
         }
         return stage

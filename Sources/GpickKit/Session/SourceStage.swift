@@ -12,7 +12,7 @@ final class SourceStage: Sendable {
     let spec: SourceSpec
     let generation: Int
     /// For a camera: notices frames that stop (armed when the stage starts, disarmed when it stops).
-    private let watchdog = Mutex<(FrameWatchdog, @Sendable () -> Void)?>(nil)
+    private let watchdog = Mutex<(FrameWatchdog, @Sendable (FrameWatchdog.Loss) -> Void)?>(nil)
 
     @available(*, noasync, message: "it parses: make stages in OffPool")
     init(_ parts: [PipelineBuilder.Part], text: String, position: CameraPosition, spec: SourceSpec,
@@ -39,9 +39,10 @@ final class SourceStage: Sendable {
         }
     }
 
-    /// Watches the stage's frames with `watchdog`; `stalled` runs when they stop.
-    func watch(_ watchdog: FrameWatchdog, stalled: @escaping @Sendable () -> Void) {
-        self.watchdog.withLock { $0 = (watchdog, stalled) }
+    /// Watches the stage's frames with `watchdog`; `lost` runs when they stop, or when the
+    /// camera is gone before its first frame.
+    func watch(_ watchdog: FrameWatchdog, lost: @escaping @Sendable (FrameWatchdog.Loss) -> Void) {
+        self.watchdog.withLock { $0 = (watchdog, lost) }
     }
 
     /// Adds the bin to the pipeline and starts it.
@@ -58,7 +59,10 @@ final class SourceStage: Sendable {
         } catch {
             throw GpickError(.device, "\(spec) could not start: \(error.message)")
         }
-        if let (dog, stalled) = watchdog.withLock({ $0 }) { dog.start(stalled: stalled) }
+        if let (dog, lost) = watchdog.withLock({ $0 }) {
+            let spec = spec
+            dog.start(present: { await CameraDirectory.isPresent(spec) }, lost: lost)
+        }
     }
 
     /// Stops the source and removes it, off the cooperative pool (it waits for its streaming thread).
