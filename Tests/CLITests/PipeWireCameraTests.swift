@@ -6,7 +6,8 @@ import Testing
 /// (session bus, pipewire, wireplumber) whose camera is PipeWire's videotestsrc node, and stops
 /// it after. gpick's own test source stamps every frame and draws 100 % bars; this camera does
 /// not stamp, and its bars are 75 %, so the pixels say which one a file came from.
-struct PipeWireCameraTests {
+/// One at a time: three daemons each, on 2 cores, beside every other suite.
+@Suite(.serialized) struct PipeWireCameraTests {
     static let small = ["--width", "640", "--height", "360"]
 
     static func events(_ r: Subprocess.Result) -> [[String: Any]] {

@@ -59,7 +59,9 @@ import Testing
             _ = try await Subprocess.run("/usr/bin/xdotool", ["key", "--window", window, key], env: env)
             try await p.waitForOutput(event, timeout: 10)
         }
-        _ = try await Subprocess.run("/usr/bin/xdotool", ["key", "--window", window, "q"], env: env)
+        // xdotool sends the release of q to a window that may already be gone; it has hung on
+        // that under load (60 s, once). What is tested is gpick: that it quits on q.
+        _ = try? await Subprocess.run("/usr/bin/xdotool", ["key", "--window", window, "q"], env: env, timeout: 5)
         let r = try await p.wait(timeout: 10)
         #expect(r.status == 0, "\(r.stderr)")
         let still = try #require(Self.events(r.stdout).first { $0["event"] as? String == "file-written" }?["path"] as? String)
