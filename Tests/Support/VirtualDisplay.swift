@@ -22,7 +22,9 @@ public final class VirtualDisplay {
         }
     }
 
-    public func stop() { process.signal(SIGTERM) }
+    /// SIGKILL: a child of the test runner inherits its blocked signals (SIGTERM among them),
+    /// so SIGTERM left every test's Xvfb running; an X server for a test has nothing to save.
+    public func stop() { process.signal(SIGKILL) }
 
     /// A screenshot of the whole screen as RGB.
     public func screenshot(_ dir: String) async throws -> (width: Int, height: Int, pixels: [UInt8]) {
