@@ -17,7 +17,16 @@ static void *gpick_startup_init(void *unused) {
     return NULL;
 }
 
-__attribute__((constructor(101))) static void gpick_startup_begin(void) {
+// The Swift runtime's own override of CommandLine.arguments (exported by libswiftCore).
+extern void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc);
+
+// glibc passes (argc, argv, envp) to the executable's initialisers.
+__attribute__((constructor(101))) static void gpick_startup_begin(int argc, char **argv, char **envp) {
+    (void)envp;
+    // The static Swift runtime finds argv next to the process's original environment block; the
+    // setenv calls below move the environment to the heap, and CommandLine.arguments came out
+    // empty in release builds (every command printed the top-level help). Hand it argv first.
+    _swift_stdlib_overrideUnsafeArgvArgc(argv, argc);
     // In an X11 session (no Wayland display) GStreamer's GL sink would try Wayland first, and
     // libwayland prints an error of its own when XDG_RUNTIME_DIR is unset. Set before any thread.
     const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
