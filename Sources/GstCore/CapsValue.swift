@@ -29,27 +29,27 @@ public indirect enum CapsValue: Sendable, Hashable {
     /// The smallest and largest integer this value allows.
     public var intBounds: ClosedRange<Int>? {
         switch self {
-        case .int(let v): return v...v
-        case .intRange(let r): return r
-        case .list(let l):
-            let bounds = l.compactMap(\.intBounds)
-            guard let lo = bounds.map(\.lowerBound).min(), let hi = bounds.map(\.upperBound).max() else { return nil }
-            return lo...hi
-        default: return nil
+        case .int(let v): v...v
+        case .intRange(let r): r
+        case .list(let l): Self.hull(l.compactMap(\.intBounds))
+        default: nil
         }
     }
 
     /// The smallest and largest fraction this value allows.
     public var fractionBounds: ClosedRange<Fraction>? {
         switch self {
-        case .fraction(let f): return f...f
-        case .fractionRange(let r): return r
-        case .list(let l):
-            let bounds = l.compactMap(\.fractionBounds)
-            guard let lo = bounds.map(\.lowerBound).min(), let hi = bounds.map(\.upperBound).max() else { return nil }
-            return lo...hi
-        default: return nil
+        case .fraction(let f): f...f
+        case .fractionRange(let r): r
+        case .list(let l): Self.hull(l.compactMap(\.fractionBounds))
+        default: nil
         }
+    }
+
+    /// The range spanning all of `ranges`.
+    static func hull<T: Comparable>(_ ranges: [ClosedRange<T>]) -> ClosedRange<T>? {
+        guard let lo = ranges.map(\.lowerBound).min(), let hi = ranges.map(\.upperBound).max() else { return nil }
+        return lo...hi
     }
 
     /// Every string this value allows (a fixed string or a list of them).
