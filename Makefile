@@ -3,6 +3,7 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 SWIFT ?= swift
 BIN := .build/release/gpick
+LIBRARY_BIN := .build/release/gpick-library
 OUT ?= out/demo
 
 # Debian 12 packages: GStreamer development files and plugins, plus the tools the tests decode with.
@@ -13,6 +14,9 @@ OUT ?= out/demo
 # python3, time and hyperfine: the bench (`make bench`) and its report's unit tests.
 # gstreamer1.0-pipewire and -libcamera: the camera sources; pipewire, wireplumber and dbus-daemon:
 # the private PipeWire (with a test camera node) the tests start.
+# libsqlite3-dev: the media library's index (GRDB; sqlite3: a test holds its lock); libvips-dev: still images and thumbnails
+# (gpick-library loads it when it first needs it); libvips-tools (vipsthumbnail) and
+# ffmpegthumbnailer: the thumbnail bench's reference tools.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
@@ -20,7 +24,8 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	libyaml-dev libimage-exiftool-perl ffmpeg procps psmisc util-linux mount binutils make apt \
 	xvfb xdotool tmux chromium fonts-dejavu-core curl \
 	python3 time hyperfine \
-	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon
+	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
+	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -40,6 +45,7 @@ apt-packages:
 
 build: setup
 	$(SWIFT) build -c release --product gpick --static-swift-stdlib
+	$(SWIFT) build -c release --product gpick-library --static-swift-stdlib
 
 debug: setup
 	$(SWIFT) build --build-tests
@@ -69,6 +75,7 @@ bench: build
 
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpick
+	install -D -m 0755 $(LIBRARY_BIN) $(DESTDIR)$(PREFIX)/bin/gpick-library
 	install -d $(DESTDIR)$(PREFIX)/share/gpick/pipelines
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
 

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -9,10 +9,14 @@ let package = Package(
         .library(name: "GpickKit", targets: ["GpickKit"]),
         .library(name: "GpickFormats", targets: ["GpickFormats"]),
         .library(name: "GpickScript", targets: ["GpickScript"]),
+        .library(name: "GpickLibrary", targets: ["GpickLibrary"]),
+        .library(name: "GpickImages", targets: ["GpickImages"]),
         .executable(name: "gpick", targets: ["gpick"]),
+        .executable(name: "gpick-library", targets: ["gpick-library"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Layer 0: the C API, with static inline helpers for the macros Swift cannot import.
@@ -39,8 +43,28 @@ let package = Package(
         .target(name: "GpickScript", dependencies: ["GpickKit"]),
         // Layer 3: the CLI, which starts GStreamer as the executable loads.
         .target(name: "CGpickStartup", dependencies: ["CGStreamer"]),
+        // What both executables say to the user: one error line, exit codes, JSON events, progress.
+        .target(name: "GpickCLI", dependencies: ["GpickBase"]),
         .executableTarget(name: "gpick", dependencies: [
-            "GpickBase", "GpickKit", "GpickScript", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "GpickBase", "GpickCLI", "GpickKit", "GpickScript", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The pick half. libvips: still images (shrink-on-load, EXIF orientation, thumbnail fit/fill).
+        // It loads ~100 shared libraries, so only gpick-library links it, never gpick (snap start-up).
+        // No pkgConfig: it would link libvips (see shim.h); its headers are in /usr/include, GLib's
+        // include paths come from CGLib.
+        .systemLibrary(name: "CVips", providers: [.apt(["libvips-dev"])]),
+        // GLib alone (checksums), for the library, which needs nothing else of GStreamer's stack.
+        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // The media library: roots, the SQLite index (GRDB), scanning, live-photo pairing, import.
+        .target(name: "GpickLibrary", dependencies: [
+            "CGLib", "CGpickBase", "GpickBase", "GpickFormats", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // Images for the pick half: libvips, freedesktop thumbnails, ImageSource, contact sheets.
+        .target(name: "GpickImages", dependencies: ["CGLib", "CVips", "GpickBase", "GpickFormats", "GpickKit", "GpickLibrary"]),
+        // `gpick library …` and `gpick thumb …` run this executable, installed beside gpick (as git
+        // and cargo run their subcommands), so gpick itself links neither libvips nor SQLite.
+        .executableTarget(name: "gpick-library", dependencies: [
+            "GpickBase", "GpickCLI", "GpickLibrary", "GpickImages", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
         // The leak soak runs in a process of its own (tests share one process, and their fds).
@@ -48,9 +72,11 @@ let package = Package(
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
-        .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats"]),
+        .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats", "GpickTestSupport"]),
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTestSupport"]),
+        .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport"]),
+        .testTarget(name: "GpickImagesTests", dependencies: ["GpickImages", "GpickTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickTestSupport"]),
     ]
 )

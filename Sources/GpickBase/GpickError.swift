@@ -26,6 +26,8 @@ public struct GpickError: Error, Sendable, CustomStringConvertible {
         case choosePreviewSink
         /// Check which package provides the missing plugin.
         case checkPlugins
+        /// Build the media library's index anew (the damaged one is kept aside).
+        case rebuildIndex
     }
 
     public var kind: Kind

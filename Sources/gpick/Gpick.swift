@@ -1,3 +1,4 @@
+import GpickCLI
 import ArgumentParser
 import CGpickStartup
 import FoundationEssentials
@@ -11,11 +12,18 @@ struct Gpick: AsyncParsableCommand {
         commandName: "gpick",
         abstract: "Camera capture for Linux: stills, bursts, recordings and more, from a camera or the test source.",
         version: "0.1.0",
-        subcommands: [PreviewCommand.self, Snap.self, Record.self, Live.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self]
+        subcommands: [PreviewCommand.self, Snap.self, Record.self, Live.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self, LibraryHandOff.self]
     )
 
     /// Errors print as one line on stderr (no usage dump), with a non-zero exit.
     static func main() async {
+        // The pick half runs in gpick-library: hand over before anything else starts.
+        let arguments = CommandLine.arguments
+        if arguments.count > 1, PickHalf.commands.contains(arguments[1]) {
+            let e = PickHalf.exec(Array(arguments.dropFirst()))
+            Console.error(e)
+            Glibc.exit(e.exitCode)
+        }
         // Loading the plugin registry takes tens of ms: CGpickStartup began it as the executable
         // loaded, alongside the runtime's start, argument parsing and pipeline files (later
         // callers of Gst.initialize wait for it). Without that thread, start it here.

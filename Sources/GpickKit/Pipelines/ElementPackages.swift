@@ -7,7 +7,7 @@ public enum ElementPackages {
         ("libgstreamer1.0-0", ["capsfilter", "fakesink", "fdsink", "filesink", "filesrc", "identity", "queue", "tee"]),
         ("gstreamer1.0-plugins-base", [
             "appsink", "appsrc", "audioconvert", "audioresample", "audiotestsrc", "decodebin", "opusenc",
-            "uridecodebin", "videoconvert", "videorate", "videoscale", "videotestsrc",
+            "uridecodebin", "videoconvert", "videoconvertscale", "videorate", "videoscale", "videotestsrc",
         ]),
         ("gstreamer1.0-plugins-good", [
             "aacparse", "autoaudiosrc", "jpegdec", "jpegenc", "matroskademux", "matroskamux", "mp4mux",

@@ -1,3 +1,4 @@
+import GpickCLI
 import ArgumentParser
 import FoundationEssentials
 import Glibc

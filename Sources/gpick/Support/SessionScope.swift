@@ -1,3 +1,4 @@
+import GpickCLI
 import FoundationEssentials
 import GpickKit
 

@@ -1,3 +1,4 @@
+import GpickCLI
 import Dispatch
 import GpickBase
 #if canImport(Glibc)

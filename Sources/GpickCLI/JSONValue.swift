@@ -2,13 +2,13 @@ import FoundationEssentials
 
 /// A JSON value for event lines (Foundation's JSONSerialization is outside FoundationEssentials):
 /// built from the plain values commands report, or decoded from an encoded report.
-enum JSONValue: Codable, Sendable {
+package enum JSONValue: Codable, Sendable {
     case null, bool(Bool), int(Int64), number(Double), string(String)
     case array([JSONValue]), object([String: JSONValue])
 
     /// Strings, integers, floating point, booleans, arrays, dictionaries and optionals; anything
     /// else is reported by its description (never dropped).
-    init(_ any: Any?) {
+    package init(_ any: Any?) {
         switch any {
         case nil: self = .null
         case let v as JSONValue: self = v
@@ -28,7 +28,7 @@ enum JSONValue: Codable, Sendable {
         }
     }
 
-    init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let v = try? c.decode(Bool.self) { self = .bool(v) }
@@ -39,7 +39,7 @@ enum JSONValue: Codable, Sendable {
         else { self = .object(try c.decode([String: JSONValue].self)) }
     }
 
-    func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {
         case .null: try c.encodeNil()
@@ -53,7 +53,7 @@ enum JSONValue: Codable, Sendable {
     }
 
     /// One line of JSON, keys sorted.
-    var line: String? {
+    package var line: String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) }

@@ -4,7 +4,7 @@
 
 extension Console {
     /// Events and printed paths are read line by line by scripts and pipes: never hold one back.
-    static func lineBufferStandardOutput() {
+    package static func lineBufferStandardOutput() {
         setvbuf(stdout, nil, _IOLBF, 0)
     }
 }

@@ -1,58 +1,58 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
-import GpickKit
+import GpickBase
 
 /// stderr/stdout helpers: one line per error, progress only on a TTY.
-enum Console {
-    static let stderrIsTTY = isatty(2) != 0
+package enum Console {
+    package static let stderrIsTTY = isatty(2) != 0
 
     /// --verbose: GStreamer's warnings and the debug text of errors go to stderr too.
-    static var verbose: Bool { verboseFlag.load(ordering: .relaxed) }
-    static let verboseFlag = Atomic<Bool>(false)
+    package static var verbose: Bool { verboseFlag.load(ordering: .relaxed) }
+    package static let verboseFlag = Atomic<Bool>(false)
 
-    static func error(_ message: String) {
+    package static func error(_ message: String) {
         writeError("gpick: error: \(message)\n")
     }
 
     /// The one error line, and with --verbose what GStreamer said about it.
-    static func error(_ e: GpickError) {
+    package static func error(_ e: GpickError) {
         error(e.line)
         if verbose, let detail = e.detail { writeError("gpick: detail: \(detail)\n") }
     }
 
-    static func notice(_ message: String) {
+    package static func notice(_ message: String) {
         writeError("gpick: \(message)\n")
     }
 
     /// All of `text` to stderr, unbuffered, as a diagnostic should be (a closed stderr is ignored).
-    static func writeError(_ text: String) {
+    package static func writeError(_ text: String) {
         Array(text.utf8).withUnsafeBytes { try? writeAll(2, $0, path: "stderr") }
     }
 
     /// Rewrites the progress line in place (TTY only).
-    static func progress(_ line: String) {
+    package static func progress(_ line: String) {
         guard stderrIsTTY else { return }
         writeError("\r\u{1B}[K\(line)")
     }
 
-    static func endProgress() {
+    package static func endProgress() {
         guard stderrIsTTY else { return }
         writeError("\r\u{1B}[K")
     }
 
-    static func out(_ line: String) {
+    package static func out(_ line: String) {
         print(line)
     }
 }
 
-func formatBytes(_ n: Int64) -> String {
+package func formatBytes(_ n: Int64) -> String {
     if n < 1024 { return "\(n) B" }
     if n < 1024 * 1024 { return cFormat("%.1f KiB", Double(n) / 1024) }
     return cFormat("%.1f MiB", Double(n) / 1048576)
 }
 
 /// Size of a written file, for file-written events.
-func fileBytes(_ p: String) -> Int64 {
+package func fileBytes(_ p: String) -> Int64 {
     fileStatus(p).map { Int64($0.st_size) } ?? 0
 }

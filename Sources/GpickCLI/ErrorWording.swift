@@ -1,8 +1,8 @@
-import GpickKit
+import GpickBase
 
 /// The CLI's side of a failure: its exit code and its one line, with the remedy in flags.
 extension GpickError {
-    var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch kind {
         case .usage: 64
         case .input, .pipeline: 65
@@ -14,7 +14,7 @@ extension GpickError {
     }
 
     /// The message and, in parentheses, what to do in this CLI's terms.
-    var line: String {
+    package var line: String {
         guard let remedy else { return message }
         let advice: String
         switch remedy {
@@ -28,6 +28,7 @@ extension GpickError {
         case .choosePreviewSink:
             advice = "choose --sink http (a page on 127.0.0.1), --sink terminal (run in a terminal) or --sink window (needs DISPLAY)"
         case .checkPlugins: advice = "run `gpick doctor` to see which package provides it"
+        case .rebuildIndex: advice = "`gpick library scan --rebuild` builds it anew and keeps the damaged file aside"
         }
         return "\(message) (\(advice))"
     }

@@ -1,23 +1,23 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
-import GpickKit
+import GpickBase
 
 /// Prints a command's events: JSON objects one per line with `--json`, short human lines otherwise.
-final class Events: Sendable {
-    let json: Bool
-    let command: String
+package final class Events: Sendable {
+    package let json: Bool
+    package let command: String
     private let start = DispatchTime.now()
 
-    init(json: Bool, command: String) {
+    package init(json: Bool, command: String) {
         self.json = json
         self.command = command
     }
 
     /// Seconds since the command started (monotonic).
-    var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+    package var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
 
-    func emit(_ event: String, _ fields: [String: Any] = [:]) {
+    package func emit(_ event: String, _ fields: [String: Any] = [:]) {
         guard json else { return }
         var obj = fields.mapValues { JSONValue($0) }
         obj["event"] = .string(event)
@@ -26,10 +26,10 @@ final class Events: Sendable {
         if let line = JSONValue.object(obj).line { print(line) }
     }
 
-    func started(_ fields: [String: Any] = [:]) { emit("started", fields) }
-    func finished(_ fields: [String: Any] = [:]) { emit("finished", fields) }
+    package func started(_ fields: [String: Any] = [:]) { emit("started", fields) }
+    package func finished(_ fields: [String: Any] = [:]) { emit("finished", fields) }
 
-    func fileWritten(_ path: String, bytes: Int64, extra: [String: Any] = [:]) {
+    package func fileWritten(_ path: String, bytes: Int64, extra: [String: Any] = [:]) {
         if json {
             emit("file-written", extra.merging(["path": path, "bytes": bytes]) { a, _ in a })
         } else {
@@ -37,43 +37,24 @@ final class Events: Sendable {
         }
     }
 
-    func notice(_ message: String) {
+    package func notice(_ message: String) {
         if json { emit("notice", ["message": message]) } else { Console.notice(message) }
     }
 
     /// GStreamer's warnings: an event with --json; on stderr only with --verbose (they are
     /// about GStreamer's internals, which a failure, if any, explains in its own line).
-    func warning(_ message: String, detail: String?) {
+    package func warning(_ message: String, detail: String?) {
         if json { emit("warning", ["message": message]) } else if Console.verbose { Console.notice("warning: \(detail ?? message)") }
     }
 
     /// Reports a failure: JSON event on stdout, and the one line on stderr.
-    func error(_ e: GpickError) {
+    package func error(_ e: GpickError) {
         emit("error", ["message": e.line, "kind": e.kind.rawValue])
-    }
-
-    /// A session's event, as the library spells it; notices and warnings also reach stderr
-    /// without --json.
-    func sessionEvent(_ e: SessionEvent) {
-        switch e {
-        case .notice(let m): notice(m)
-        case .warning(let m, let detail): warning(m, detail: detail)
-        case .sourceChosen(let c) where !json:
-            // One line when no camera stands behind `auto`; which camera and why with --verbose.
-            if c.kind == nil {
-                Console.notice("\(c.reason); using the test source")
-            } else if Console.verbose {
-                Console.notice("using \(c.source): \(c.reason)")
-            }
-        default:
-            let r = e.record
-            emit(r.name, r.fields)
-        }
     }
 }
 
 /// Runs a command body, turning failures into an error event plus the one stderr line.
-func reporting(_ events: Events, _ body: () async throws -> Void) async throws {
+package func reporting(_ events: Events, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let e as GpickError {

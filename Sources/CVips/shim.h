@@ -1,0 +1,113 @@
+// libvips loads ~100 shared libraries (ImageMagick, poppler, OpenEXR…): linked, it would add
+// ~30 ms to every start of gpick-library, scans and listings included. So libvips is opened with
+// dlopen on first use, and every call goes through a `cvips_` helper that finds its function
+// once (dlsym). The helpers are also how Swift makes libvips' C varargs calls. Nothing here holds
+// logic. Call cvips_load() first: with libvips absent it returns 0 and no helper may be called.
+#ifndef CVIPS_SHIM_H
+#define CVIPS_SHIM_H
+
+#include <dlfcn.h>
+#include <vips/vips.h>
+
+static inline void *cvips_handle(void) {
+    static void *handle;
+    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+    if (!h) {
+        h = dlopen("libvips.so.42", RTLD_NOW | RTLD_GLOBAL);
+        if (h) __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+    }
+    return h;
+}
+
+static inline int cvips_load(void) { return cvips_handle() != NULL; }
+
+// The function `name` of libvips, found once per helper (a race only finds it twice).
+#define CVIPS_FN(name) ({ \
+    static __typeof__(&name) found_; \
+    __typeof__(&name) f_ = __atomic_load_n(&found_, __ATOMIC_ACQUIRE); \
+    if (!f_) { f_ = (__typeof__(&name))dlsym(cvips_handle(), #name); __atomic_store_n(&found_, f_, __ATOMIC_RELEASE); } \
+    f_; })
+
+// VIPS_INIT's ABI check, through the loaded library.
+static inline int cvips_init(const char *argv0) {
+    if (CVIPS_FN(vips_version)(3) - CVIPS_FN(vips_version)(5) != VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE) return -1;
+    return CVIPS_FN(vips_init)(argv0);
+}
+static inline void cvips_unref(VipsImage *image) { if (image) g_object_unref(image); }
+static inline void cvips_unref_source(VipsSource *source) { if (source) g_object_unref(source); }
+
+// Plain calls.
+static inline void cvips_cache_set_max(int n) { CVIPS_FN(vips_cache_set_max)(n); }
+static inline void cvips_cache_set_max_mem(size_t n) { CVIPS_FN(vips_cache_set_max_mem)(n); }
+static inline void cvips_cache_set_max_files(int n) { CVIPS_FN(vips_cache_set_max_files)(n); }
+static inline void cvips_block_untrusted_set(gboolean state) { CVIPS_FN(vips_block_untrusted_set)(state); }
+static inline void cvips_operation_block_set(const char *name, gboolean state) { CVIPS_FN(vips_operation_block_set)(name, state); }
+static inline char *cvips_error_buffer_copy(void) { return CVIPS_FN(vips_error_buffer_copy)(); }
+static inline const char *cvips_foreign_find_load_source(VipsSource *source) { return CVIPS_FN(vips_foreign_find_load_source)(source); }
+static inline guint64 cvips_format_sizeof(VipsBandFormat format) { return CVIPS_FN(vips_format_sizeof)(format); }
+static inline VipsImage *cvips_image_copy_memory(VipsImage *image) { return CVIPS_FN(vips_image_copy_memory)(image); }
+static inline int cvips_image_get_bands(const VipsImage *image) { return CVIPS_FN(vips_image_get_bands)(image); }
+static inline gchar **cvips_image_get_fields(VipsImage *image) { return CVIPS_FN(vips_image_get_fields)(image); }
+static inline VipsBandFormat cvips_image_get_format(const VipsImage *image) { return CVIPS_FN(vips_image_get_format)(image); }
+static inline int cvips_image_get_width(const VipsImage *image) { return CVIPS_FN(vips_image_get_width)(image); }
+static inline int cvips_image_get_height(const VipsImage *image) { return CVIPS_FN(vips_image_get_height)(image); }
+static inline int cvips_image_get_int(const VipsImage *image, const char *name, int *out) { return CVIPS_FN(vips_image_get_int)(image, name, out); }
+static inline VipsInterpretation cvips_image_get_interpretation(const VipsImage *image) { return CVIPS_FN(vips_image_get_interpretation)(image); }
+static inline int cvips_image_get_orientation(VipsImage *image) { return CVIPS_FN(vips_image_get_orientation)(image); }
+static inline gboolean cvips_image_get_orientation_swap(VipsImage *image) { return CVIPS_FN(vips_image_get_orientation_swap)(image); }
+static inline int cvips_image_get_string(const VipsImage *image, const char *name, const char **out) { return CVIPS_FN(vips_image_get_string)(image, name, out); }
+static inline GType cvips_image_get_typeof(const VipsImage *image, const char *name) { return CVIPS_FN(vips_image_get_typeof)(image, name); }
+static inline gboolean cvips_image_hasalpha(VipsImage *image) { return CVIPS_FN(vips_image_hasalpha)(image); }
+static inline VipsImage *cvips_image_new_from_memory_copy(const void *data, size_t size, int width, int height, int bands, VipsBandFormat format) {
+    return CVIPS_FN(vips_image_new_from_memory_copy)(data, size, width, height, bands, format);
+}
+static inline VipsSource *cvips_source_new_from_descriptor(int fd) { return CVIPS_FN(vips_source_new_from_descriptor)(fd); }
+static inline VipsSource *cvips_source_new_from_memory(const void *data, size_t size) { return CVIPS_FN(vips_source_new_from_memory)(data, size); }
+
+// Header only: loaders read pixels lazily, so this reads no more than the header.
+static inline VipsImage *cvips_header_from_source(VipsSource *source) {
+    return CVIPS_FN(vips_image_new_from_source)(source, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+// vips_thumbnail_source does not pass its fail_on to the loader in 8.14: loader options go in
+// `loader_options` ("fail_on=error").
+static inline int cvips_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
+                                         VipsInteresting crop, VipsSize size, const char *loader_options) {
+    return CVIPS_FN(vips_thumbnail_source)(source, out, width, "height", height, "crop", crop, "size", size,
+                                 "option_string", loader_options, NULL);
+}
+
+static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
+                                        VipsInteresting crop, VipsSize size) {
+    return CVIPS_FN(vips_thumbnail_image)(in, out, width, "height", height, "crop", crop, "size", size, NULL);
+}
+
+static inline int cvips_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
+    return CVIPS_FN(vips_colourspace)(in, out, space, NULL);
+}
+static inline int cvips_cast(VipsImage *in, VipsImage **out, VipsBandFormat format) {
+    return CVIPS_FN(vips_cast)(in, out, format, NULL);
+}
+static inline int cvips_addalpha(VipsImage *in, VipsImage **out) { return CVIPS_FN(vips_addalpha)(in, out, NULL); }
+static inline int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return CVIPS_FN(vips_extract_area)(in, out, left, top, width, height, NULL);
+}
+static inline int cvips_extract_bands(VipsImage *in, VipsImage **out, int first, int n) {
+    return CVIPS_FN(vips_extract_band)(in, out, first, "n", n, NULL);
+}
+static inline int cvips_copy_as(VipsImage *in, VipsImage **out, VipsInterpretation interpretation) {
+    return CVIPS_FN(vips_copy)(in, out, "interpretation", interpretation, NULL);
+}
+static inline int cvips_avg(VipsImage *in, double *out) { return CVIPS_FN(vips_avg)(in, out, NULL); }
+
+// 8-bit, not interlaced, no metadata at all (`strip`): the caller adds the text chunks it wants.
+static inline int cvips_pngsave_buffer(VipsImage *in, void **buffer, size_t *length, int compression) {
+    return CVIPS_FN(vips_pngsave_buffer)(in, buffer, length, "compression", compression, "interlace", FALSE,
+                               "bitdepth", 8, "strip", TRUE, NULL);
+}
+
+// GLib (linked with libvips): the URI GIO gives a local path, and MD5 as lower-case hex.
+static inline char *cvips_filename_to_uri(const char *path) { return g_filename_to_uri(path, NULL, NULL); }
+static inline char *cvips_md5_hex(const char *text) { return g_compute_checksum_for_string(G_CHECKSUM_MD5, text, -1); }
+
+#endif

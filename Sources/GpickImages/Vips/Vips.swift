@@ -1,0 +1,94 @@
+import CVips
+import GpickBase
+import Glibc
+
+/// libvips for the process: started on first use (a library scan that never decodes an image does
+/// not pay for it), once, from whichever thread gets there first, and configured for files we did
+/// not make.
+enum Vips {
+    /// Loaders a camera picker needs. Everything else is blocked: less attack surface (a "photo"
+    /// that is really a FITS, MAT or vips file never reaches those parsers), and libvips' own
+    /// "untrusted" flag blocks the loaders not hardened for hostile input.
+    static let allowedLoaders = [
+        "VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadWebp", "VipsForeignLoadTiff",
+        "VipsForeignLoadHeif", "VipsForeignLoadNsgif", "VipsForeignLoadJxl",
+    ]
+
+    // A Swift global's initialiser runs once (swift_once), so concurrent first calls wait for it.
+    private static let started: Result<Void, GpickError> = {
+        guard cvips_load() != 0 else {
+            let why = dlerror().map { String(cString: $0) }
+            return .failure(GpickError(.plugin, "the image library libvips is not installed (Debian package libvips42)", detail: why))
+        }
+        guard cvips_init("gpick") == 0 else {
+            let detail = takeErrorText()
+            return .failure(GpickError(.runtime, "the image library (libvips) failed to start", detail: detail))
+        }
+        // Each thumbnail is made once: the operation cache would only hold decoded pixels and
+        // open files for nothing.
+        cvips_cache_set_max(0)
+        cvips_cache_set_max_mem(0)
+        cvips_cache_set_max_files(0)
+        cvips_block_untrusted_set(1)
+        cvips_operation_block_set("VipsForeignLoad", 1)
+        for loader in allowedLoaders { cvips_operation_block_set(loader, 0) }
+        // Decoders' complaints ("Premature end of JPEG file") are printed by GLib on stderr; what
+        // matters of them reaches us as an error, through `fail_on`.
+        g_log_set_handler("VIPS", GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue
+                                                  | G_LOG_LEVEL_INFO.rawValue | G_LOG_LEVEL_DEBUG.rawValue),
+                          { _, _, _, _ in }, nil)
+        return .success(())
+    }()
+
+    /// Starts libvips if nobody has yet. Blocking (module loading): call it off the cooperative pool.
+    static func start() throws(GpickError) {
+        try started.get()
+    }
+
+    /// The funnel every failing libvips call goes through: `status` is the C call's result
+    /// (non-zero is failure). The error names `subject` (a file, "the thumbnail") and says what
+    /// went wrong in the user's terms; libvips' own text goes to `detail`, never into the line.
+    static func check(_ status: Int32, _ what: @autoclosure () -> String, subject: @autoclosure () -> String,
+                      kind: GpickError.Kind = .input) throws(GpickError) {
+        guard status != 0 else { return }
+        throw failure(what(), subject: subject(), kind: kind)
+    }
+
+    /// The same for calls that return a pointer (nil is failure).
+    static func check<T>(_ result: T?, _ what: @autoclosure () -> String, subject: @autoclosure () -> String,
+                         kind: GpickError.Kind = .input) throws(GpickError) -> T {
+        guard let result else { throw failure(what(), subject: subject(), kind: kind) }
+        return result
+    }
+
+    /// Reads and clears libvips' error buffer, and words it: "cannot read X: the file is truncated".
+    static func failure(_ what: String, subject: String, kind: GpickError.Kind = .input) -> GpickError {
+        let detail = takeErrorText()
+        return GpickError(kind, "\(what) \(subject): \(reason(detail))", detail: detail)
+    }
+
+    /// libvips' error buffer, taken and cleared in one call (it is shared by every thread).
+    @discardableResult
+    static func takeErrorText() -> String {
+        guard let text = cvips_error_buffer_copy() else { return "" }
+        defer { g_free(text) }
+        return String(cString: text).trimmed()
+    }
+
+    /// What a loader's message means for the user. The buffer holds one line per layer
+    /// ("VipsJpeg: Premature end of input file", "VipsForeignLoad: … is not a known file format").
+    static func reason(_ detail: String) -> String {
+        let text = detail.lowercased()
+        let rules: [([String], String)] = [
+            (["not a known", "unknown file format", "not in a known format"], "not an image format gpick reads"),
+            (["operation is blocked", "is blocked"], "not an image format gpick reads"),
+            (["premature end", "truncated", "out of data", "unexpected end", "read error", "end of file",
+              "not enough data", "unable to read"], "the file is truncated or damaged"),
+            (["crc", "corrupt", "invalid", "bad ", "huffman", "not a jpeg", "decompress", "incorrect"],
+             "the file is damaged"),
+            (["out of memory", "memory"], "not enough memory to decode it"),
+        ]
+        for (needles, meaning) in rules where needles.contains(where: text.contains) { return meaning }
+        return "it could not be decoded"
+    }
+}

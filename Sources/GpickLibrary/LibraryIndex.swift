@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import GpickBase
+
+/// The SQLite index of the library, through GRDB: schema migrations, and every failure of the
+/// database turned into one line about the index file (locked, damaged, unwritable).
+public final class LibraryIndex: Sendable {
+    public let path: String
+    let pool: DatabasePool
+
+    /// Opens (and creates, with its folder 0700) the index at `path`, migrating it to the
+    /// current schema.
+    public init(path: String) throws(GpickError) {
+        self.path = path
+        let folder = (path as NSString).deletingLastPathComponent
+        if isDirectory(folder) != true {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw GpickError(.output, "cannot create the library index folder \(folder): \(Self.reason(error))")
+            }
+        }
+        var config = Configuration()
+        // Another gpick (a watch, a picker) may be writing: wait a little, then say so.
+        config.busyMode = .timeout(3)
+        config.label = "gpick.library"
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw Self.failure(error, path: path)
+        }
+    }
+
+    /// Moves a damaged index aside (`library.sqlite.damaged`, with its WAL files) so that a
+    /// new one can be built; returns where it went.
+    public static func setAside(path: String) throws(GpickError) -> String? {
+        guard fileStatus(path) != nil else { return nil }
+        let aside = path + ".damaged"
+        for suffix in ["", "-wal", "-shm"] where fileStatus(path + suffix) != nil {
+            try sys("move aside", path + suffix) { rename(path + suffix, aside + suffix) }
+        }
+        return aside
+    }
+
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1: assets") { db in
+            try db.create(table: "asset") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("path", .text).notNull().unique()
+                t.column("root", .text).notNull()
+                t.column("device", .integer).notNull()
+                t.column("inode", .integer).notNull()
+                t.column("size", .integer).notNull()
+                t.column("mtimeNs", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("mimeType", .text).notNull()
+                t.column("width", .integer)
+                t.column("height", .integer)
+                t.column("orientation", .integer)
+                t.column("duration", .double)
+                t.column("takenAt", .integer).notNull()
+                t.column("addedAt", .integer).notNull().indexed()
+                t.column("live", .boolean).notNull().defaults(to: false)
+                t.column("burst", .boolean).notNull().defaults(to: false)
+                t.column("panorama", .boolean).notNull().defaults(to: false)
+                t.column("screenshot", .boolean).notNull().defaults(to: false)
+                t.column("contentIdentifier", .text).indexed()
+                t.column("pairedMovie", .text)
+                t.column("companionOf", .integer)
+                t.column("motionKind", .text)
+                t.column("motionVideoOffset", .integer)
+                t.column("motionVideoLength", .integer)
+                t.column("burstKey", .text).indexed()
+                t.column("burstLead", .boolean).notNull().defaults(to: false)
+                t.column("unreadable", .text)
+                t.column("contentHash", .text)
+            }
+            try db.create(index: "asset_size", on: "asset", columns: ["size"])
+        }
+        return m
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(GpickError) -> T {
+        do { return try pool.read(body) } catch { throw Self.failure(error, path: path) }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws(GpickError) -> T {
+        do { return try pool.write(body) } catch { throw Self.failure(error, path: path) }
+    }
+
+    /// One line about the index file, whatever SQLite said.
+    static func failure(_ error: any Error, path: String) -> GpickError {
+        if let e = error as? GpickError { return e }
+        guard let db = error as? DatabaseError else {
+            return GpickError(.runtime, "library index \(path): \(reason(error))")
+        }
+        switch db.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return GpickError(.runtime, "the library index \(path) is locked by another process; try again when it is done")
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return GpickError(.input, "the library index \(path) is damaged (\(db.message ?? "not a database"))", remedy: .rebuildIndex)
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN, .SQLITE_AUTH:
+            return GpickError(.output, "cannot open the library index \(path) for writing (\(db.message ?? "permission denied"))")
+        case .SQLITE_FULL:
+            return GpickError(.output, "no space left on device writing \(path)")
+        case .SQLITE_IOERR:
+            return GpickError(.output, "input/output error on the library index \(path)")
+        default:
+            return GpickError(.runtime, "library index \(path): \(db.message ?? "\(db.resultCode)")")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

@@ -1,0 +1,203 @@
+import Dispatch
+import Foundation
+import GRDB
+import GpickBase
+import Synchronization
+
+/// What a scan did, for its summary line and its `finished` event.
+public struct ScanSummary: Sendable, Codable, Equatable {
+    public var found = 0
+    public var added = 0
+    public var updated = 0
+    public var moved = 0
+    public var removed = 0
+    public var unchanged = 0
+    public var unreadable = 0
+    public var livePairs = 0
+    public var motionPhotos = 0
+    public var bursts = 0
+    public var unreadableFolders: [String] = []
+    public var linksLeavingRoots = 0
+}
+
+/// What a scan reports as it goes.
+public enum ScanEvent: Sendable {
+    /// A root or a folder in it could not be read: its indexed files are kept as they were.
+    case folderUnreadable(path: String, reason: String)
+    /// The walk is done: `total` files have to be read.
+    case walked(found: Int, toRead: Int)
+    case progress(done: Int, total: Int)
+    case fileUnreadable(path: String, reason: String)
+}
+
+/// Brings the index in line with the roots: incremental by inode, size and mtime. Files that
+/// are gone leave the index, except under a folder that could not be read this time. Reads
+/// files, never writes them.
+public struct LibraryScanner: Sendable {
+    public let index: LibraryIndex
+    public let roots: MediaRoots
+
+    public init(index: LibraryIndex, roots: MediaRoots) {
+        self.index = index
+        self.roots = roots
+    }
+
+    /// Walks the roots and brings the whole index in line. Blocking (file system and SQLite):
+    /// call it off Swift's cooperative pool.
+    public func scan(_ report: @Sendable (ScanEvent) -> Void = { _ in }) throws(GpickError) -> ScanSummary {
+        var walker = FileWalker(roots: roots)
+        walker.walk()
+        var summary = ScanSummary()
+        summary.linksLeavingRoots = walker.linksLeavingRoots.count
+        summary.unreadableFolders = walker.unreadableFolders.map(\.path)
+        for f in walker.unreadableFolders { report(.folderUnreadable(path: f.path, reason: f.reason)) }
+        let known = try knownRows(roots.contains)
+        let blocked = walker.unreadableFolders.map { $0.path.hasSuffix("/") ? $0.path : $0.path + "/" }
+        // Rows under a folder that could not be read are kept: not seen is not deleted.
+        let scope = known.filter { path, _ in !blocked.contains { path.hasPrefix($0) || path + "/" == $0 } }
+        try reconcile(found: walker.files, known: known, scope: scope, summary: &summary, report)
+        return summary
+    }
+
+    /// Brings just these paths in line (files, or folders that were deleted or moved away):
+    /// what `watch` and `import` need. Paths outside the roots are ignored.
+    public func refresh(paths: [String], _ report: @Sendable (ScanEvent) -> Void = { _ in }) throws(GpickError) -> ScanSummary {
+        // Each path is two terms of one SQL condition (SQLite caps its depth near 1000): past a
+        // few hundred paths a whole scan is the better plan anyway.
+        if paths.count > 256 { return try scan(report) }
+        var found: [FoundFile] = []
+        var scopeFilter: [SQLExpression] = []
+        for raw in paths {
+            let path = MediaRoots.canonical(raw)
+            guard let root = roots.root(of: path),
+                  !path.dropFirst(root.count).split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { continue }
+            scopeFilter.append(Column("path") == path)
+            scopeFilter.append(MediaRoots(paths: [path]).contains)  // what was a folder there
+            if let f = FileWalker.found(path, root: root) { found.append(f) }
+        }
+        guard !scopeFilter.isEmpty else { return ScanSummary() }
+        var summary = ScanSummary()
+        let known = try knownRows(scopeFilter.joined(operator: .or))
+        try reconcile(found: found, known: known, scope: known, summary: &summary, report)
+        return summary
+    }
+
+    struct Known { var id: Int64; var device: Int64; var inode: Int64; var size: Int64; var mtimeNs: Int64; var addedAt: Int64; var unreadable: String? }
+
+    func knownRows(_ filter: SQLExpression) throws(GpickError) -> [String: Known] {
+        try index.read { db in
+            var map: [String: Known] = [:]
+            let rows = try Row.fetchCursor(db, Asset.select(sql: "path, id, device, inode, size, mtimeNs, addedAt, unreadable").filter(filter))
+            while let r = try rows.next() {
+                map[r[0]] = Known(id: r[1], device: r[2], inode: r[3], size: r[4], mtimeNs: r[5], addedAt: r[6], unreadable: r[7])
+            }
+            return map
+        }
+    }
+
+    /// Reads what is new or changed among `found`, deletes what of `scope` was not found,
+    /// keeps moved files' rows, then links pairs and bursts again.
+    func reconcile(found: [FoundFile], known: [String: Known], scope: [String: Known], summary: inout ScanSummary,
+                   _ report: @Sendable (ScanEvent) -> Void) throws(GpickError) {
+        summary.found = found.count
+        // Which files need reading: new, changed, or unreadable last time (permissions change
+        // without touching mtime).
+        var toRead: [FoundFile] = []
+        var seen = Set<String>()
+        seen.reserveCapacity(found.count)
+        for f in found {
+            seen.insert(f.path)
+            if let k = known[f.path], k.device == f.device, k.inode == f.inode, k.size == f.size, k.mtimeNs == f.mtimeNs, k.unreadable == nil {
+                summary.unchanged += 1
+            } else {
+                toRead.append(f)
+            }
+        }
+        let gone = scope.filter { path, _ in !seen.contains(path) }
+        report(.walked(found: found.count, toRead: toRead.count))
+
+        // A file that moved keeps its row (and when it arrived): same inode, size and mtime.
+        var goneByInode: [[Int64]: Known] = [:]
+        for (_, k) in gone { goneByInode[[k.device, k.inode]] = k }
+
+        let now = Int64(Date().timeIntervalSince1970)
+        let assets = Self.readAll(toRead, now: now, report)
+        var removedIDs = Set(gone.values.map(\.id))
+        var writes: [Asset] = []
+        writes.reserveCapacity(assets.count)
+        for var a in assets {
+            if let k = known[a.path], let why = k.unreadable, a.unreadable == why,
+               k.device == a.device, k.inode == a.inode, k.size == a.size, k.mtimeNs == a.mtimeNs {
+                summary.unchanged += 1  // read again in case its permissions changed; still the same
+                continue
+            }
+            if let k = known[a.path] {
+                a.id = k.id
+                a.addedAt = k.addedAt
+                summary.updated += 1
+            } else if let k = goneByInode[[a.device, a.inode]], k.size == a.size, k.mtimeNs == a.mtimeNs, removedIDs.contains(k.id) {
+                a.id = k.id
+                a.addedAt = k.addedAt
+                removedIDs.remove(k.id)
+                summary.moved += 1
+            } else {
+                summary.added += 1
+            }
+            if let why = a.unreadable { report(.fileUnreadable(path: a.path, reason: why)) }
+            writes.append(a)
+        }
+        summary.removed = removedIDs.count
+
+        let changed = !writes.isEmpty || !removedIDs.isEmpty
+        let writesDone = writes
+        let removeIDs = Array(removedIDs)
+        let counts: [Int] = try index.write { db in
+            if changed {
+                try Asset.deleteAll(db, keys: removeIDs)
+                for var a in writesDone {
+                    if a.id != nil { try a.update(db) } else { try a.insert(db) }
+                }
+                try AssetLinker.link(db)
+            }
+            let row = try Row.fetchOne(db, Asset.select(sql: """
+                COUNT(pairedMovie), COUNT(motionKind), COALESCE(SUM(burstLead), 0), COUNT(unreadable)
+                """).filter(roots.contains))
+            return (0..<4).map { row?[$0] ?? 0 }
+        }
+        summary.livePairs = counts[0]
+        summary.motionPhotos = counts[1]
+        summary.bursts = counts[2]
+        summary.unreadable = counts[3]
+    }
+
+    /// Reads headers on every core; results keep the input order.
+    static func readAll(_ files: [FoundFile], now: Int64, _ report: @Sendable (ScanEvent) -> Void) -> [Asset] {
+        guard !files.isEmpty else { return [] }
+        let results = Slots<Asset>(count: files.count)
+        let done = Atomic<Int>(0)
+        let step = max(1, files.count / 100)
+        DispatchQueue.concurrentPerform(iterations: files.count) { i in
+            results.set(i, AssetReader.read(files[i], now: now))
+            let n = done.add(1, ordering: .relaxed).newValue
+            if n % step == 0 || n == files.count { report(.progress(done: n, total: files.count)) }
+        }
+        return results.values
+    }
+}
+
+/// Fixed slots filled concurrently. Invariant: each index is written by exactly one iteration
+/// of `concurrentPerform`, and `values` is read only after it has returned (which orders the
+/// writes before the read). The buffer is allocated once, so writers never touch shared state.
+final class Slots<T>: @unchecked Sendable {
+    private let buffer: UnsafeMutableBufferPointer<T?>
+    init(count: Int) {
+        buffer = .allocate(capacity: count)
+        buffer.initialize(repeating: nil)
+    }
+    deinit {
+        buffer.deinitialize()
+        buffer.deallocate()
+    }
+    func set(_ i: Int, _ value: T) { buffer[i] = value }
+    var values: [T] { buffer.compactMap { $0 } }
+}

@@ -1,0 +1,45 @@
+import GpickCLI
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import GpickKit
+
+/// The pick half's commands run in `gpick-library`, installed beside gpick, as git and cargo run
+/// their subcommands: gpick itself links neither SQLite nor libvips, so `gpick snap` starts as
+/// fast as before. These types only put the commands in gpick's help; `main` hands them over
+/// before parsing anything.
+enum PickHalf {
+    static let commands: Set<String> = ["library", "thumb"]
+
+    /// Replaces this process with `gpick-library ARGS…`; returns only if it cannot.
+    static func exec(_ arguments: [String]) -> GpickError {
+        let tool = helperPath()
+        var argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) }
+        argv.append(nil)
+        execv(tool, argv)
+        let code = errno
+        return code == ENOENT
+            ? GpickError(.plugin, "gpick-library is not installed beside gpick (\(tool)); `make install` installs both")
+            : GpickError(.runtime, "cannot run \(tool): \(String(cString: strerror(code)))")
+    }
+
+    /// `gpick-library` in the folder of this executable (found through /proc, so a symlink to
+    /// gpick still finds its own helper).
+    static func helperPath() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return "gpick-library" }
+        let exe = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return folder + "/gpick-library"
+    }
+}
+
+struct LibraryHandOff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "library",
+        abstract: "The media library: scan and list the photos and videos in your Pictures and Videos folders."
+    )
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+    func run() throws { throw PickHalf.exec(["library"] + arguments) }
+}

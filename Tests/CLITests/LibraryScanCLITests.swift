@@ -1,0 +1,119 @@
+import Foundation
+import GpickBase
+import GpickTestSupport
+import Testing
+
+/// `gpick library scan|list` as a user runs them: through gpick, which hands over to
+/// gpick-library; permissions checked as an ordinary user (setpriv), since tests run as root.
+@Suite struct LibraryScanCLITests {
+    /// A tree readable by everyone, and a data home for the index.
+    struct Tree {
+        let dir = TestEnvironment.tempDir("library")
+        var root: String { dir + "/Pictures" }
+        var env: [String: String] { ["XDG_DATA_HOME": dir + "/data", "HOME": dir] }
+
+        init(_ files: [String: String]) throws {
+            let fx = try MediaFixtures.get()
+            for (name, fixture) in files {
+                let target = root + "/" + name
+                try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: fx.path(fixture), toPath: target)
+            }
+            for d in [dir, dir + "/data"] {
+                try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+            }
+            _ = try Subprocess.runSync("/bin/chmod", ["-R", "a+rwX", dir])
+            _ = try Subprocess.runSync("/bin/chmod", ["a+rx", "/tmp/gpick-tests"])
+        }
+
+        /// Every file's bytes and mtime, to prove nothing was changed.
+        func state() throws -> [String: String] {
+            var out: [String: String] = [:]
+            for case let name as String in FileManager.default.enumerator(atPath: root)! {
+                let p = root + "/" + name
+                guard isDirectory(p) == false, let data = FileManager.default.contents(atPath: p) else { continue }
+                let mtime = (try FileManager.default.attributesOfItem(atPath: p)[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+                out[name] = "\(data.hashValue) \(mtime)"
+            }
+            return out
+        }
+    }
+
+    /// gpick as the unprivileged user nobody.
+    static func asNobody(_ args: [String], env: [String: String]) async throws -> Subprocess.Result {
+        try await Subprocess.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--",
+                                                      "/usr/bin/env"] + env.map { "\($0)=\($1)" } + [TestEnvironment.binary] + args)
+    }
+
+    @Test func scanThenListWithoutChangingAnyFile() async throws {
+        let tree = try Tree(["a.jpg": "a.jpg", "DCIM/IMG_0001.JPG": "apple.jpg", "DCIM/clip.MOV": "keys.mov",
+                             "b.MP.jpg": "google.jpg", "v.mp4": "v.mp4"])
+        let before = try tree.state()
+        let scan = try await Subprocess.gpick(["library", "scan", "--library", tree.root, "--json"], env: tree.env)
+        #expect(scan.status == 0, "\(scan.stderr)")
+        let finished = try #require(scan.stdoutLines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(finished["event"] as? String == "finished")
+        #expect(finished["found"] as? Int == 5 && finished["added"] as? Int == 5 && finished["live-pairs"] as? Int == 1)
+
+        let list = try await Subprocess.gpick(["library", "list", "--library", tree.root, "--json"], env: tree.env)
+        #expect(list.status == 0, "\(list.stderr)")
+        let assets = list.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == "asset" }
+        #expect(assets.count == 4, "the pair's movie is part of its photo")
+        let apple = try #require(assets.first { ($0["path"] as? String)?.hasSuffix("IMG_0001.JPG") == true })
+        #expect(apple["subtypes"] as? [String] == ["live"])
+        #expect(apple["paired-movie"] as? String == tree.root + "/DCIM/clip.MOV")
+        let motion = try #require(assets.first { ($0["path"] as? String)?.hasSuffix("b.MP.jpg") == true })
+        #expect((motion["motion-photo"] as? [String: Any])?["kind"] as? String == "google")
+
+        let live = try await Subprocess.gpick(["library", "list", "--library", tree.root, "--kind", "live"], env: tree.env)
+        #expect(live.stdoutLines.count == 2, "\(live.stdout)")
+        #expect(live.stdoutLines.allSatisfy { $0.split(separator: "\t").count == 6 })
+        #expect(try tree.state() == before, "scan and list changed a file")
+    }
+
+    @Test func anUnreadableRootIsOneLineAndAnUnreadableFileIsIndexedWithTheReason() async throws {
+        let tree = try Tree(["ok.jpg": "a.jpg", "private.jpg": "a.jpg"])
+        let locked = tree.dir + "/Locked"
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+        _ = try Subprocess.runSync("/bin/chmod", ["000", locked, tree.root + "/private.jpg"])
+        let r = try await Self.asNobody(["library", "scan", "--library", tree.root, "--library", locked], env: tree.env)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderrLines
+        #expect(lines.filter { $0.contains(locked) }.count == 1, "\(r.stderr)")
+        #expect(lines.contains { $0.contains(locked) && $0.contains("permission denied") }, "\(r.stderr)")
+        #expect(lines.contains { $0.contains("private.jpg") && $0.contains("permission denied") }, "\(r.stderr)")
+
+        let list = try await Self.asNobody(["library", "list", "--library", tree.root, "--unreadable"], env: tree.env)
+        let row = list.stdoutLines.first { $0.hasSuffix("/private.jpg") } ?? ""
+        #expect(row.contains("unreadable: ") && row.contains("permission denied"), "\(list.stdout)")
+    }
+
+    @Test func aLockedIndexGetsAClearMessage() async throws {
+        let tree = try Tree(["a.jpg": "a.jpg"])
+        let first = try await Subprocess.gpick(["library", "scan", "--library", tree.root], env: tree.env)
+        #expect(first.status == 0, "\(first.stderr)")
+        // Another process holds the write lock.
+        let sqlite = try Subprocess.start("/usr/bin/sqlite3", [tree.dir + "/data/gpick/library.sqlite"], stdinPipe: true)
+        sqlite.send("BEGIN EXCLUSIVE;\nSELECT 'locked';\n")
+        _ = try await sqlite.waitForOutput("locked")
+        try FileManager.default.copyItem(atPath: try MediaFixtures.get().path("a.jpg"), toPath: tree.root + "/b.jpg")
+        let r = try await Subprocess.gpick(["library", "scan", "--library", tree.root], env: tree.env, timeout: 20)
+        sqlite.closeInput()
+        _ = try await sqlite.wait(timeout: 10)
+        #expect(r.status != 0)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("locked by another process"), "\(r.stderr)")
+        #expect(r.stderr.contains(tree.dir + "/data/gpick/library.sqlite"))
+        // Nothing lost: the next scan works and finds both.
+        let again = try await Subprocess.gpick(["library", "scan", "--library", tree.root, "--json"], env: tree.env)
+        #expect(again.status == 0 && again.stdout.contains("\"found\":2"), "\(again.stderr)")
+    }
+
+    @Test func badOptionsAreOneUsageLine() async throws {
+        for args in [["library", "list", "--kind", "selfie"], ["library", "list", "--since", "yesterdayish"], ["library", "list", "--limit", "-1"]] {
+            let r = try await Subprocess.gpick(args, env: ["XDG_DATA_HOME": TestEnvironment.tempDir()])
+            #expect(r.status == 64, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderrLines.count == 1, "\(args): \(r.stderr)")
+        }
+    }
+}
