@@ -154,7 +154,7 @@ struct ThumbnailCacheTests {
                 #expect(!error.message.contains("\n"))
                 #expect(!error.message.lowercased().contains("vips"), "\(error.message)")
             }
-            #expect(Date().timeIntervalSince(start) < 5)
+            #expect(Date().timeIntervalSince(start) < 15)  // bounded, not timed (the machine may be loaded)
             let fail = c.failPath(for: file)
             #expect(fail.hasPrefix("\(dir)/cache/thumbnails/fail/gpick-\(Self.version)/"))
             let record = try Fixture.bytes(fail)
@@ -192,14 +192,15 @@ struct ThumbnailCacheTests {
         jpeg[sof + 5] = 0xFF; jpeg[sof + 6] = 0xDC; jpeg[sof + 7] = 0xFF; jpeg[sof + 8] = 0xDC
         try Fixture.write(jpeg, to: big)
 
-        let rssBefore = TestEnvironment.rssKiB()
+        // Peak memory is checked on the command (ThumbCLITests): this process runs other tests at once.
         for (file, size) in [(bomb, "100000×100000"), (big, "65500×65500")] {
-            // Refused from the header, at once (timed without the cache's queue of decodes).
+            // Refused from the header: decoding 10^10 pixels would take minutes, so a bound of
+            // seconds proves it, even on a loaded machine (timed without the cache's queue).
             let start = Date()
             let direct = await OffPool.run { () -> GpickError? in
                 do throws(GpickError) { _ = try StillImage.thumbnail(path: file, box: .square(256)); return nil } catch { return error }
             }
-            #expect(Date().timeIntervalSince(start) < 1)
+            #expect(Date().timeIntervalSince(start) < 10)
             #expect(direct?.message == "\(file): image too large: \(size) pixels (limit 100 MP)")
             do {
                 _ = try await c.thumbnail(for: file, mimeType: nil, size: .large)
@@ -209,7 +210,6 @@ struct ThumbnailCacheTests {
             }
             #expect(FileManager.default.fileExists(atPath: c.failPath(for: file)))
         }
-        #expect(TestEnvironment.rssKiB() - rssBefore < 100 << 10)
     }
 
     @Test func refusesFilesInsideTheCacheAndMissingFiles() async throws {

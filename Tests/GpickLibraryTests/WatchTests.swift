@@ -170,6 +170,6 @@ import Testing
         try await s.stop()
         // Measured on the watch's own thread: how long it took to notice.
         let took = try #require(s.stoppedAt.withLock { $0 }).duration(to: try #require(s.endedAt.withLock { $0 }))
-        #expect(took < .milliseconds(500), "\(took)")
+        #expect(took < .seconds(2), "\(took)")  // a wake-up, not a poll timeout; loose for a loaded machine
     }
 }
