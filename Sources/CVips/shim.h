@@ -110,4 +110,18 @@ static inline int cvips_pngsave_buffer(VipsImage *in, void **buffer, size_t *len
 static inline char *cvips_filename_to_uri(const char *path) { return g_filename_to_uri(path, NULL, NULL); }
 static inline char *cvips_md5_hex(const char *text) { return g_compute_checksum_for_string(G_CHECKSUM_MD5, text, -1); }
 
+// `gpick thumb`'s outputs: JPEG and WebP with no metadata at all (`strip`), pixels already upright.
+static inline int cvips_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return CVIPS_FN(vips_jpegsave_buffer)(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+}
+static inline int cvips_webpsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return CVIPS_FN(vips_webpsave_buffer)(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+}
+// Alpha flattened onto a background colour (JPEG has no alpha).
+static inline VipsArrayDouble *cvips_array_double_new(const double *array, int n) { return CVIPS_FN(vips_array_double_new)(array, n); }
+static inline void cvips_array_double_unref(VipsArrayDouble *array) { if (array) CVIPS_FN(vips_area_unref)(VIPS_AREA(array)); }
+static inline int cvips_flatten(VipsImage *in, VipsImage **out, VipsArrayDouble *background) {
+    return CVIPS_FN(vips_flatten)(in, out, "background", background, NULL);
+}
+
 #endif

@@ -12,7 +12,7 @@ struct GpickLibraryTool: AsyncParsableCommand {
         commandName: "gpick",
         abstract: "The pick half of gpick: the media library and thumbnails.",
         version: "0.1.0",
-        subcommands: [LibraryCommand.self]
+        subcommands: [LibraryCommand.self, ThumbCommand.self]
     )
 
     static func main() async {

@@ -43,3 +43,12 @@ struct LibraryHandOff: ParsableCommand {
     @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
     func run() throws { throw PickHalf.exec(["library"] + arguments) }
 }
+
+struct ThumbHandOff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumb",
+        abstract: "Make a thumbnail (PNG, JPEG or WebP) of a photo or video: a file, or asset:ID of the library."
+    )
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+    func run() throws { throw PickHalf.exec(["thumb"] + arguments) }
+}
