@@ -84,16 +84,7 @@ struct LibraryCLIWorld {
         try await LibraryCLI.run(["library", "import", "--library", library] + args, data: data)
     }
 
-    /// Every file under the library, hidden ones too.
-    func libraryFiles() -> [String] {
-        let e = FileManager.default.enumerator(atPath: library)
-        var out: [String] = []
-        while let p = e?.nextObject() as? String {
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: library + "/" + p, isDirectory: &isDir), !isDir.boolValue { out.append(p) }
-        }
-        return out.sorted()
-    }
+    func libraryFiles() -> [String] { TestEnvironment.allFiles(under: library) }
 }
 
 

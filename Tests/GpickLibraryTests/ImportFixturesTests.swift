@@ -102,16 +102,7 @@ struct ImportWorld {
         return path
     }
 
-    /// Every file under the library (hidden ones too: a leftover temp file must show).
-    func libraryFiles() -> [String] {
-        let e = FileManager.default.enumerator(atPath: library)
-        var out: [String] = []
-        while let p = e?.nextObject() as? String {
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: library + "/" + p, isDirectory: &isDir), !isDir.boolValue { out.append(p) }
-        }
-        return out.sorted()
-    }
+    func libraryFiles() -> [String] { TestEnvironment.allFiles(under: library) }
 }
 
 /// Helpers of the import and watch tests (a namespace: other suites share this module).

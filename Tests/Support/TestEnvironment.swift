@@ -28,6 +28,17 @@ public enum TestEnvironment {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
     }
 
+    /// Every file under `dir`, hidden ones too (a leftover temp file must show), relative and sorted.
+    public static func allFiles(under dir: String) -> [String] {
+        let e = FileManager.default.enumerator(atPath: dir)
+        var out: [String] = []
+        while let p = e?.nextObject() as? String {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: dir + "/" + p, isDirectory: &isDir), !isDir.boolValue { out.append(p) }
+        }
+        return out.sorted()
+    }
+
     /// Open file descriptors of this process.
     public static func openFDs() -> Int { files(in: "/proc/self/fd").count }
 

@@ -31,16 +31,7 @@ public final class VipsPicture: @unchecked Sendable {
     /// 8-bit sRGB with alpha, what thumbnails and terminals want, whatever the source was (grey,
     /// 16-bit, CMYK, with or without alpha).
     func rgba8(subject: String) throws(GpickError) -> VipsPicture {
-        var image = self
-        if cvips_image_get_interpretation(pointer) != VIPS_INTERPRETATION_sRGB || image.bands < 3 {
-            image = try image.derive("cannot convert", subject: subject) { cvips_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) }
-        }
-        if cvips_image_get_format(image.pointer) != VIPS_FORMAT_UCHAR {
-            image = try image.derive("cannot convert", subject: subject) { cvips_cast($0, $1, VIPS_FORMAT_UCHAR) }
-        }
-        if image.bands > 4 {
-            image = try image.derive("cannot convert", subject: subject) { cvips_extract_bands($0, $1, 0, 4) }
-        }
+        var image = try srgb8(subject: subject)
         if image.bands == 3 {
             image = try image.derive("cannot convert", subject: subject) { cvips_addalpha($0, $1) }
         }
