@@ -66,7 +66,7 @@ import Testing
         try #require(limit <= 4_000_000, "max_queued_events is \(limit): too many events to overflow in a test")
 
         watch.signal(SIGSTOP)
-        let stopped = try await LibraryCLI.eventually { LibraryCLI.processState(watch.pid) == "T" }
+        let stopped = try await TestEnvironment.eventually { LibraryCLI.processState(watch.pid) == "T" }
         try #require(stopped, "the watch did not stop")
         // Alternating files: the kernel merges only an event identical to the last one queued.
         for _ in 0...(limit / 2 + 16) {
@@ -93,15 +93,5 @@ extension LibraryCLI {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").first.map(String.init)
-    }
-
-    /// Polls `condition` until it holds or `timeout` passes.
-    static func eventually(_ timeout: Double = 5, _ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        return try condition()
     }
 }

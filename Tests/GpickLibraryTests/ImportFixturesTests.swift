@@ -143,16 +143,6 @@ enum ImportKit {
         var st = stat()
         return stat(path, &st) == 0 ? UInt64(st.st_ino) : nil
     }
-
-    /// Polls `condition` until it holds or `timeout` passes: tests never sleep a fixed time.
-    static func eventually(_ timeout: Double = 5, _ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        return try condition()
-    }
 }
 
 @Suite struct ContentHashTests {

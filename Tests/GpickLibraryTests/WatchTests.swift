@@ -30,14 +30,14 @@ import Testing
         }
 
         func waitReady() async throws {
-            let ready = try await ImportKit.eventually { events.withLock { $0.contains { if case .ready = $0 { true } else { false } } } }
+            let ready = try await TestEnvironment.eventually { events.withLock { $0.contains { if case .ready = $0 { true } else { false } } } }
             #expect(ready, "the watch never got ready: \(events.withLock { $0 })")
         }
 
         func stop() async throws {
             stoppedAt.withLock { $0 = .now }
             watcher.stop()
-            let done = try await ImportKit.eventually { ended.withLock { $0 != nil } }
+            let done = try await TestEnvironment.eventually { ended.withLock { $0 != nil } }
             #expect(done, "the watch did not end on stop()")
             if case .failure(let e)? = ended.withLock({ $0 }) { Issue.record("the watch failed: \(e)") }
         }
@@ -52,7 +52,7 @@ import Testing
         /// Every event before this point has been handled: a marker file, indexed after them.
         func barrier(_ world: ImportWorld) async throws {
             let marker = try world.source("dated.jpg", as: "marker-\(UUID().uuidString.prefix(6)).jpg", variant: 99, in: world.library, keepMtime: false)
-            #expect(try await ImportKit.eventually { self.asset(marker) != nil }, "the marker was not indexed")
+            #expect(try await TestEnvironment.eventually { self.asset(marker) != nil }, "the marker was not indexed")
         }
     }
 
@@ -70,7 +70,7 @@ import Testing
         #expect(s.asset(path) == nil, "a file still being written is not indexed")
         bytes.withUnsafeBytes { _ = write(fd, $0.baseAddress! + half, bytes.count - half) }
         close(fd)
-        #expect(try await ImportKit.eventually { s.asset(path) != nil })
+        #expect(try await TestEnvironment.eventually { s.asset(path) != nil })
         try await s.barrier(world)
         let asset = try #require(s.asset(path))
         #expect(asset.size == Int64(bytes.count) && asset.width == 320 && asset.unreadable == nil, "read complete")
@@ -85,7 +85,7 @@ import Testing
         try await s.waitReady()
         #expect(s.asset(path) != nil, "indexed by the first scan")
         try FileManager.default.removeItem(atPath: path)
-        #expect(try await ImportKit.eventually { s.asset(path) == nil })
+        #expect(try await TestEnvironment.eventually { s.asset(path) == nil })
         #expect(s.events.withLock { $0.contains { if case .removed(let p) = $0 { p == path } else { false } } })
         try await s.stop()
     }
@@ -98,17 +98,17 @@ import Testing
         let deep = world.library + "/2024/05/day"
         try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
         let first = try world.source("dated.jpg", as: "first.jpg", in: deep)
-        #expect(try await ImportKit.eventually { s.asset(first) != nil })
+        #expect(try await TestEnvironment.eventually { s.asset(first) != nil })
         // And later ones, through the new watch.
         let second = try world.source("dated.jpg", as: "second.jpg", variant: 2, in: deep)
-        #expect(try await ImportKit.eventually { s.asset(second) != nil })
+        #expect(try await TestEnvironment.eventually { s.asset(second) != nil })
         // A folder moved in from outside the library, with a file.
         let outside = world.base + "/incoming"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         let third = try world.source("dated.jpg", as: "third.jpg", variant: 3, in: outside)
         _ = third
         try FileManager.default.moveItem(atPath: outside, toPath: world.library + "/incoming")
-        #expect(try await ImportKit.eventually { s.asset(world.library + "/incoming/third.jpg") != nil })
+        #expect(try await TestEnvironment.eventually { s.asset(world.library + "/incoming/third.jpg") != nil })
         try await s.stop()
     }
 
@@ -121,15 +121,15 @@ import Testing
         try await s.waitReady()
         let id = try #require(s.asset(path)?.id)
         try FileManager.default.moveItem(atPath: path, toPath: world.library + "/b/m.jpg")
-        #expect(try await ImportKit.eventually { s.asset(world.library + "/b/m.jpg")?.id == id })
+        #expect(try await TestEnvironment.eventually { s.asset(world.library + "/b/m.jpg")?.id == id })
         #expect(s.asset(path) == nil)
         #expect(s.events.withLock { $0.contains { if case .moved(let f, _, let i) = $0 { f == path && i == id } else { false } } })
         // A whole folder.
         try FileManager.default.moveItem(atPath: world.library + "/b", toPath: world.library + "/c")
-        #expect(try await ImportKit.eventually { s.asset(world.library + "/c/m.jpg")?.id == id })
+        #expect(try await TestEnvironment.eventually { s.asset(world.library + "/c/m.jpg")?.id == id })
         // Still watched under its new name.
         let later = try world.source("dated.jpg", as: "later.jpg", variant: 4, in: world.library + "/c")
-        #expect(try await ImportKit.eventually { s.asset(later) != nil })
+        #expect(try await TestEnvironment.eventually { s.asset(later) != nil })
         try await s.stop()
     }
 
@@ -157,7 +157,7 @@ import Testing
         try await s.waitReady()
         var paths: [String] = []
         for i in 0..<6 { paths.append(try world.source("dated.jpg", as: "many-\(i).jpg", variant: UInt8(10 + i), in: world.library, keepMtime: false)) }
-        #expect(try await ImportKit.eventually { paths.allSatisfy { s.asset($0) != nil } })
+        #expect(try await TestEnvironment.eventually { paths.allSatisfy { s.asset($0) != nil } })
         #expect(s.events.withLock { $0.contains { if case .rescanned = $0 { true } else { false } } })
         #expect(paths.allSatisfy { s.indexedCount($0) == 1 }, "each change is still reported once")
         try await s.stop()

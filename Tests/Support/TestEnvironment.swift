@@ -39,6 +39,16 @@ public enum TestEnvironment {
         return out.sorted()
     }
 
+    /// Polls `condition` until it holds or `timeout` passes: tests never sleep a fixed time.
+    public static func eventually(_ timeout: Double = 5, _ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return try condition()
+    }
+
     /// Open file descriptors of this process.
     public static func openFDs() -> Int { files(in: "/proc/self/fd").count }
 
