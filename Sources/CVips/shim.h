@@ -100,6 +100,13 @@ static inline int cvips_copy_as(VipsImage *in, VipsImage **out, VipsInterpretati
 }
 static inline int cvips_avg(VipsImage *in, double *out) { return CVIPS_FN(vips_avg)(in, out, NULL); }
 
+// ImageSource: an EXIF thumbnail has no orientation of its own, so the photo's is set on it and
+// applied (vips_autorot reads the field).
+static inline void cvips_image_set_int(VipsImage *image, const char *name, int value) {
+    CVIPS_FN(vips_image_set_int)(image, name, value);
+}
+static inline int cvips_autorot(VipsImage *in, VipsImage **out) { return CVIPS_FN(vips_autorot)(in, out, NULL); }
+
 // 8-bit, not interlaced, no metadata at all (`strip`): the caller adds the text chunks it wants.
 static inline int cvips_pngsave_buffer(VipsImage *in, void **buffer, size_t *length, int compression) {
     return CVIPS_FN(vips_pngsave_buffer)(in, buffer, length, "compression", compression, "interlace", FALSE,

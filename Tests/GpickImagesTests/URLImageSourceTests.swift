@@ -1,0 +1,100 @@
+import Foundation
+import GpickBase
+import GpickImages
+import GpickTestSupport
+import Testing
+
+/// URL sources against a real HTTP server on 127.0.0.1 (a process of its own), which reports
+/// how many bytes it really sent.
+@Suite struct URLImageSourceTests {
+    static func serve(_ dir: String) async throws -> StaticHTTPServer { try await StaticHTTPServer(folder: dir) }
+
+    @Test func sizeReadsOnlyTheFirstBytesOfALargePhoto() async throws {
+        let dir = Fixture.dir()
+        try await Fixture.jpeg("\(dir)/big.jpg", width: 4032, height: 3024, orientation: 6)
+        let total = try Fixture.bytes("\(dir)/big.jpg").count
+        try #require(total > 4 * StaticHTTPServer.stallBytes, "the photo must be larger than what the server sends first")
+        let server = try await Self.serve(dir)
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let size = try await URLImageSource(url: server.url("stall/big.jpg")).size()
+        #expect(size == PixelSize(width: 3024, height: 4032), "as shown: EXIF orientation 6")
+        // The server holds the rest back until the client hangs up, for 10 s.
+        #expect(ContinuousClock.now - started < .seconds(8))
+        #expect(try await server.sent("stall/big.jpg") == [StaticHTTPServer.stallBytes])
+    }
+
+    @Test func bestFetchesAndKeepsACopyThatProgressiveShowsFirstNextTime() async throws {
+        let dir = Fixture.dir()
+        try await ImageSourceTests.stripes("\(dir)/stripes.jpg")
+        let server = try await Self.serve(dir)
+        defer { server.stop() }
+        let copies = URLCopies(base: "\(dir)/copies")
+        let source = URLImageSource(url: server.url("stripes.jpg"), copies: copies)
+        #expect(try await source.size() == PixelSize(width: 640, height: 480))
+
+        // Nothing kept yet: progressive has nothing cheap to show first.
+        let first = try await ImageSourceTests.collect(source.image(ImageRequest(size: .fill(width: 120, height: 120), delivery: .progressive)))
+        #expect(try await TestEnvironment.eventually { TestEnvironment.allFiles(under: "\(dir)/copies").count == 1 })
+        #expect(first.map(\.origin) == ["fetched"])
+        let c = try await ImageSourceTests.rgb(first[0].picture, dir)
+        #expect(c.width == 120 && c.height == 120)
+        #expect(abs((ImageSourceTests.firstX(c, y: 60, .green) ?? -1) - 100) <= 2, "filled, not distorted")
+
+        let fit = try await ImageSourceTests.collect(source.image(ImageRequest(size: .fit(width: 200, height: 200), delivery: .progressive)))
+        #expect(fit.map(\.origin) == ["cached-copy", "fetched"])
+        #expect(fit.map(\.degraded) == [true, false])
+        #expect(fit.allSatisfy { $0.picture.width == 200 && $0.picture.height == 150 })
+        // The kept copies: one per size asked, mode 0600 in a 0700 folder.
+        // Kept after the final picture went out, without the caller waiting for it.
+        #expect(try await TestEnvironment.eventually { TestEnvironment.allFiles(under: "\(dir)/copies").count == 2 })
+        let kept = TestEnvironment.allFiles(under: "\(dir)/copies").map { "\(dir)/copies/\($0)" }
+        for file in kept { #expect(try Fixture.status(file).st_mode & 0o777 == 0o600) }
+
+        let best = try await ImageSourceTests.collect(source.image(ImageRequest(size: .fit(width: 200, height: 200))))
+        #expect(best.map(\.origin) == ["fetched"])
+        #expect(try await source.fullResolutionData() == (try Fixture.bytes("\(dir)/stripes.jpg")))
+    }
+
+    @Test func failuresAreOneLineInTheUsersTerms() async throws {
+        let dir = Fixture.dir()
+        try Fixture.write(Array("just some text\n".utf8), to: "\(dir)/notes.txt")
+        try await Fixture.jpeg("\(dir)/photo.jpg", width: 320, height: 240)
+        try Fixture.write(TestPNG.bomb(width: 100_000, height: 100_000), to: "\(dir)/bomb.png")
+        let server = try await Self.serve(dir)
+        defer { server.stop() }
+        // A port nothing listens on: bound, then closed.
+        let closed = try Self.unusedPort()
+        let cases: [(URLImageSource, [String])] = [
+            (URLImageSource(url: server.url("missing.jpg")), ["HTTP 404", "Not Found"]),
+            (URLImageSource(url: server.url("status/500")), ["HTTP 500"]),
+            (URLImageSource(url: server.url("notes.txt")), ["not an image format"]),
+            (URLImageSource(url: server.url("bomb.png")), ["image too large"]),
+            (URLImageSource(url: server.url("photo.jpg"), maxBytes: 1000), ["larger than"]),
+            (URLImageSource(url: "http://127.0.0.1:\(closed)/a.jpg"), ["cannot be reached"]),
+        ]
+        for (source, words) in cases {
+            let error = await #expect(throws: GpickError.self) {
+                _ = try await ImageSourceTests.collect(source.image(ImageRequest(size: .fit(width: 64, height: 64))))
+            }
+            let message = error?.message ?? ""
+            #expect(message.contains(source.url), "names the URL: \(message)")
+            for w in words { #expect(message.contains(w), "\(source.url): \(message)") }
+            #expect(!message.contains("\n") && !message.contains("gstbasesrc"), "one line, no GStreamer text: \(message)")
+        }
+    }
+
+    static func unusedPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard bound else { throw TestFailure("cannot bind a port") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}
