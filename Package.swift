@@ -64,7 +64,7 @@ let package = Package(
         // `gpick library …` and `gpick thumb …` run this executable, installed beside gpick (as git
         // and cargo run their subcommands), so gpick itself links neither libvips nor SQLite.
         .executableTarget(name: "gpick-library", dependencies: [
-            "GpickBase", "GpickCLI", "GpickLibrary", "GpickImages", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "GpickBase", "GpickCLI", "GpickKit", "GpickLibrary", "GpickImages", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
         // The leak soak runs in a process of its own (tests share one process, and their fds).

@@ -11,7 +11,7 @@ struct GpickLibraryTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpick",
         abstract: "The pick half of gpick: the media library and thumbnails.",
-        version: "0.1.0",
+        version: GpickVersion.current,
         subcommands: [LibraryCommand.self, ThumbCommand.self]
     )
 

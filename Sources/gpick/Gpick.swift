@@ -11,7 +11,7 @@ struct Gpick: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpick",
         abstract: "Camera capture for Linux: stills, bursts, recordings and more, from a camera or the test source.",
-        version: "0.1.0",
+        version: GpickVersion.current,
         subcommands: [PreviewCommand.self, Snap.self, Record.self, Live.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self, LibraryHandOff.self, ThumbHandOff.self]
     )
 

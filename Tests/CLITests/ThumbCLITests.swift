@@ -254,17 +254,15 @@ import Testing
         #expect(TestEnvironment.files(in: dir) == ["a.jpg", "t.png", "target.txt"], "temp files left")
     }
 
-    @Test func sourcesNotSupportedYetAndBadOptionsAreOneUsageLine() async throws {
+    @Test func unsupportedSourcesAndBadOptionsAreOneUsageLine() async throws {
         let dir = TestEnvironment.tempDir()
         let cases: [([String], [String])] = [
-            (["https://example.com/a.jpg"], ["https", "asset:ID"]),
-            (["http://example.com/a.jpg"], ["http", "asset:ID"]),
-            (["camera"], ["camera", "asset:ID"]),
+            (["ftp://example.com/a.jpg"], ["ftp", "http(s) URL", "asset:ID"]),
+            (["camera:nonsense"], ["camera:nonsense"]),
             (["asset:seven"], ["asset:seven"]),
             (["a.jpg", "--size", "0x10"], ["--size"]),
             (["a.jpg", "--size", "wide"], ["--size", "wide"]),
             (["a.jpg", "--fit", "--fill"], ["--fill"]),
-            (["a.jpg", "--progressive"], ["--progressive"]),
         ]
         for (args, words) in cases {
             let r = try await Subprocess.gpick(["thumb"] + args + ["-o", dir + "/t.png"])

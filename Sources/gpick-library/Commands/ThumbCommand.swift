@@ -10,7 +10,7 @@ import GpickLibrary
 struct ThumbCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumb",
-        abstract: "Make a thumbnail of a photo or a video: a file, or an asset of the library.",
+        abstract: "Make a thumbnail of a photo or a video: a file, a URL, an asset of the library, or a camera's frame.",
         discussion: """
             A photo is turned upright by its EXIF orientation; a Motion Photo gives its primary image and a live \
             photo its still; a video gives a frame about a third in, skipping black frames. A file is told photo or \
@@ -22,7 +22,7 @@ struct ThumbCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("A photo or video file, or asset:ID (the id `gpick library list` shows).", valueName: "SOURCE"))
+    @Argument(help: ArgumentHelp("A photo or video file, an http(s) URL, asset:ID (the id `gpick library list` shows), or camera[:SPEC] (the newest frame of a camera; SPEC as gpick's --source takes it, default auto).", valueName: "SOURCE"))
     var source: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the thumbnail: a .png, .jpg, .jpeg or .webp file.", valueName: "FILE"))
@@ -33,6 +33,9 @@ struct ThumbCommand: AsyncParsableCommand {
 
     @Flag(help: "How the picture goes into the box (default --fit).")
     var mode: Mode = .fit
+
+    @Flag(name: .long, help: "Write a cheap stand-in first when there is one (a cached thumbnail, the EXIF thumbnail, a kept copy of a URL's picture), then the final picture over it.")
+    var progressive = false
 
     @Flag(name: .long, help: "Print one JSON object per event on stdout.")
     var json = false
@@ -61,23 +64,54 @@ struct ThumbCommand: AsyncParsableCommand {
         let events = Events(json: json, command: "thumb")
         let size = try ThumbSize(size)
         let source = try ThumbSource(source)
-        let box = ImageBox(width: size.width, height: size.height, mode: mode == .fill ? .fill : .fit)
+        let request = ImageRequest(size: mode == .fill ? .fill(width: size.width, height: size.height) : .fit(width: size.width, height: size.height),
+                                   delivery: progressive ? .progressive : .best)
+        let name = self.source
         try await reporting(events) {
             // The output first: a missing or unwritable folder is said before anything is decoded.
             let target = try OutputPath(output)
             guard let format = ThumbnailFormat(fileName: target.name) else {
                 throw GpickError(.usage, "cannot tell the format of \(output) from its name: end it in \(ThumbnailFormat.extensions)")
             }
-            let request = try await source.request(box: box, environment: ProcessInfo.processInfo.environment)
-            let made = try await source.naming { () async throws(GpickError) in try await request.make() }
-            let picture = made.picture
-            let bytes = try await OffPool.run { () throws(GpickError) in try picture.encoded(as: format) }
-            try await AtomicWrite.store(bytes, to: target)
-            events.fileWritten(target.path, bytes: Int64(bytes.count), extra: [
-                "width": picture.width, "height": picture.height, "source": self.source,
-                "file": request.path, "kind": made.content.rawValue, "format": format.rawValue,
-            ])
-            events.finished(["files": 1])
+            let thumbnails = ThumbnailCache(version: GpickVersion.current)
+            var written = 0
+            try await source.withSource(environment: ProcessInfo.processInfo.environment, thumbnails: thumbnails) { image throws(GpickError) in
+                // Each result replaces the last, whole: a reader of FILE sees the stand-in, then the final.
+                for try await result in image.image(request) {
+                    let picture = result.picture
+                    let bytes = try await OffPool.run { () throws(GpickError) in try picture.encoded(as: format) }
+                    try await AtomicWrite.store(bytes, to: target)
+                    written += 1
+                    var extra: [String: Any] = [
+                        "width": picture.width, "height": picture.height, "source": name, "degraded": result.degraded,
+                        "origin": result.origin, "format": format.rawValue, "kind": Self.kind(of: image, result),
+                    ]
+                    if let file = Self.file(of: image) { extra["file"] = file }
+                    events.fileWritten(target.path, bytes: Int64(bytes.count), extra: extra)
+                }
+            }
+            events.finished(["files": 1, "results": written])
+        }
+    }
+}
+
+extension ThumbCommand {
+    /// What the picture shows: photo, video or camera.
+    static func kind(of source: any ImageSource, _ result: ImageResult) -> String {
+        if let asset = source as? AssetImageSource { return asset.asset.kind.rawValue }
+        switch result.origin {
+        case "video-frame": return "video"
+        case "camera-frame": return "camera"
+        default: return "photo"
+        }
+    }
+
+    /// The file read, for a file or an asset (an Apple pair's movie: its photo).
+    static func file(of source: any ImageSource) -> String? {
+        switch source {
+        case let file as FileImageSource: file.path
+        case let asset as AssetImageSource: asset.asset.path
+        default: nil
         }
     }
 }
@@ -97,74 +131,5 @@ struct ThumbSize: Equatable {
         }
         width = w
         height = h
-    }
-}
-
-/// What SOURCE names: a file, or an asset of the library's index.
-enum ThumbSource {
-    case file(String)
-    case asset(Int64)
-
-    static let supported = "give a photo or video file, or asset:ID"
-
-    init(_ text: String) throws(ValidationError) {
-        guard !text.isEmpty else { throw ValidationError("SOURCE is empty: \(Self.supported)") }
-        if text.hasPrefix("asset:") {
-            guard let id = Int64(text.dropFirst("asset:".count)), id > 0 else {
-                throw ValidationError("\(text): an asset id is a whole number, as `gpick library list` shows")
-            }
-            self = .asset(id)
-            return
-        }
-        if text == "camera" {
-            throw ValidationError("camera: thumbnails of a camera are not supported yet: \(Self.supported) (a file named camera: ./camera)")
-        }
-        if let scheme = Self.urlScheme(text) {
-            throw ValidationError("\(text): \(scheme) URLs are not supported yet: \(Self.supported)")
-        }
-        self = .file(text)
-    }
-
-    /// "https" of "https://host/a.jpg": `scheme://`, as RFC 3986 spells a scheme.
-    static func urlScheme(_ text: String) -> String? {
-        guard let colon = text.range(of: "://") else { return nil }
-        let scheme = text[..<colon.lowerBound]
-        guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
-        return String(scheme)
-    }
-
-    /// The file to read, and what it is when the index says. An Apple pair's movie stands for its
-    /// photo, as the listing shows it: the thumbnail is the still.
-    func request(box: ImageBox, environment: [String: String]) async throws(GpickError) -> ThumbnailRequest {
-        switch self {
-        case .file(let path):
-            return ThumbnailRequest(path: path, box: box)
-        case .asset(let id):
-            let indexPath = LibraryPaths.indexPath(environment: environment)
-            guard fileStatus(indexPath) != nil else {
-                throw GpickError(.input, "no asset \(id) in the library: it has no index yet (`gpick library scan` makes one)")
-            }
-            let asset = try await OffPool.run { () throws(GpickError) -> Asset? in
-                let index = try LibraryIndex(path: indexPath)
-                guard let asset = try index.asset(id: id) else { return nil }
-                if let photo = asset.companionOf, let still = try index.asset(id: photo) { return still }
-                return asset
-            }
-            guard let asset else { throw GpickError(.input, "no asset \(id) in the library") }
-            return ThumbnailRequest(path: asset.path, box: box, content: asset.kind == .video ? .video : .still)
-        }
-    }
-
-    /// Runs `work`, its errors naming the asset they are about (they name its file already).
-    func naming<T>(_ work: () async throws(GpickError) -> T) async throws(GpickError) -> T {
-        do {
-            return try await work()
-        } catch {
-            guard case .asset(let id) = self else { throw error }
-            var e = error
-            e.message = "asset:\(id): \(e.message)"
-            throw e
-        }
     }
 }
