@@ -36,6 +36,7 @@ struct Live: AsyncParsableCommand {
 
     @OptionGroup var capture: SourceOptions
     @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions
 
     func validate() throws {
@@ -67,10 +68,12 @@ struct Live: AsyncParsableCommand {
                     events.emit("shutter", [:])
                     return try await LivePhotoCapture.capture(session: session, ring: ring, encoder: encoder, name: name, settings: settings)
                 }
-                for p in [r.still, r.movie, r.motionPhoto].compactMap({ $0 }) {
+                let files = [r.still, r.movie, r.motionPhoto].compactMap { $0 }
+                for p in files {
                     events.fileWritten(p, bytes: fileBytes(p), extra: ["still-time": r.stillTime, "clip-duration": r.clipDuration,
                                                                        "clip-frames": r.clipFrames, "content-identifier": r.contentIdentifier ?? ""])
                 }
+                try await saving.save(files, events: events)
                 events.finished(["still-time": r.stillTime, "clip-duration": r.clipDuration, "clip-frames": r.clipFrames])
             } catch {
                 await encoder.close()

@@ -17,8 +17,12 @@ enum PickHalf {
         var argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) }
         argv.append(nil)
         execv(tool, argv)
-        let code = errno
-        return code == ENOENT
+        return cannotRun(tool, errno)
+    }
+
+    /// Why `tool` could not be started (execv's or posix_spawn's errno), in one line.
+    static func cannotRun(_ tool: String, _ code: Int32) -> GpickError {
+        code == ENOENT
             ? GpickError(.plugin, "gpick-library is not installed beside gpick (\(tool)); `make install` installs both")
             : GpickError(.runtime, "cannot run \(tool): \(String(cString: strerror(code)))")
     }

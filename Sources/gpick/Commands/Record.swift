@@ -33,6 +33,7 @@ struct Record: AsyncParsableCommand {
 
     @OptionGroup var capture: SourceOptions
     @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions
 
     func validate() throws {
@@ -116,6 +117,8 @@ struct Record: AsyncParsableCommand {
                 let kept = parts.count == 1 ? last.path : "\(parts.count) parts ending with \(last.path)"
                 throw GpickError(.device, "\(err) (kept \(frames) frames in \(kept))")
             }
+            // Only a recording that ended well is saved (one cut short by its source is kept at -o).
+            try await saving.save(parts.map(\.path), events: events)
             var summary: [String: Any] = ["frames": frames, "duration": Double(frames) / Double(config.format.fps)]
             if case .split = recording { summary["parts"] = parts.count }
             events.finished(summary)

@@ -28,6 +28,7 @@ struct Snap: AsyncParsableCommand {
 
     @OptionGroup var capture: SourceOptions
     @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions
 
     func validate() throws {
@@ -87,6 +88,7 @@ struct Snap: AsyncParsableCommand {
                 throw error
             }
             var written = 0, received = 0
+            var paths: [String] = []
             // Once the last frame is in hand the camera is done: the session stops while that
             // frame is encoded and written, so its teardown is off the critical path and the
             // camera paints no frames that nobody takes.
@@ -102,6 +104,7 @@ struct Snap: AsyncParsableCommand {
                     let path = count == 1 ? target : target.numbered(written + 1, of: count)
                     let bytes = try await encoder.encode(frame, storingTo: path)
                     written += 1
+                    paths.append(path.path)
                     events.emit("capture-data-delivered", ["index": written, "path": path.path, "bytes": bytes.count])
                     events.fileWritten(path.path, bytes: Int64(bytes.count))
                     if received < count { events.emit("capture-exposure-started") }
@@ -119,6 +122,7 @@ struct Snap: AsyncParsableCommand {
                 throw session.failureReason ?? GpickError(.runtime, "only \(written) of \(count) stills were taken")
             }
             events.emit("capture-complete", ["files": written])
+            try await saving.save(paths, events: events)
             events.finished(["files": written])
         }
     }
