@@ -39,7 +39,8 @@ enum AssetReader {
         }
         if let uuid = meta.burstUUID, !uuid.isEmpty {
             asset.burstKey = "apple:" + uuid.uppercased()
-        } else if let stem = numberedStem(file.path) {
+        } else if !meta.isVideo, let stem = numberedStem(file.path) {
+            // Bursts are stills: a split recording's NAME-001.mp4, NAME-002.mp4 are videos.
             asset.burstKey = "gpick:" + stem
         }
         if !meta.isVideo {

@@ -47,6 +47,8 @@ import Testing
         // gpick's numbered burst, a panorama (GPano) marked as an iOS screenshot, a video, a broken file.
         "burst/shot-001.jpg": "a.jpg", "burst/shot-002.jpg": "a.jpg", "burst/shot-003.jpg": "a.jpg",
         "pano.jpg": "exif.jpg", "clips/v.mp4": "v.mp4", "broken.jpg": "thumb.jpg",
+        // A split recording's numbered parts: videos, never a burst.
+        "clips/rec-001.mp4": "v.mp4", "clips/rec-002.mp4": "v.mp4",
     ]
 
     @Test func pairsAndSubtypesComeFromContentNotNames() async throws {
@@ -68,6 +70,7 @@ import Testing
         #expect(all["DCIM/IMG_1234.JPG"]?.asset.live == false)
         #expect(all["DCIM/IMG_1234_3.MOV"]?.asset.kind == .video)
         #expect(all["DCIM/IMG_1234_3.MOV"]?.asset.companionOf == nil)
+        #expect(all["clips/rec-001.mp4"]?.asset.burst == false && all["clips/rec-002.mp4"]?.asset.burst == false)
 
         let live = Set(try lib.list(.live).keys)
         #expect(live == ["DCIM/IMG_0001.JPG", "pixel/PXL_1.MP.jpg", "pixel/old.jpg", "galaxy/20240101_1.jpg", "gpick/live.MP.jpg"])
