@@ -16,7 +16,8 @@ OUT ?= out/demo
 # the private PipeWire (with a test camera node) the tests start.
 # libsqlite3-dev: the media library's index (GRDB; sqlite3: a test holds its lock); libvips-dev: still images and thumbnails
 # (gpick-library loads it when it first needs it); libvips-tools (vipsthumbnail) and
-# ffmpegthumbnailer: the thumbnail bench's reference tools.
+# ffmpegthumbnailer: the thumbnail bench's reference tools. fonts-dejavu-core: also the font of
+# `gpick library sheet`'s badges (DejaVu Sans Bold, which has ▶ and ×), drawn by libvips' pango.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \

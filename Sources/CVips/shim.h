@@ -131,4 +131,43 @@ static inline int cvips_flatten(VipsImage *in, VipsImage **out, VipsArrayDouble 
     return CVIPS_FN(vips_flatten)(in, out, "background", background, NULL);
 }
 
+// Contact sheets (`gpick library sheet`): badge text (pango, through vips_text), masks drawn in
+// memory, blends and the grid. Masks are one 8-bit band, 0 (none) to 255 (all).
+static inline int cvips_text(VipsImage **out, const char *markup, const char *font, int dpi) {
+    return CVIPS_FN(vips_text)(out, markup, "font", font, "dpi", dpi, NULL);
+}
+static inline int cvips_black(VipsImage **out, int width, int height, int bands) {
+    return CVIPS_FN(vips_black)(out, width, height, "bands", bands, NULL);
+}
+// An image of `like`'s size and format with every pixel `c` (lazy: nothing is allocated).
+static inline VipsImage *cvips_image_new_from_image(VipsImage *like, const double *c, int n) {
+    return CVIPS_FN(vips_image_new_from_image)(like, c, n);
+}
+// Drawing changes `image` in place: only on a memory image nobody else holds yet.
+static inline int cvips_draw_rect_fill(VipsImage *image, double *ink, int n, int left, int top, int width, int height) {
+    return CVIPS_FN(vips_draw_rect)(image, ink, n, left, top, width, height, "fill", TRUE, NULL);
+}
+static inline int cvips_draw_circle_fill(VipsImage *image, double *ink, int n, int cx, int cy, int radius) {
+    return CVIPS_FN(vips_draw_circle)(image, ink, n, cx, cy, radius, "fill", TRUE, NULL);
+}
+static inline int cvips_linear1_uchar(VipsImage *in, VipsImage **out, double a, double b) {
+    return CVIPS_FN(vips_linear1)(in, out, a, b, "uchar", TRUE, NULL);
+}
+// Placed at (x, y) in a width × height image of zeros.
+static inline int cvips_embed_black(VipsImage *in, VipsImage **out, int x, int y, int width, int height) {
+    return CVIPS_FN(vips_embed)(in, out, x, y, width, height, "extend", VIPS_EXTEND_BLACK, NULL);
+}
+static inline int cvips_gravity(VipsImage *in, VipsImage **out, VipsCompassDirection direction, int width, int height,
+                                VipsArrayDouble *background) {
+    return CVIPS_FN(vips_gravity)(in, out, direction, width, height, "extend", VIPS_EXTEND_BACKGROUND,
+                                  "background", background, NULL);
+}
+// out = cond/255 × in1 + (1 − cond/255) × in2: a mask's coverage as the blend.
+static inline int cvips_ifthenelse_blend(VipsImage *cond, VipsImage *in1, VipsImage *in2, VipsImage **out) {
+    return CVIPS_FN(vips_ifthenelse)(cond, in1, in2, out, "blend", TRUE, NULL);
+}
+static inline int cvips_arrayjoin(VipsImage **in, VipsImage **out, int n, int across, int shim, VipsArrayDouble *background) {
+    return CVIPS_FN(vips_arrayjoin)(in, out, n, "across", across, "shim", shim, "background", background, NULL);
+}
+
 #endif

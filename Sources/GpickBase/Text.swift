@@ -40,3 +40,9 @@ public func cFormat(_ format: String, _ args: CVarArg...) -> String {
     _ = withVaList(args) { va in buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, va) } }
     return String(cString: buffer)
 }
+
+/// A length of time as a clock shows it: "0:03", "12:40", "1:02:03" (rounded to the second).
+public func clockText(seconds: Double) -> String {
+    let s = Int(seconds.rounded())
+    return s >= 3600 ? cFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : cFormat("%d:%02d", s / 60, s % 60)
+}

@@ -3,7 +3,8 @@ import GRDB
 import GpickBase
 
 /// A fetch of the library, as the seed's picker makes one: newest added first, 1000 by default,
-/// optionally one kind or subtype, optionally only what arrived since a date.
+/// optionally one kind or subtype, optionally only what arrived since a date, optionally only
+/// paths containing some text.
 public struct AssetQuery: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable { case photo, video, live, burst, panorama, screenshot }
 
@@ -14,9 +15,14 @@ public struct AssetQuery: Sendable, Equatable {
     public var includeUnreadable: Bool
     /// Only assets under these roots (nil: the whole index).
     public var roots: MediaRoots?
+    /// Only assets whose path inside its root (folders and name, not the root's own path, which
+    /// every asset shares) contains this, ignoring case. A burst is matched by its shown photo.
+    public var pathContains: String?
 
-    public init(kind: Kind? = nil, since: Int64? = nil, limit: Int = 1000, includeUnreadable: Bool = false, roots: MediaRoots? = nil) {
+    public init(kind: Kind? = nil, since: Int64? = nil, limit: Int = 1000, includeUnreadable: Bool = false, roots: MediaRoots? = nil,
+                pathContains: String? = nil) {
         self.roots = roots
+        self.pathContains = pathContains
         self.kind = kind
         self.since = since
         self.limit = limit
@@ -48,6 +54,12 @@ extension LibraryIndex {
             }
             if let roots = query.roots { request = request.filter(roots.contains) }
             if let since = query.since { request = request.filter(C.addedAt >= since) }
+            if let text = query.pathContains, !text.isEmpty {
+                // In SQL, before the limit. swiftLowercaseString is GRDB's, Unicode-aware (SQLite's
+                // lower() folds ASCII only); instr, unlike LIKE, gives % and _ no meaning.
+                request = request.filter(sql: "instr(swiftLowercaseString(substr(path, length(rtrim(root, '/')) + 2)), ?) > 0",
+                                         arguments: [text.lowercased()])
+            }
             let assets = try request.order(C.addedAt.desc, C.id.desc).limit(max(0, query.limit)).fetchAll(db)
             let keys = Set(assets.filter(\.burst).compactMap(\.burstKey))
             var counts: [String: Int] = [:]

@@ -42,7 +42,7 @@ struct GpickLibraryTool: AsyncParsableCommand {
 struct LibraryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library",
-        abstract: "Index the photos and videos in your Pictures and Videos folders, and list them.",
-        subcommands: [ScanCommand.self, ListCommand.self, ImportCommand.self, WatchCommand.self]
+        abstract: "Index the photos and videos in your Pictures and Videos folders; list them, or draw a contact sheet of them.",
+        subcommands: [ScanCommand.self, ListCommand.self, SheetCommand.self, ImportCommand.self, WatchCommand.self]
     )
 }

@@ -6,7 +6,10 @@ import Testing
 /// camera (the test source), `--progressive`; and decompression bombs, with the peak memory of
 /// the whole process measured by /usr/bin/time.
 @Suite struct ThumbSourcesCLITests {
-    static func env(_ dir: String) -> [String: String] { ["XDG_CACHE_HOME": dir + "/cache", "HOME": dir] }
+    /// A cache of its own, and GStreamer's registry where it was (else each child scans plugins).
+    static func env(_ dir: String) -> [String: String] {
+        ["XDG_CACHE_HOME": dir + "/cache", "HOME": dir, "GST_REGISTRY": TestEnvironment.gstRegistry]
+    }
 
     @Test func aURLThenProgressiveShowsTheKeptCopyFirstAndEndsWithTheFetchedPicture() async throws {
         let dir = TestEnvironment.tempDir()

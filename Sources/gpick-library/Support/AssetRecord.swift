@@ -29,18 +29,13 @@ enum AssetRecord {
         let kind = ([a.kind.rawValue] + a.subtypes).joined(separator: ",")
         let size = a.displaySize.map { "\($0.width)x\($0.height)" } ?? "-"
         var badge = "-"
-        if let d = a.duration { badge = "▶ " + duration(d) }
+        if let d = a.duration { badge = "▶ " + clockText(seconds: d) }
         if a.burst { badge = "×\(item.burstCount)" }
         if let why = a.unreadable { badge = "unreadable: " + why }
         return [String(a.id ?? 0), kind, size, badge, iso(a.takenAt), a.path].joined(separator: "\t")
     }
 
     /// m:ss, as the picker's badge shows it (h:mm:ss past an hour).
-    static func duration(_ seconds: Double) -> String {
-        let s = Int(seconds.rounded())
-        return s >= 3600 ? cFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : cFormat("%d:%02d", s / 60, s % 60)
-    }
-
     static func iso(_ unix: Int64) -> String {
         let f = ISO8601DateFormatter()
         f.timeZone = TimeZone.current

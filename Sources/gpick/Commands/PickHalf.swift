@@ -42,7 +42,7 @@ enum PickHalf {
 struct LibraryHandOff: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library",
-        abstract: "The media library: scan and list the photos and videos in your Pictures and Videos folders."
+        abstract: "The media library: scan, list, import and draw contact sheets of the photos and videos in your Pictures and Videos folders."
     )
     @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
     func run() throws { throw PickHalf.exec(["library"] + arguments) }
@@ -51,7 +51,7 @@ struct LibraryHandOff: ParsableCommand {
 struct ThumbHandOff: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumb",
-        abstract: "Make a thumbnail (PNG, JPEG or WebP) of a photo or video: a file, or asset:ID of the library."
+        abstract: "Make a thumbnail (PNG, JPEG or WebP) of a photo or video: a file, a URL, asset:ID of the library, or a camera's frame."
     )
     @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
     func run() throws { throw PickHalf.exec(["thumb"] + arguments) }
