@@ -69,6 +69,9 @@ let package = Package(
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
         // The leak soak runs in a process of its own (tests share one process, and their fds).
         .executableTarget(name: "gpick-soak", dependencies: ["GpickKit"], path: "Tests/Soak"),
+        // The media library's in-process bench (bench/run.sh, L3): a synthetic index, the picker's query timed.
+        .executableTarget(name: "gpick-libbench", dependencies: ["GpickLibrary", .product(name: "GRDB", package: "GRDB.swift")],
+                          path: "bench/libbench"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),

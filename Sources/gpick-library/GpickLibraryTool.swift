@@ -43,6 +43,6 @@ struct LibraryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library",
         abstract: "Index the photos and videos in your Pictures and Videos folders; list them, or draw a contact sheet of them.",
-        subcommands: [ScanCommand.self, ListCommand.self, SheetCommand.self, ImportCommand.self, WatchCommand.self]
+        subcommands: [ScanCommand.self, ListCommand.self, SheetCommand.self, ImportCommand.self, WatchCommand.self, ThumbsCommand.self]
     )
 }

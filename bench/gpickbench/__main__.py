@@ -1,5 +1,6 @@
 """`python3 -m gpickbench` (what bench/run.sh and `make bench` run): benchmarks a built gpick and
-writes bench/RESULTS.md. It builds nothing: `make bench` builds the release binary first."""
+writes bench/RESULTS.md. `make bench` builds the release binaries first; the library section
+builds only its small in-process bench, gpick-libbench, beside them (a no-op when current)."""
 import argparse
 import json
 import os
@@ -10,12 +11,17 @@ import time
 
 from . import machine, report, scenarios
 from .context import Bench
-from .measure import BenchError, output
+from .measure import BenchError, output, run
 
 DEFAULT_VARIANTS = ("speed-preset=ultrafast;speed-preset=superfast;speed-preset=faster;speed-preset=medium;"
                     "quantizer=23;quantizer=25;speed-preset=faster quantizer=23")
 TOOLS = {"gst-launch-1.0": "gstreamer1.0-tools", "ffmpeg": "ffmpeg", "ffprobe": "ffmpeg", "hyperfine": "hyperfine",
          "tmux": "tmux", "/usr/bin/time": "time"}
+# The pick half's sections: their reference tools, and the executables beside gpick they run.
+SECTION_TOOLS = {"library": {"exiftool": "libimage-exiftool-perl", "find": "findutils"},
+                 "thumbs": {"vipsthumbnail": "libvips-tools", "ffmpegthumbnailer": "ffmpegthumbnailer",
+                            "exiftool": "libimage-exiftool-perl", "xargs": "findutils"}}
+HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",)}
 ELEMENTS = ("videotestsrc", "compositor", "y4menc", "jpegenc", "x264enc", "mp4mux")
 
 
@@ -44,6 +50,11 @@ def options(argv):
                    help="';'-separated gpick --set variants (NAME=VALUE, space-separated within one); 'none' skips")
     p.add_argument("--memory-seconds", type=int, default=60, help="length of the memory recording")
     p.add_argument("--session-shots", type=int, default=20, help="snaps timed in the running session")
+    p.add_argument("--library-runs", type=int, default=5, help="timed cold scans by gpick; rescans: twice as many")
+    p.add_argument("--exiftool-runs", type=int, default=1,
+                   help="timed exiftool runs of the cold scan (about 50 s each, after one untimed run)")
+    p.add_argument("--libbench-runs", type=int, default=50, help="timed in-process queries (L3) after 5 warm-up")
+    p.add_argument("--thumb-runs", type=int, default=3, help="timed batches per thumbnailer, after one warm-up")
     p.add_argument("--quiet-wait", type=int, default=600, help="seconds to wait at most for host steal under 8 %%")
     p.add_argument("--out", default="bench/RESULTS.md")
     p.add_argument("--keep", action="store_true", help="keep the scratch directory")
@@ -51,20 +62,45 @@ def options(argv):
     return p.parse_args(argv)
 
 
-def preflight(gpick):
-    missing = [f"{tool} (Debian package {pkg})" for tool, pkg in TOOLS.items() if not shutil.which(tool)]
+def preflight(gpick, sections=()):
+    tools = dict(TOOLS)
+    for s in sections:
+        tools.update(SECTION_TOOLS.get(s, {}))
+    missing = [f"{tool} (Debian package {pkg})" for tool, pkg in tools.items() if not shutil.which(tool)]
     if missing:
         raise BenchError(f"missing: {', '.join(missing)}; `make setup` installs them")
     if not os.access(gpick, os.X_OK):
         raise BenchError(f"no gpick binary at {gpick}: build it first (make build)")
+    if any(s in HELPERS for s in sections) and not os.access(os.path.join(os.path.dirname(gpick), "gpick-library"), os.X_OK):
+        raise BenchError(f"no gpick-library beside {gpick}: build it first (make build)")
     for element in ELEMENTS:
         output(["gst-inspect-1.0", element])
     if "libx264" not in output(["ffmpeg", "-hide_banner", "-encoders"]):
         raise BenchError("ffmpeg has no libx264 encoder")
 
 
+def build_libbench(o, root):
+    """gpick-libbench (bench/libbench, L3) beside gpick, built in gpick's own build folder (`make
+    build` builds only gpick and gpick-library; this adds the small bench to the same build, and
+    is a no-op when it is current)."""
+    release = os.path.dirname(os.path.abspath(o.gpick))
+    exe = os.path.join(release, "gpick-libbench")
+    if os.path.basename(release) != "release":
+        if os.access(exe, os.X_OK):
+            return
+        raise BenchError(f"no gpick-libbench beside {o.gpick}, and {release} is not a SwiftPM release folder to build it in")
+    argv = [os.environ.get("SWIFT", "swift"), "build", "-c", "release", "--product", "gpick-libbench", "--static-swift-stdlib",
+            "--scratch-path", os.path.dirname(release)]
+    print(f"bench: building gpick-libbench ({' '.join(argv)})", file=sys.stderr, flush=True)
+    os.makedirs(os.path.join(root, "bench/work"), exist_ok=True)
+    log = os.path.join(root, "bench/work/libbench-build.log")
+    run(argv, timeout=1800, log=log, cwd=root)
+
+
 def benchmark(o, root):
-    preflight(o.gpick)
+    preflight(o.gpick, o.only)
+    if "library" in o.only:
+        build_libbench(o, root)
     os.makedirs(os.path.join(root, "bench/work"), exist_ok=True)
     work = tempfile.mkdtemp(prefix="run.", dir=os.path.join(root, "bench/work"))
     try:
@@ -72,6 +108,9 @@ def benchmark(o, root):
         # the run cannot mix two versions into one set of results.
         gpick = os.path.join(work, "gpick")
         shutil.copy2(o.gpick, gpick)
+        # gpick runs gpick-library from its own folder: the copy gets one beside it.
+        for helper in sorted({h for s in o.only for h in HELPERS.get(s, ())}):
+            shutil.copy2(os.path.join(os.path.dirname(o.gpick), helper), os.path.join(work, helper))
         shutil.copytree(os.path.join(root, "pipelines"), os.path.join(work, "pipelines"))
         os.environ["GPICK_PIPELINES"] = os.path.join(work, "pipelines")
         b = Bench(root=root, work=work, gpick=gpick, gpick_shown=o.gpick, options=o)
@@ -101,7 +140,9 @@ def main(argv=None):
                 results = json.load(f)
         else:
             results = benchmark(o, root)
-            saved = os.path.join(root, "bench/work/results.json")
+            # A run written elsewhere (a partial one, say) keeps its results beside its report.
+            saved = (os.path.join(root, "bench/work/results.json") if o.out == "bench/RESULTS.md"
+                     else os.path.splitext(o.out)[0] + ".json")
             with open(saved, "w") as f:
                 json.dump(results, f, indent=1)
     except BenchError as e:

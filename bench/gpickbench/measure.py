@@ -88,14 +88,17 @@ def output(argv, timeout=120):
     return done.stdout.strip()
 
 
-def hyperfine(commands, *, runs, warmup, export, log):
+def hyperfine(commands, *, runs, warmup, export, log, prepare=None, timeout_each=30):
     """Times each command (name → argv) with hyperfine, `runs` times after `warmup` runs, with no
-    shell in between. Returns name → {"times": [s…], "user": mean s, "system": mean s}."""
+    shell in between. `prepare` (name → argv, for every command) runs before each of its runs,
+    untimed. Returns name → {"times": [s…], "user": mean s, "system": mean s}."""
     argv = ["hyperfine", "--shell=none", "--style", "basic", "--runs", str(runs), "--warmup", str(warmup),
             "--export-json", export]
-    for argv_ in commands.values():
+    for name, argv_ in commands.items():
         argv += ["--command-name", shlex.join(map(str, argv_)), shlex.join(map(str, argv_))]
-    run(argv, timeout=60 + 30 * runs * len(commands), log=log)
+        if prepare:
+            argv += ["--prepare", shlex.join(map(str, prepare[name]))]
+    run(argv, timeout=60 + timeout_each * (runs + warmup) * len(commands), log=log)
     with open(export) as f:
         results = json.load(f)["results"]
     if len(results) != len(commands):

@@ -32,7 +32,12 @@ def header(m):
 
 def summary(checks):
     return (["## Summary", "", "| benchmark | result | target | |", "|---|---|---|---|"]
-            + [f"| {c.name} | {c.result} | {c.target} | {verdict(c.ok)} |" for c in checks] + [""])
+            + [f"| {c.ref + ': ' if c.ref else ''}{c.name} | {c.result} | {c.target} | {verdict(c.ok)} |" for c in checks]
+            + [""])
+
+
+def by_ref(checks, ref):
+    return [c for c in checks.values() if c.ref == ref]
 
 
 def snap(r, c):
@@ -56,7 +61,8 @@ def snap(r, c):
         "The same-work line is what gpick's snap does: its test source is a live videotestsrc (it stands in for a "
         "camera: the frame comes when the clock says) and its input stage converts and scales to the asked format. "
         "The minimal line skips both; until 2026-11-22 it was the reference.", "",
-        f"- Ratio gpick / gst-launch, same work (medians): **{check.result}** — target {check.target}: {verdict(check.ok)}",
+        f"- Ratio gpick / gst-launch, same work (medians): **{check.result}** — target {check.target} (L7: the pick "
+        f"half must not slow the capture half's start-up): {verdict(check.ok)}",
         f"- gpick / minimal gst-launch line: {g / m:.2f}x; gpick / ffmpeg: {g / f:.2f}x",
         f"- CPU time gpick / same-work line (means): {tools['gpick']['cpu_mean'] / tools['gst']['cpu_mean']:.2f}x. "
         "(gpick uses both cores at start-up, so a busy host stretches its wall time more than the one-thread line's)", ""]
@@ -203,8 +209,138 @@ def terminal(r, c):
             *([f"- {r['summary']}"] if r["summary"] else []), ""]
 
 
+def spread_row(name, times, cpu=None, extra=""):
+    """| name | median | min | max | runs | CPU | … | from seconds."""
+    s = sorted(times)
+    return (f"| {name} | {T.median(s):.3f} | {s[0]:.3f} | {s[-1]:.3f} | {len(s)} | "
+            f"{'' if cpu is None else f'{cpu:.2f}'} |{extra}")
+
+
+def library(r, c):
+    cold, re_, new = r["cold"], r["rescan"], r["newest"]
+    t, k, f = r["tree"], cold["census"], cold["exiftool_fields"]
+    l1, census = by_ref(c, "L1")
+    l2, l3 = by_ref(c, "L2")[0], by_ref(c, "L3")[0]
+    traps = t["traps"]
+    lines = ["## 7. Media library: cold scan, rescan, the newest 1000 (L1–L3)", "",
+             f"A generated tree (`{r['root']}`, made once by bench/gpickbench/fixtures.py and cached): {t['files']:,} files = "
+             f"{t['photos'] - t['live']:,} plain photos, {t['videos']} plain videos, 100 Apple live pairs (JPEG with Apple's "
+             f"MakerNote ContentIdentifier + MOV with QuickTime content.identifier; 15 with the movie named apart, 15 with it "
+             f"in another folder) and 100 Google Motion Photos (XMP + Container directory + appended MP4). Traps among the "
+             f"plain files: {traps['same_name_decoys']} same-named IMG_n.JPG/IMG_n.MOV without identifiers, "
+             f"{traps['orphan_stills']} stills and {traps['orphan_movies']} movies whose identifier has no other half, "
+             f"{traps['stripped_motion']} photos with Motion Photo XMP but no video. Movies have their moov first "
+             "(exiftool -fast2 stops at mdat). Photos are 320×240 JPEGs with camera EXIF: a scan reads headers only.", "",
+             "### L1: cold scan (no index), gpick against exiftool reading the same fields", "",
+             "Page cache: warm for both. Each tool ran once untimed before its timed runs (that run's outputs are what "
+             "the checks below read), and nothing else touched the tree in between. hyperfine, no shell; gpick's index is "
+             "deleted before each run (`--prepare`), in a private HOME/XDG folder (bench/work/home).", "",
+             "| tool | median s | min | max | runs | CPU s (mean) |", "|---|---|---|---|---|---|",
+             spread_row("gpick library scan", cold["tools"]["gpick"]["times"], cold["tools"]["gpick"]["cpu"]),
+             spread_row("exiftool -fast2 -json -r", cold["tools"]["exiftool"]["times"], cold["tools"]["exiftool"]["cpu"]),
+             "", "```", cold["tools"]["gpick"]["command"], cold["tools"]["exiftool"]["command"], "```", "",
+             f"- Ratio gpick / exiftool (medians): **{l1.result}** — target {l1.target}: {verdict(l1.ok)} (host steal "
+             f"{cold['steal']['gpick']:.1f} % during gpick's runs, {cold['steal']['exiftool']:.1f} % during exiftool's)"
+             + (f"; the untimed first runs took {cold['first_runs']['gpick']:.2f} s and {cold['first_runs']['exiftool']:.1f} s"
+                if "first_runs" in cold else ""),
+             f"- exiftool printed {f['files']:,} files: a size for {f['size']:,}, a date for {f['date']:,}, a duration for "
+             f"{f['duration']:,}, a ContentIdentifier for {f['content_identifier']} (the movies only: -fast2 skips MakerNotes, "
+             f"so it never reads the stills' identifiers), MotionPhoto for {f['motion_photo']} (the XMP; -fast2 does not look "
+             "for the appended video, which gpick checks is really at the offset given). So exiftool did less than gpick.",
+             f"- What gpick found ({cold['list_command']}, and the whole listing): {k['pairs_found']}/{k['pairs']} Apple pairs "
+             f"with their own movie, {k['motion_found']}/{k['motion_photos']} Motion Photos, {k['live']} live assets "
+             f"(expected {k['live_expected']}; `--kind live` listed {k['kind_live_listed']}), {k['invented_count']} invented"
+             + (f" (first: {', '.join(k['invented'])})" if k["invented"] else "")
+             + (f", missing: {', '.join(k['missing'])}" if k["missing"] else "")
+             + f"; {k['photos']:,} photos (expected {k['photos_expected']:,}), {k['videos']} videos (expected "
+             f"{k['videos_expected']}); the scan found {k['files_found']:,} files (expected {k['files_expected']:,}), "
+             f"{k['unreadable']} unreadable, and said {k['scan_pairs']} live pairs and {k['scan_motion_photos']} Motion "
+             f"Photos — {verdict(census.ok)}", "",
+             "### L2: rescan of the unchanged tree, against find", "",
+             "| tool | median s | min | max | runs | CPU s (mean) |", "|---|---|---|---|---|---|",
+             spread_row("gpick library scan (index current)", re_["tools"]["gpick"]["times"], re_["tools"]["gpick"]["cpu"]),
+             spread_row("find -printf '%i %s %T@\\n'", re_["tools"]["find"]["times"], re_["tools"]["find"]["cpu"]),
+             "", "```", re_["tools"]["gpick"]["command"], re_["tools"]["find"]["command"], "```", "",
+             f"- Ratio gpick / find (medians, after 2 warm-up runs each): **{l2.result}** — target {l2.target}: "
+             f"{verdict(l2.ok)} (host steal {re_['steal']:.1f} %)",
+             "- The rescan read nothing: " + ", ".join(f"{k_} {v}" for k_, v in re_["summary"].items()), "",
+             "### L3: the newest 1000 of 100,000 indexed assets, in-process", "",
+             f"gpick-libbench (bench/libbench, linking GpickLibrary) fills an index with {new['rows']:,} synthetic rows "
+             f"({new['assets']:,} assets: photos, videos, Apple pairs whose movies are rows but not assets, Motion Photos, "
+             "bursts, screenshots, panoramas, a few unreadable; added over five years, in scan order) in one "
+             "transaction (cached), then times `LibraryIndex.list(AssetQuery(limit: 1000, roots:))` — what `gpick library "
+             f"list` and the picker ask — {new['newest']['runs']} times after {new['warmup']} warm-up runs.", "", "```",
+             new["command"], "```", "",
+             "| query | median ms | p95 | min | max | first call ms | listed |", "|---|---|---|---|---|---|---|"]
+    names = {"newest": "newest 1000 (the target)", "newest-live": "newest 1000 live", "newest-video": "newest 1000 videos",
+             "what-if-unindexed-roots": "what-if: the same, roots condition kept off the path index (`+path`)",
+             "what-if-rows-only": "what-if: that SQL, rows not decoded into Assets"}
+    for key, label in names.items():
+        if key in new:
+            q = new[key]
+            first = f"{q['first_ms']:.1f}" if "first_ms" in q else ""
+            lines.append(f"| {label} | {q['median']:.2f} | {q['p95']:.2f} | {q['min']:.2f} | {q['max']:.2f} | {first} | "
+                         f"{q['listed']} |")
+    lines += ["", f"- Newest 1000 (median of {new['newest']['runs']}): **{new['newest']['median']:.2f} ms**, max "
+              f"{new['newest']['max']:.2f} ms — target {l3.target}: {verdict(l3.ok)} (opening the index: "
+              f"{new['open_ms']:.0f} ms; host steal {new['steal']:.1f} %)", ""]
+    return lines
+
+
+def thumbs(r, c):
+    p, v = r["photos"], r["videos"]
+    l4, rss = by_ref(c, "L4")
+    l5 = by_ref(c, "L5")[0]
+    ref = T.vips_reference(p)
+    names = {"gpick": "gpick library thumbs (one process)", "vips": "vipsthumbnail, one process for all files",
+             "vips_parallel": f"vipsthumbnail, {r['nproc']} processes side by side",
+             "ffmpegthumbnailer": f"ffmpegthumbnailer, {r['nproc']} at a time (xargs -P)",
+             "ffmpegthumbnailer_serial": "ffmpegthumbnailer, one after the other"}
+
+    def table(section):
+        rows = ["| tool | median s | min | max | runs | CPU s (mean) | peak RSS MiB | thumbnails | largest side |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for k, x in section["tools"].items():
+            o = x["outputs"]
+            rows.append(spread_row(names.get(k, k), x["times"], x["cpu"],
+                                   f" {x['maxrss_kib'] / 1024:.0f} | {o['count']} | {o['max_side']} |"))
+        return rows + ["", "```", *(x["command"] for x in section["tools"].values()), "```", ""]
+
+    lines = ["## 8. Thumbnails: 256 px PNGs of photos and videos (L4, L5)", "",
+             "Whole batches, wall time (hyperfine, no shell, one warm-up run each, outputs deleted before every run). "
+             "gpick makes the freedesktop.org thumbnails (`large`, 256 px, PNG with the standard's text keys) in one "
+             "process, a core's worth of decodes at a time (`gpick library thumbs`; a process per file would start "
+             "libvips and GStreamer each time). The reference tools get the same files, the same 256 px box, PNG "
+             f"(vipsthumbnail at gpick's compression level, 3) and the same {r['nproc']} cores: a vipsthumbnail process "
+             "works through its files one after the other (libvips threads help little on a JPEG it shrinks while "
+             "decoding), so it also ran as one process per core; the faster of its two arrangements is the reference. "
+             "ffmpegthumbnailer takes one file a run: it ran one process per core (xargs -P), and one after the other "
+             "for comparison. Peak RSS: one more run each, from wait4 (of xargs and its children for xargs lines).", "",
+             f"### L4: {p['files']} JPEGs of 4032×3024 (about {r['photo_bytes'] / 2**20:.1f} MB each, camera EXIF, a "
+             "quarter of them rotated by EXIF orientation 6)", "", *table(p),
+             f"- Ratio gpick / {names[ref]} (medians): **{T.tool_ratio(p, 'gpick', ref):.2f}x** — target {l4.target}: "
+             f"{verdict(l4.ok)}"
+             + (f" (gpick / the other arrangement: {T.tool_ratio(p, 'gpick', 'vips' if ref == 'vips_parallel' else 'vips_parallel'):.2f}x)"
+                if "vips_parallel" in p["tools"] else ""),
+             f"- gpick's peak RSS: **{rss.result}** — target {rss.target}: {verdict(rss.ok)} (host steal {p['steal']:.1f} %)", "",
+             f"### L5: {v['files']} MP4s, 1080p30 H.264 High + AAC, 4 s, a keyframe a second, 12 Mbit/s", "",
+             "gpick takes a frame about a third in, skipping black frames (none of these is black there); "
+             "ffmpegthumbnailer is told the same position (`-t 33%`; its default is 10 %).", "", *table(v),
+             f"- Ratio gpick / ffmpegthumbnailer, {r['nproc']} at a time (medians): **{l5.result}** — target {l5.target}: "
+             f"{verdict(l5.ok)} (one after the other: {T.tool_ratio(v, 'gpick', 'ffmpegthumbnailer_serial'):.2f}x; host "
+             f"steal {v['steal']:.1f} %)", "",
+             "### One file per process, for comparison (start-up included; 10 runs after 2 warm-up)", "",
+             "| file | gpick thumb median ms | reference | reference median ms |", "|---|---|---|---|"]
+    for kind, ref_name in (("photo", "vips"), ("video", "ffmpegthumbnailer")):
+        s = r["single"][kind]["tools"]
+        lines.append(f"| one {kind} | {T.median(s['gpick']['times']) * 1000:.0f} | {ref_name} | "
+                     f"{T.median(s[ref_name]['times']) * 1000:.0f} |")
+    return lines + [""]
+
+
+# L6 (ImageSource size() and first degraded result): its section goes here, being written by the lead.
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
-            ("flips", flips), ("terminal", terminal))
+            ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs))
 
 
 def render(results):

@@ -13,6 +13,14 @@ PLACEHOLDER_MS = 3.0        # the blurred placeholder from one 1080p frame (medi
 FLIP_SLOTS = 1              # flip request → first placeholder frame, in 30 fps frame slots
 TERMINAL_PERCENT = 25.0     # the terminal preview's CPU over a plain session, % of one core
 FRAME_MS = 1000 / 30
+# The pick half (issue 15); the L numbers are the issue's. L7 is the snap ratio above.
+SCAN_RATIO = 0.10           # L1: gpick cold scan / exiftool -fast2 -json -r on the same tree, wall (medians)
+RESCAN_RATIO = 2.0          # L2: gpick rescan of the unchanged tree / find -printf '%i %s %T@', wall (medians)
+NEWEST_MS = 10.0            # L3: the newest 1000 of 100,000 indexed assets, in-process (median)
+PHOTO_THUMB_RATIO = 0.80    # L4: 200 12 MP JPEGs → 256 px, gpick / vipsthumbnail (its faster arrangement), wall
+PHOTO_THUMB_RSS_MIB = 150   # L4: gpick's peak RSS over that batch
+VIDEO_THUMB_RATIO = 1.0     # L5: 50 1080p MP4s → 256 px, gpick / ffmpegthumbnailer (same parallelism), wall
+# L6 (ImageSource size() and first degraded result): its bounds go here; being written by the lead.
 
 
 @dataclass(frozen=True)
@@ -21,6 +29,13 @@ class Check:
     result: str
     target: str
     ok: bool
+    ref: str = ""           # the issue's id of the target (L1…), when it has one
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
 def mean(xs):
@@ -53,13 +68,38 @@ def terminal_percent(r):
     return (p["cpu"] - b["cpu"]) / p["wall"] * 100
 
 
+def tool_ratio(r, tool, reference):
+    """Median wall time of `tool` over that of `reference`, in a section's "tools"."""
+    return median(r["tools"][tool]["times"]) / median(r["tools"][reference]["times"])
+
+
+def vips_reference(r):
+    """vipsthumbnail's faster arrangement (one process, or one per core), the L4 reference."""
+    tools = r["tools"]
+    return min((t for t in ("vips", "vips_parallel") if t in tools), key=lambda t: median(tools[t]["times"]))
+
+
+def census_result(k):
+    text = f"{k['pairs_found']}/{k['pairs']} pairs, {k['motion_found']}/{k['motion_photos']} Motion Photos, {k['invented_count']} invented"
+    for what in ("photos", "videos", "live"):
+        if k[what] != k[f"{what}_expected"]:
+            text += f"; {what} {k[what]}/{k[f'{what}_expected']}"
+    if k["files_found"] != k["files_expected"]:
+        text += f"; files {k['files_found']}/{k['files_expected']}"
+    if k["unreadable"]:
+        text += f"; {k['unreadable']} unreadable"
+    if k["wrong_movie"]:
+        text += f"; {len(k['wrong_movie'])} with another movie"
+    return text
+
+
 def checks(results):
     """Every target against this run, in the report's order; sections not run are left out."""
     out = []
     if (r := results.get("snap")):
         ratio = snap_ratio(r)
         out.append(Check("Snap 1080p JPEG, gpick / gst-launch (same work) wall time", f"{ratio:.2f}x",
-                         f"<= {SNAP_RATIO}x", ratio <= SNAP_RATIO))
+                         f"<= {SNAP_RATIO}x", ratio <= SNAP_RATIO, "L7"))
     if (r := results.get("record")):
         ratio = record_cpu(r, "gpick") / record_cpu(r, "ffmpeg")
         diff = r["tools"]["gpick"]["ssim"] - r["tools"]["ffmpeg"]["ssim"]
@@ -108,4 +148,40 @@ def checks(results):
         pct = terminal_percent(r)
         out.append(Check("Terminal preview of 1080p30, CPU over a plain session", f"{pct:.1f} % of a core",
                          f"<= {TERMINAL_PERCENT:g} %", pct <= TERMINAL_PERCENT))
+    if (r := results.get("library")):
+        ratio = tool_ratio(r["cold"], "gpick", "exiftool")
+        out.append(Check("Library cold scan, gpick / exiftool -fast2 (wall)", f"{ratio:.3f}x", f"<= {SCAN_RATIO}x",
+                         ratio <= SCAN_RATIO, "L1"))
+        k = r["cold"]["census"]
+        out.append(Check("Same scan: live pairs and Motion Photos", census_result(k),
+                         "all found, none invented, counts exact", k["ok"], "L1"))
+        ratio = tool_ratio(r["rescan"], "gpick", "find")
+        out.append(Check("Library rescan of the unchanged tree, gpick / find -printf (wall)", f"{ratio:.2f}x",
+                         f"<= {RESCAN_RATIO:g}x", ratio <= RESCAN_RATIO, "L2"))
+        n = r["newest"]["newest"]
+        ok = n["median"] <= NEWEST_MS and n["listed"] == r["newest"]["limit"] and n["newest_first"]
+        out.append(Check(f"Newest {r['newest']['limit']} of {r['newest']['rows']:,} indexed assets, in-process (median)",
+                         f"{n['median']:.1f} ms (max {n['max']:.1f})", f"<= {NEWEST_MS:g} ms", ok, "L3"))
+    # L6 (ImageSource size() and first degraded result): its checks go here; being written by the lead.
+    if (r := results.get("thumbs")):
+        p = r["photos"]
+        ref = vips_reference(p)
+        ratio = tool_ratio(p, "gpick", ref)
+        made = p["tools"]["gpick"]["outputs"]
+        ok = made["count"] == p["files"] and made["max_side"] == 256
+        result = f"{ratio:.2f}x" + ("" if ok else f" ({made['count']} thumbnails, largest side {made['max_side']})")
+        if ref == "vips_parallel" and "vips" in p["tools"]:
+            result += f" (vs one vipsthumbnail process: {tool_ratio(p, 'gpick', 'vips'):.2f}x)"
+        out.append(Check(f"{p['files']} JPEGs 4032x3024 → 256 px, gpick / vipsthumbnail at its fastest (wall)", result,
+                         f"<= {PHOTO_THUMB_RATIO}x", ok and ratio <= PHOTO_THUMB_RATIO, "L4"))
+        mib = p["tools"]["gpick"]["maxrss_kib"] / 1024
+        out.append(Check("Same batch, gpick peak RSS", f"{mib:.0f} MiB", f"<= {PHOTO_THUMB_RSS_MIB} MiB",
+                         mib <= PHOTO_THUMB_RSS_MIB, "L4"))
+        v = r["videos"]
+        ratio = tool_ratio(v, "gpick", "ffmpegthumbnailer")
+        made = v["tools"]["gpick"]["outputs"]
+        ok = made["count"] == v["files"] and made["max_side"] == 256
+        out.append(Check(f"{v['files']} 1080p MP4s → 256 px, gpick / ffmpegthumbnailer (wall)",
+                         f"{ratio:.2f}x" + ("" if ok else f" ({made['count']} thumbnails, largest side {made['max_side']})"),
+                         f"<= {VIDEO_THUMB_RATIO:g}x", ok and ratio <= VIDEO_THUMB_RATIO, "L5"))
     return out

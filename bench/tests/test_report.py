@@ -12,10 +12,10 @@ def verdicts(r):
 class ChecksTests(unittest.TestCase):
     def test_a_good_run_meets_every_target_in_order(self):
         checks = targets.checks(RESULTS)
-        self.assertEqual(len(checks), 14)
+        self.assertEqual(len(checks), 21)
         self.assertTrue(all(c.ok for c in checks), [c for c in checks if not c.ok])
         self.assertTrue(checks[0].name.startswith("Snap"))
-        self.assertTrue(checks[-1].name.startswith("Terminal"))
+        self.assertEqual([c.ref for c in checks if c.ref], ["L7", "L1", "L1", "L2", "L3", "L4", "L4", "L5"])
 
     def test_snap_ratio_is_held_at_its_bound(self):
         name = "Snap 1080p JPEG, gpick / gst-launch (same work) wall time"
@@ -91,15 +91,69 @@ class ChecksTests(unittest.TestCase):
         self.assertFalse(verdicts(r)["Terminal preview of 1080p30, CPU over a plain session"])
 
 
+def check(r, ref, index=0):
+    return [c for c in targets.checks(r) if c.ref == ref][index]
+
+
+class PickHalfTests(unittest.TestCase):
+    def test_cold_scan_ratio_is_of_medians(self):
+        self.assertAlmostEqual(targets.tool_ratio(RESULTS["library"]["cold"], "gpick", "exiftool"), 0.63 / 50.24)
+        r = results()
+        r["library"]["cold"]["tools"]["gpick"]["times"] = [5.03, 5.03, 5.03]
+        self.assertFalse(check(r, "L1").ok)
+
+    def test_a_census_that_is_not_ok_fails_and_says_what_is_off(self):
+        r = results()
+        r["library"]["cold"]["census"].update(ok=False, invented_count=2, photos=10199)
+        c = check(r, "L1", 1)
+        self.assertFalse(c.ok)
+        self.assertEqual(c.result, "100/100 pairs, 100/100 Motion Photos, 2 invented; photos 10199/10200")
+
+    def test_rescan_and_newest(self):
+        r = results()
+        r["library"]["rescan"]["tools"]["gpick"]["times"] = [0.080] * 4
+        self.assertFalse(check(r, "L2").ok)  # 0.080 / 0.0345 > 2
+        self.assertFalse(check(results(library__newest__newest={**RESULTS["library"]["newest"]["newest"], "median": 10.1}),
+                               "L3").ok)
+        self.assertFalse(check(results(library__newest__newest={**RESULTS["library"]["newest"]["newest"], "listed": 999}),
+                               "L3").ok)
+
+    def test_photo_thumbnails_compare_with_vipsthumbnail_at_its_fastest(self):
+        p = RESULTS["thumbs"]["photos"]
+        self.assertEqual(targets.vips_reference(p), "vips_parallel")
+        self.assertAlmostEqual(targets.tool_ratio(p, "gpick", "vips_parallel"), 4.0 / 5.16)
+        self.assertIn("(vs one vipsthumbnail process: 0.41x)", check(RESULTS, "L4").result)
+        r = results()
+        r["thumbs"]["photos"]["tools"]["gpick"]["times"] = [4.2] * 3  # 0.81x
+        self.assertFalse(check(r, "L4").ok)
+        r = results()
+        r["thumbs"]["photos"]["tools"]["vips_parallel"]["times"] = [20.0] * 3
+        self.assertEqual(targets.vips_reference(r["thumbs"]["photos"]), "vips")
+
+    def test_missing_thumbnails_and_memory_fail(self):
+        r = results()
+        r["thumbs"]["photos"]["tools"]["gpick"]["outputs"]["count"] = 199
+        self.assertFalse(check(r, "L4").ok)
+        r = results()
+        r["thumbs"]["photos"]["tools"]["gpick"]["maxrss_kib"] = 151 * 1024
+        self.assertFalse(check(r, "L4", 1).ok)
+        r = results()
+        r["thumbs"]["videos"]["tools"]["gpick"]["outputs"]["max_side"] = 320
+        self.assertFalse(check(r, "L5").ok)
+
+
 class RenderTests(unittest.TestCase):
     def test_every_section_and_measurement_is_written(self):
         text = report.render(RESULTS)
         for heading in ("## Summary", "## 1. Snap", "## 2. Recording", "### x264 variants", "## 3. Peak memory",
-                        "## 4. Session snap", "## 5. Live photos", "## 6. Flips", "### Terminal preview"):
+                        "## 4. Session snap", "## 5. Live photos", "## 6. Flips", "### Terminal preview",
+                        "## 7. Media library", "### L1:", "### L2:", "### L3:", "## 8. Thumbnails", "### L4:", "### L5:"):
             self.assertIn(heading, text)
         self.assertNotIn("**FAIL**", text)
         for figure in ("**1.08x**", "0.52x", "+0.0002", "91 MiB", "**9.0 ms**", "**+15.1 MiB**", "1.58 s",
-                       "233 frames", "**2.15 ms**", "23.5 ms = 1 frame(s)", "**3.5 % of one core**", "| 0.94x |"):
+                       "233 frames", "**2.15 ms**", "23.5 ms = 1 frame(s)", "**3.5 % of one core**", "| 0.94x |",
+                       "| L7: Snap 1080p JPEG", "**0.013x**", "100/100 Apple pairs", "**4.60 ms**", "**0.78x**",
+                       "**74 MiB**", "**0.57x**", "| one video | 256 | ffmpegthumbnailer | 183 |"):
             self.assertIn(figure, text)
 
     def test_a_missed_target_reads_fail_in_the_summary_and_its_section(self):

@@ -1,6 +1,6 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
-from . import flips, live, memory, record, session, snap, terminal
+from . import flips, library, live, memory, record, session, snap, terminal, thumbs
 
 ALL = {
     "snap": snap.run,
@@ -10,4 +10,8 @@ ALL = {
     "live": live.run,
     "flips": flips.run,
     "terminal": terminal.run,
+    # The pick half (gpick-library): the media library (L1-L3), thumbnails (L4, L5).
+    "library": library.run,
+    "thumbs": thumbs.run,
+    # L6 (ImageSource size() and first degraded result) goes here: being written by the lead.
 }
