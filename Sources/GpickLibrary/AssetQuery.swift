@@ -52,7 +52,7 @@ extension LibraryIndex {
             case .screenshot?: request = request.filter(C.screenshot == true)
             case nil: break
             }
-            if let roots = query.roots { request = request.filter(roots.contains) }
+            if let roots = query.roots { request = request.filter(roots.containsScanningByDate) }
             if let since = query.since { request = request.filter(C.addedAt >= since) }
             if let text = query.pathContains, !text.isEmpty {
                 // In SQL, before the limit. swiftLowercaseString is GRDB's, Unicode-aware (SQLite's

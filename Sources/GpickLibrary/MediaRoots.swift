@@ -45,6 +45,16 @@ public struct MediaRoots: Sendable, Equatable {
         }.joined(operator: .or)
     }
 
+    /// The same test kept off the path index (`+path`), for a listing: newest first, SQLite then
+    /// walks the addedAt index and stops at the limit, instead of reading every path in the roots
+    /// and sorting them all (345 ms against 11 ms for the newest 1000 of 100,000).
+    public var containsScanningByDate: SQLExpression {
+        paths.map { r -> SQLExpression in
+            let base = r.hasSuffix("/") ? String(r.dropLast()) : r
+            return SQL("(+path >= \(base + "/") AND +path < \(base + "0"))").sqlExpression
+        }.joined(operator: .or)
+    }
+
     /// Makes a path absolute and resolves symlinks in it, as far as it exists.
     public static func canonical(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
