@@ -72,6 +72,8 @@ let package = Package(
         // The media library's in-process bench (bench/run.sh, L3): a synthetic index, the picker's query timed.
         .executableTarget(name: "gpick-libbench", dependencies: ["GpickLibrary", .product(name: "GRDB", package: "GRDB.swift")],
                           path: "bench/libbench"),
+        // ImageSource's in-process bench (bench/run.sh, L6): size() and the first progressive result.
+        .executableTarget(name: "gpick-imagebench", dependencies: ["GpickBase", "GpickImages"], path: "bench/imagebench"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),

@@ -1,6 +1,7 @@
 """`python3 -m gpickbench` (what bench/run.sh and `make bench` run): benchmarks a built gpick and
-writes bench/RESULTS.md. `make bench` builds the release binaries first; the library section
-builds only its small in-process bench, gpick-libbench, beside them (a no-op when current)."""
+writes bench/RESULTS.md. `make bench` builds the release binaries first; the library and
+imagesource sections build their small in-process benches (gpick-libbench, gpick-imagebench)
+beside them (a no-op when current)."""
 import argparse
 import json
 import os
@@ -21,7 +22,9 @@ TOOLS = {"gst-launch-1.0": "gstreamer1.0-tools", "ffmpeg": "ffmpeg", "ffprobe": 
 SECTION_TOOLS = {"library": {"exiftool": "libimage-exiftool-perl", "find": "findutils"},
                  "thumbs": {"vipsthumbnail": "libvips-tools", "ffmpegthumbnailer": "ffmpegthumbnailer",
                             "exiftool": "libimage-exiftool-perl", "xargs": "findutils"}}
-HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",)}
+HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",), "imagesource": ("gpick-imagebench",)}
+# The small in-process benches, built beside gpick for the sections that run them.
+BENCH_PRODUCTS = {"library": "gpick-libbench", "imagesource": "gpick-imagebench"}
 ELEMENTS = ("videotestsrc", "compositor", "y4menc", "jpegenc", "x264enc", "mp4mux")
 
 
@@ -55,6 +58,7 @@ def options(argv):
                    help="timed exiftool runs of the cold scan (about 50 s each, after one untimed run)")
     p.add_argument("--libbench-runs", type=int, default=50, help="timed in-process queries (L3) after 5 warm-up")
     p.add_argument("--thumb-runs", type=int, default=3, help="timed batches per thumbnailer, after one warm-up")
+    p.add_argument("--imagesource-runs", type=int, default=200, help="timed in-process size() calls and requests (L6)")
     p.add_argument("--quiet-wait", type=int, default=600, help="seconds to wait at most for host steal under 8 %%")
     p.add_argument("--out", default="bench/RESULTS.md")
     p.add_argument("--keep", action="store_true", help="keep the scratch directory")
@@ -79,28 +83,28 @@ def preflight(gpick, sections=()):
         raise BenchError("ffmpeg has no libx264 encoder")
 
 
-def build_libbench(o, root):
-    """gpick-libbench (bench/libbench, L3) beside gpick, built in gpick's own build folder (`make
-    build` builds only gpick and gpick-library; this adds the small bench to the same build, and
-    is a no-op when it is current)."""
+def build_benches(o, root, products):
+    """The in-process benches (bench/libbench for L3, bench/imagebench for L6) beside gpick, built
+    in gpick's own build folder (`make build` builds only gpick and gpick-library; this adds the
+    small benches to the same build, and is a no-op when they are current)."""
+    if not products:
+        return
     release = os.path.dirname(os.path.abspath(o.gpick))
-    exe = os.path.join(release, "gpick-libbench")
     if os.path.basename(release) != "release":
-        if os.access(exe, os.X_OK):
+        if all(os.access(os.path.join(release, p), os.X_OK) for p in products):
             return
-        raise BenchError(f"no gpick-libbench beside {o.gpick}, and {release} is not a SwiftPM release folder to build it in")
-    argv = [os.environ.get("SWIFT", "swift"), "build", "-c", "release", "--product", "gpick-libbench", "--static-swift-stdlib",
-            "--scratch-path", os.path.dirname(release)]
-    print(f"bench: building gpick-libbench ({' '.join(argv)})", file=sys.stderr, flush=True)
+        raise BenchError(f"no {' or '.join(products)} beside {o.gpick}, and {release} is not a SwiftPM release folder to build in")
+    argv = [os.environ.get("SWIFT", "swift"), "build", "-c", "release", *(a for p in products for a in ("--product", p)),
+            "--static-swift-stdlib", "--scratch-path", os.path.dirname(release)]
+    print(f"bench: building {', '.join(products)} ({' '.join(argv)})", file=sys.stderr, flush=True)
     os.makedirs(os.path.join(root, "bench/work"), exist_ok=True)
-    log = os.path.join(root, "bench/work/libbench-build.log")
+    log = os.path.join(root, "bench/work/bench-build.log")
     run(argv, timeout=1800, log=log, cwd=root)
 
 
 def benchmark(o, root):
     preflight(o.gpick, o.only)
-    if "library" in o.only:
-        build_libbench(o, root)
+    build_benches(o, root, sorted(BENCH_PRODUCTS[s] for s in o.only if s in BENCH_PRODUCTS))
     os.makedirs(os.path.join(root, "bench/work"), exist_ok=True)
     work = tempfile.mkdtemp(prefix="run.", dir=os.path.join(root, "bench/work"))
     try:

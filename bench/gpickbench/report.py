@@ -313,15 +313,16 @@ def thumbs(r, c):
              "libvips and GStreamer each time). The reference tools get the same files, the same 256 px box, PNG "
              f"(vipsthumbnail at gpick's compression level, 3) and the same {r['nproc']} cores: a vipsthumbnail process "
              "works through its files one after the other (libvips threads help little on a JPEG it shrinks while "
-             "decoding), so it also ran as one process per core; the faster of its two arrangements is the reference. "
+             "decoding), so it also ran as one process per core, shown beside it; the reference is the issue's command, one "
+             "`vipsthumbnail -s 256` over all the files. "
              "ffmpegthumbnailer takes one file a run: it ran one process per core (xargs -P), and one after the other "
              "for comparison. Peak RSS: one more run each, from wait4 (of xargs and its children for xargs lines).", "",
              f"### L4: {p['files']} JPEGs of 4032×3024 (about {r['photo_bytes'] / 2**20:.1f} MB each, camera EXIF, a "
              "quarter of them rotated by EXIF orientation 6)", "", *table(p),
              f"- Ratio gpick / {names[ref]} (medians): **{T.tool_ratio(p, 'gpick', ref):.2f}x** — target {l4.target}: "
              f"{verdict(l4.ok)}"
-             + (f" (gpick / the other arrangement: {T.tool_ratio(p, 'gpick', 'vips' if ref == 'vips_parallel' else 'vips_parallel'):.2f}x)"
-                if "vips_parallel" in p["tools"] else ""),
+             + (f" (gpick / {names['vips_parallel']}: {T.tool_ratio(p, 'gpick', 'vips_parallel'):.2f}x, for information)"
+                if ref == "vips" and "vips_parallel" in p["tools"] else ""),
              f"- gpick's peak RSS: **{rss.result}** — target {rss.target}: {verdict(rss.ok)} (host steal {p['steal']:.1f} %)", "",
              f"### L5: {v['files']} MP4s, 1080p30 H.264 High + AAC, 4 s, a keyframe a second, 12 Mbit/s", "",
              "gpick takes a frame about a third in, skipping black frames (none of these is black there); "
@@ -338,9 +339,29 @@ def thumbs(r, c):
     return lines + [""]
 
 
-# L6 (ImageSource size() and first degraded result): its section goes here, being written by the lead.
+def imagesource(r, c):
+    size, first = by_ref(c, "L6")
+    s, f = r["size"], r["first_result"]
+    origins = ", ".join(f"{k} {v}" for k, v in sorted(r["first_origins"].items()))
+    return ["## 9. ImageSource: a photo's size and its first picture (L6)", "",
+            f"In-process (gpick-imagebench, linking GpickImages), on one of L4's camera JPEGs: {r['width']}×{r['height']} "
+            f"as shown (stored sideways, EXIF orientation 6), {r['photo_bytes'] / 2**20:.1f} MB, with the EXIF thumbnail a "
+            f"phone writes. {r['runs']} timed calls of each after {r['warmup']} warm-up; the process and the page cache are "
+            "warm, as in a picker that is showing its grid. The first result of a progressive request is timed from the "
+            "call to its delivery; the final picture is awaited too (untimed), so each request starts with nothing running.",
+            "", "```", r["command"], "```", "",
+            "| call | median ms | p90 | min | max |", "|---|---|---|---|---|",
+            f"| `size()` (headers only) | {s['median_ms']:.3f} | {s['p90_ms']:.3f} | {s['min_ms']:.3f} | {s['max_ms']:.3f} |",
+            f"| `image(.fit 256×256, .progressive)`: first result | {f['median_ms']:.2f} | {f['p90_ms']:.2f} | "
+            f"{f['min_ms']:.2f} | {f['max_ms']:.2f} |", "",
+            f"- `size()`: **{size.result}** — target {size.target}: {verdict(size.ok)}",
+            f"- First result: **{first.result}** — target {first.target}: {verdict(first.ok)}; what came first: {origins} "
+            f"(host steal {r['steal']:.1f} %)"]
+
+
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
-            ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs))
+            ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs),
+            ("imagesource", imagesource))
 
 
 def render(results):

@@ -95,6 +95,11 @@ RESULTS = {
                                                       "ffmpegthumbnailer": {"times": [0.183] * 10, "cpu": 0.2,
                                                                             "command": "ffmpegthumbnailer …"}}}},
     },
+    "imagesource": {"photo": "PXL_0000.jpg", "width": 3024, "height": 4032, "runs": 200, "warmup": 20, "photo_bytes": 2621440,
+                    "size": {"median_ms": 0.052, "p90_ms": 0.061, "min_ms": 0.047, "max_ms": 0.21},
+                    "first_result": {"median_ms": 2.31, "p90_ms": 2.9, "min_ms": 1.95, "max_ms": 4.4},
+                    "first_origins": {"exif-thumbnail": 200}, "first_degraded_every_run": True, "steal": 0.0,
+                    "command": ".build/release/gpick-imagebench PHOTO --runs 200 --warmup 20"},
 }
 
 

@@ -12,10 +12,10 @@ def verdicts(r):
 class ChecksTests(unittest.TestCase):
     def test_a_good_run_meets_every_target_in_order(self):
         checks = targets.checks(RESULTS)
-        self.assertEqual(len(checks), 21)
+        self.assertEqual(len(checks), 23)
         self.assertTrue(all(c.ok for c in checks), [c for c in checks if not c.ok])
         self.assertTrue(checks[0].name.startswith("Snap"))
-        self.assertEqual([c.ref for c in checks if c.ref], ["L7", "L1", "L1", "L2", "L3", "L4", "L4", "L5"])
+        self.assertEqual([c.ref for c in checks if c.ref], ["L7", "L1", "L1", "L2", "L3", "L4", "L4", "L5", "L6", "L6"])
 
     def test_snap_ratio_is_held_at_its_bound(self):
         name = "Snap 1080p JPEG, gpick / gst-launch (same work) wall time"
@@ -118,17 +118,29 @@ class PickHalfTests(unittest.TestCase):
         self.assertFalse(check(results(library__newest__newest={**RESULTS["library"]["newest"]["newest"], "listed": 999}),
                                "L3").ok)
 
-    def test_photo_thumbnails_compare_with_vipsthumbnail_at_its_fastest(self):
+    def test_photo_thumbnails_compare_with_the_issues_vipsthumbnail_command(self):
         p = RESULTS["thumbs"]["photos"]
-        self.assertEqual(targets.vips_reference(p), "vips_parallel")
-        self.assertAlmostEqual(targets.tool_ratio(p, "gpick", "vips_parallel"), 4.0 / 5.16)
-        self.assertIn("(vs one vipsthumbnail process: 0.41x)", check(RESULTS, "L4").result)
+        self.assertEqual(targets.vips_reference(p), "vips")
+        self.assertAlmostEqual(targets.tool_ratio(p, "gpick", "vips"), 4.0 / 9.8)
+        self.assertIn("(vs one vipsthumbnail per core: 0.78x)", check(RESULTS, "L4").result)
         r = results()
-        r["thumbs"]["photos"]["tools"]["gpick"]["times"] = [4.2] * 3  # 0.81x
+        r["thumbs"]["photos"]["tools"]["gpick"]["times"] = [8.0] * 3  # 0.82x
         self.assertFalse(check(r, "L4").ok)
+
+    def test_imagesource_needs_both_bounds_and_a_degraded_first_result(self):
+        self.assertTrue(all(c.ok for c in targets.checks(RESULTS) if c.ref == "L6"))
         r = results()
-        r["thumbs"]["photos"]["tools"]["vips_parallel"]["times"] = [20.0] * 3
-        self.assertEqual(targets.vips_reference(r["thumbs"]["photos"]), "vips")
+        r["imagesource"]["size"]["median_ms"] = 1.2
+        self.assertFalse(check(r, "L6").ok)
+        r = results()
+        r["imagesource"]["first_result"]["median_ms"] = 5.5
+        self.assertFalse([c for c in targets.checks(r) if c.ref == "L6"][1].ok)
+        r = results()
+        r["imagesource"]["first_degraded_every_run"] = False
+        r["imagesource"]["first_origins"] = {"exif-thumbnail": 150, "decoded": 50}
+        failed = [c for c in targets.checks(r) if c.ref == "L6"][1]
+        self.assertFalse(failed.ok)
+        self.assertIn("decoded", failed.result)
 
     def test_missing_thumbnails_and_memory_fail(self):
         r = results()
@@ -147,13 +159,15 @@ class RenderTests(unittest.TestCase):
         text = report.render(RESULTS)
         for heading in ("## Summary", "## 1. Snap", "## 2. Recording", "### x264 variants", "## 3. Peak memory",
                         "## 4. Session snap", "## 5. Live photos", "## 6. Flips", "### Terminal preview",
-                        "## 7. Media library", "### L1:", "### L2:", "### L3:", "## 8. Thumbnails", "### L4:", "### L5:"):
+                        "## 7. Media library", "### L1:", "### L2:", "### L3:", "## 8. Thumbnails", "### L4:", "### L5:",
+                        "## 9. ImageSource"):
             self.assertIn(heading, text)
         self.assertNotIn("**FAIL**", text)
         for figure in ("**1.08x**", "0.52x", "+0.0002", "91 MiB", "**9.0 ms**", "**+15.1 MiB**", "1.58 s",
                        "233 frames", "**2.15 ms**", "23.5 ms = 1 frame(s)", "**3.5 % of one core**", "| 0.94x |",
-                       "| L7: Snap 1080p JPEG", "**0.013x**", "100/100 Apple pairs", "**4.60 ms**", "**0.78x**",
-                       "**74 MiB**", "**0.57x**", "| one video | 256 | ffmpegthumbnailer | 183 |"):
+                       "| L7: Snap 1080p JPEG", "**0.013x**", "100/100 Apple pairs", "**4.60 ms**", "**0.41x**",
+                       "**74 MiB**", "**0.57x**", "| one video | 256 | ffmpegthumbnailer | 183 |",
+                       "**0.052 ms (max 0.21)**", "**2.31 ms (max 4.4)**", "exif-thumbnail 200"):
             self.assertIn(figure, text)
 
     def test_a_missed_target_reads_fail_in_the_summary_and_its_section(self):

@@ -1,6 +1,6 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
-from . import flips, library, live, memory, record, session, snap, terminal, thumbs
+from . import flips, imagesource, library, live, memory, record, session, snap, terminal, thumbs
 
 ALL = {
     "snap": snap.run,
@@ -13,5 +13,6 @@ ALL = {
     # The pick half (gpick-library): the media library (L1-L3), thumbnails (L4, L5).
     "library": library.run,
     "thumbs": thumbs.run,
-    # L6 (ImageSource size() and first degraded result) goes here: being written by the lead.
+    # ImageSource (L6): size() and the first progressive result, in-process.
+    "imagesource": imagesource.run,
 }

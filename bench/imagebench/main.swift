@@ -1,0 +1,80 @@
+// gpick-imagebench: ImageSource's in-process benchmark (bench/run.sh, section "imagesource", L6).
+//
+//   gpick-imagebench PHOTO [--runs N] [--warmup N]
+//
+// Times, on a warm process and page cache, what a picker cell asks of a photo first:
+// - `size()`: the header only (gpick's own readers), from the call to the answer;
+// - the first result of a progressive 256 px request: the stand-in (the EXIF thumbnail here), from
+//   the call to its delivery; the final picture is awaited too, outside the timing, so each run
+//   starts idle.
+// Prints one JSON object: medians, minimums and maximums in milliseconds, and what came first.
+import Foundation
+import GpickBase
+import GpickImages
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("gpick-imagebench: \(message)\n".utf8))
+    exit(1)
+}
+
+func milliseconds(_ d: Duration) -> Double {
+    let (s, atto) = d.components
+    return Double(s) * 1000 + Double(atto) / 1e15
+}
+
+func summary(_ times: [Double]) -> [String: Double] {
+    let sorted = times.sorted()
+    return ["median_ms": sorted[sorted.count / 2], "min_ms": sorted.first ?? 0, "max_ms": sorted.last ?? 0,
+            "p90_ms": sorted[min(sorted.count - 1, sorted.count * 9 / 10)]]
+}
+
+/// `--name N` taken out of `arguments`.
+func option(_ name: String, in arguments: inout [String]) -> Int? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 else { return nil }
+    arguments.removeSubrange(i...(i + 1))
+    return n
+}
+var arguments = Array(CommandLine.arguments.dropFirst())
+let runs = option("--runs", in: &arguments) ?? 200
+let warmup = option("--warmup", in: &arguments) ?? 20
+guard arguments.count == 1 else { fail("usage: gpick-imagebench PHOTO [--runs N] [--warmup N]") }
+let photo = arguments[0]
+
+let cacheBase = NSTemporaryDirectory() + "gpick-imagebench-\(getpid())"
+defer { try? FileManager.default.removeItem(atPath: cacheBase) }
+let source = FileImageSource(path: photo, thumbnails: ThumbnailCache(base: cacheBase, version: "bench"))
+let request = ImageRequest(size: .fit(width: 256, height: 256), delivery: .progressive)
+let clock = ContinuousClock()
+
+do {
+    var sizes: [Double] = []
+    var firsts: [Double] = []
+    var shown = PixelSize(width: 0, height: 0)
+    var origins: [String: Int] = [:]
+    for i in 0..<(warmup + runs) {
+        let start = clock.now
+        shown = try await source.size()
+        if i >= warmup { sizes.append(milliseconds(clock.now - start)) }
+    }
+    for i in 0..<(warmup + runs) {
+        let start = clock.now
+        var first: Double? = nil
+        var count = 0
+        for try await result in source.image(request) {
+            if first == nil {
+                first = milliseconds(clock.now - start)
+                if i >= warmup { origins[result.origin, default: 0] += 1 }
+            }
+            count += 1
+        }
+        guard count >= 1, let first else { fail("no picture") }
+        if i >= warmup { firsts.append(first) }
+    }
+    var out: [String: Any] = ["photo": photo, "width": shown.width, "height": shown.height, "runs": runs, "warmup": warmup,
+                              "size": summary(sizes), "first_result": summary(firsts), "first_origins": origins]
+    out["first_degraded_every_run"] = origins["exif-thumbnail", default: 0] + origins["cached-thumbnail", default: 0] == runs
+    let data = try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+} catch let e as GpickError {
+    fail(e.message)
+}
