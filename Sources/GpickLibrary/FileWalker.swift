@@ -24,6 +24,7 @@ struct FileWalker {
     var files: [FoundFile] = []
     private var visited = Set<[Int64]>()
     private var seenPaths = Set<String>()
+    private var trackingPaths = false
 
     init(roots: MediaRoots) { self.roots = roots }
 
@@ -31,10 +32,27 @@ struct FileWalker {
     static let videoExtensions: Set<String> = ["mp4", "m4v", "mov", "qt", "3gp", "mkv", "webm", "avi"]
 
     static func isMedia(_ name: String) -> Bool {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
-        let ext = name[name.index(after: dot)...].lowercased()
-        return photoExtensions.contains(ext) || videoExtensions.contains(ext)
+        var name = name
+        return name.withUTF8 { isMedia(UnsafeRawBufferPointer($0)) }
     }
+
+    /// The same test on a name's bytes (a directory entry's), before any String is made: a
+    /// rescan looks at every entry of the tree, and most of the time goes to that walk.
+    static func isMedia(_ name: UnsafeRawBufferPointer) -> Bool {
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0, name.count - dot - 1 <= 4, name.count - dot - 1 >= 2 else {
+            return false
+        }
+        var ext: UInt32 = 0  // up to four ASCII letters, lower-cased, packed
+        for b in name[(dot + 1)...] {
+            let lower = (b >= 65 && b <= 90) ? b | 0x20 : b
+            ext = ext << 8 | UInt32(lower)
+        }
+        return mediaExtensionCodes.contains(ext)
+    }
+
+    private static let mediaExtensionCodes: Set<UInt32> = Set(photoExtensions.union(videoExtensions).map { e in
+        e.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    })
 
     mutating func walk() {
         for root in roots.paths {
@@ -60,24 +78,31 @@ struct FileWalker {
         defer { closedir(dir) }
         let fd = dirfd(dir)
         var subfolders: [(String, cgpick_file_info)] = []
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         while let entry = readdir(dir) {
+            let type = entry.pointee.d_type
+            // Hidden files and folders (.thumbnails, .git, editors' temp files) are not media;
+            // other files are told by their name's bytes, before a String is made of it.
+            let (skip, media) = withUnsafeBytes(of: entry.pointee.d_name) { raw -> (Bool, Bool) in
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[..<(raw.firstIndex(of: 0) ?? raw.count)])
+                if bytes.first == UInt8(ascii: ".") { return (true, false) }
+                let media = Self.isMedia(bytes)
+                return (type != UInt8(DT_DIR) && type != UInt8(DT_UNKNOWN) && type != UInt8(DT_LNK) && !media, media)
+            }
+            if skip { continue }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            // Hidden files and folders (.thumbnails, .git, editors' temp files) are not media.
-            if name.hasPrefix(".") { continue }
-            let type = entry.pointee.d_type
-            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            let path = prefix + name
             if type == UInt8(DT_LNK) {
                 followLink(path)
                 continue
             }
-            if type != UInt8(DT_DIR) && type != UInt8(DT_UNKNOWN) && !Self.isMedia(name) { continue }
             var st = cgpick_file_info()
             guard cgpick_statx(fd, name, 1, &st) == 0 else { continue }  // gone meanwhile
             switch st.type {
             case .directory: subfolders.append((path, st))
-            case .regular where Self.isMedia(name): add(path, root: root, st)
+            case .regular where media: add(path, root: root, st)
             case .link: followLink(path)
             default: break
             }
@@ -99,13 +124,19 @@ struct FileWalker {
         switch st.type {
         case .directory:
             if !target.split(separator: "/").contains(where: { $0.hasPrefix(".") }) { walk(folder: target, root: root, info: st) }
-        case .regular where Self.isMedia(target): add(target, root: root, st)
+        case .regular where Self.isMedia(target): add(target, root: root, st, throughLink: true)
         default: break
         }
     }
 
-    private mutating func add(_ path: String, root: String, _ st: cgpick_file_info) {
-        guard seenPaths.insert(path).inserted else { return }
+    private mutating func add(_ path: String, root: String, _ st: cgpick_file_info, throughLink: Bool = false) {
+        // A plain walk meets each path once (folders are visited once, by inode): only links can
+        // lead to a file twice, so the set of paths is kept from the first link on.
+        if throughLink && !trackingPaths {
+            trackingPaths = true
+            seenPaths = Set(files.map(\.path))
+        }
+        if trackingPaths { guard seenPaths.insert(path).inserted else { return } }
         files.append(FoundFile(path: path, root: root, device: Int64(bitPattern: st.dev), inode: Int64(bitPattern: st.ino),
                                size: Int64(bitPattern: st.size), mtimeNs: st.mtime_ns, birth: st.btime))
     }

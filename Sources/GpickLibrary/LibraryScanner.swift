@@ -45,13 +45,16 @@ public struct LibraryScanner: Sendable {
     /// Walks the roots and brings the whole index in line. Blocking (file system and SQLite):
     /// call it off Swift's cooperative pool.
     public func scan(_ report: @Sendable (ScanEvent) -> Void = { _ in }) throws(GpickError) -> ScanSummary {
+        // The index's rows are read on another thread while this one walks the tree: a rescan of
+        // an unchanged tree is those two and little else.
+        let loading = Loading { () throws(GpickError) in try knownRows(roots.contains) }
         var walker = FileWalker(roots: roots)
         walker.walk()
         var summary = ScanSummary()
         summary.linksLeavingRoots = walker.linksLeavingRoots.count
         summary.unreadableFolders = walker.unreadableFolders.map(\.path)
         for f in walker.unreadableFolders { report(.folderUnreadable(path: f.path, reason: f.reason)) }
-        let known = try knownRows(roots.contains)
+        let known = try loading.value()
         let blocked = walker.unreadableFolders.map { $0.path.hasSuffix("/") ? $0.path : $0.path + "/" }
         // Rows under a folder that could not be read are kept: not seen is not deleted.
         let scope = known.filter { path, _ in !blocked.contains { path.hasPrefix($0) || path + "/" == $0 } }
@@ -151,19 +154,22 @@ public struct LibraryScanner: Sendable {
         let changed = !writes.isEmpty || !removedIDs.isEmpty
         let writesDone = writes
         let removeIDs = Array(removedIDs)
-        let counts: [Int] = try index.write { db in
-            if changed {
-                try Asset.deleteAll(db, keys: removeIDs)
-                for var a in writesDone {
-                    if a.id != nil { try a.update(db) } else { try a.insert(db) }
-                }
-                try AssetLinker.link(db)
-            }
+        let roots = self.roots
+        let count = { (db: Database) throws -> [Int] in
             let row = try Row.fetchOne(db, Asset.select(sql: """
                 COUNT(pairedMovie), COUNT(motionKind), COALESCE(SUM(burstLead), 0), COUNT(unreadable)
                 """).filter(roots.contains))
             return (0..<4).map { row?[$0] ?? 0 }
         }
+        // Nothing changed: no write transaction (no lock taken, nothing synced to disk).
+        let counts: [Int] = changed ? try index.write { db in
+            try Asset.deleteAll(db, keys: removeIDs)
+            for var a in writesDone {
+                if a.id != nil { try a.update(db) } else { try a.insert(db) }
+            }
+            try AssetLinker.link(db)
+            return try count(db)
+        } : try index.read(count)
         summary.livePairs = counts[0]
         summary.motionPhotos = counts[1]
         summary.bursts = counts[2]
@@ -182,6 +188,27 @@ public struct LibraryScanner: Sendable {
             if n % step == 0 || n == files.count { report(.progress(done: n, total: files.count)) }
         }
         return results.values
+    }
+}
+
+/// Blocking work started on a thread of its own now, its result taken later (blocking too).
+/// Invariant: `result` is written once, by the work's thread, before `done` is signalled, and read
+/// only after waiting for `done`.
+final class Loading<T>: @unchecked Sendable {
+    private var result: Result<T, GpickError>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ work: @escaping @Sendable () throws(GpickError) -> T) {
+        Thread.detachNewThread { [self] in
+            result = Result { () throws(GpickError) in try work() }
+            done.signal()
+        }
+    }
+
+    func value() throws(GpickError) -> T {
+        done.wait()
+        done.signal()  // a second value() does not wait forever
+        return try result!.get()
     }
 }
 
