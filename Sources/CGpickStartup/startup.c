@@ -6,8 +6,11 @@
 // reports the error).
 #include "gpick_startup.h"
 #include <gst/gst.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static int gpick_init_started;
 
@@ -20,9 +23,28 @@ static void *gpick_startup_init(void *unused) {
 // The Swift runtime's own override of CommandLine.arguments (exported by libswiftCore).
 extern void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc);
 
+// `gpick library …` and `gpick thumb …` run gpick-library, installed beside gpick (PickHalf.swift):
+// handed over here, before GStreamer or the Swift runtime start, they cost gpick nothing. When
+// this exec fails, gpick starts as usual and PickHalf.exec tries again and says why, in words.
+static void gpick_startup_hand_over(int argc, char **argv) {
+    if (argc < 2 || (strcmp(argv[1], "library") != 0 && strcmp(argv[1], "thumb") != 0)) return;
+    char tool[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", tool, sizeof tool - 1);
+    if (n <= 0) return;
+    tool[n] = 0;
+    char *slash = strrchr(tool, '/');
+    if (!slash || (size_t)(slash - tool) + sizeof "/gpick-library" > sizeof tool) return;
+    strcpy(slash, "/gpick-library");
+    char *first = argv[0];
+    argv[0] = tool;
+    execv(tool, argv);
+    argv[0] = first;
+}
+
 // glibc passes (argc, argv, envp) to the executable's initialisers.
 __attribute__((constructor(101))) static void gpick_startup_begin(int argc, char **argv, char **envp) {
     (void)envp;
+    gpick_startup_hand_over(argc, argv);
     // The static Swift runtime finds argv next to the process's original environment block; the
     // setenv calls below move the environment to the heap, and CommandLine.arguments came out
     // empty in release builds (every command printed the top-level help). Hand it argv first.

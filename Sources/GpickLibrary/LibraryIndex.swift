@@ -24,6 +24,8 @@ public final class LibraryIndex: Sendable {
         // Another gpick (a watch, a picker) may be writing: wait a little, then say so.
         config.busyMode = .timeout(3)
         config.label = "gpick.library"
+        // Reads through a memory map rather than a pread per page: a rescan reads every row.
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = 268435456") }
         do {
             pool = try DatabasePool(path: path, configuration: config)
             try Self.migrator.migrate(pool)

@@ -90,6 +90,8 @@ public struct LibraryScanner: Sendable {
     func knownRows(_ filter: SQLExpression) throws(GpickError) -> [String: Known] {
         try index.read { db in
             var map: [String: Known] = [:]
+            // Sized once: growing a dictionary of 10,000 paths rehashes them all several times.
+            map.reserveCapacity(try Asset.filter(filter).fetchCount(db))
             let rows = try Row.fetchCursor(db, Asset.select(sql: "path, id, device, inode, size, mtimeNs, addedAt, unreadable").filter(filter))
             while let r = try rows.next() {
                 map[r[0]] = Known(id: r[1], device: r[2], inode: r[3], size: r[4], mtimeNs: r[5], addedAt: r[6], unreadable: r[7])

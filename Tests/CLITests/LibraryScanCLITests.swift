@@ -116,4 +116,21 @@ import Testing
             #expect(r.stderrLines.count == 1, "\(args): \(r.stderr)")
         }
     }
+
+    /// gpick hands `library` and `thumb` to gpick-library as it loads; without one beside it,
+    /// gpick itself starts and says so in one line.
+    @Test func withoutGpickLibraryBesideItGpickSaysSoInOneLine() async throws {
+        let dir = TestEnvironment.tempDir()
+        let bin = dir + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        if link(TestEnvironment.binary, bin + "/gpick") != 0 {
+            try FileManager.default.copyItem(atPath: TestEnvironment.binary, toPath: bin + "/gpick")
+        }
+        for args in [["library", "list"], ["thumb", "a.jpg", "-o", dir + "/t.png"]] {
+            let r = try await Subprocess.run(bin + "/gpick", args, env: ["HOME": dir, "XDG_DATA_HOME": dir + "/data"])
+            #expect(r.status == 69, "\(args): \(r.stderr)")
+            #expect(r.stderrLines == ["gpick: error: gpick-library is not installed beside gpick (\(bin)/gpick-library); `make install` installs both"])
+        }
+        #expect(TestEnvironment.files(in: dir) == ["bin"])
+    }
 }
