@@ -70,10 +70,19 @@ public struct ThumbnailCache: Sendable {
     /// decodes nothing; it reads the file's status and the thumbnail's text chunks (through
     /// libvips, started then, when another program compressed them).
     public func existing(for file: String, size: Size) -> String? {
+        existing(for: file, sizes: [size])?.path
+    }
+
+    /// The first of `sizes` with a valid thumbnail of `file`, and its path. The file is looked at
+    /// once for all of them (a stand-in for a picker's cell asks about every size).
+    public func existing(for file: String, sizes: [Size]) -> (size: Size, path: String)? {
         let subject = Subject(file)
         guard !isInsideCache(subject.path), let stamp = try? Stamp(readable: subject.path) else { return nil }
-        let path = "\(base)/\(size.rawValue)/\(subject.name)"
-        return ThumbnailFile.matches(path, uri: subject.uri, stamp: stamp) ? path : nil
+        for size in sizes {
+            let path = "\(base)/\(size.rawValue)/\(subject.name)"
+            if ThumbnailFile.matches(path, uri: subject.uri, stamp: stamp) { return (size, path) }
+        }
+        return nil
     }
 
     /// The path of a valid thumbnail of `file`, made now if there is none or it is stale. `mimeType`
