@@ -1,5 +1,6 @@
 import CVips
 import GpickBase
+import GpickFormats
 import GstCore
 import Glibc
 
@@ -71,15 +72,8 @@ public struct ThumbnailRequest: Sendable {
     /// on to the video path; anything else is refused here, in the user's terms (a text file is
     /// not "missing a decoder").
     static func requireVideo(fd: Int32, name: String) throws(GpickError) {
-        var head = [UInt8](repeating: 0, count: 64 << 10)
-        var got = 0
-        while got < head.count {
-            let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(got)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
-            got += n
-        }
-        let found = TypeFind.identify(Array(head[0..<got]))
+        let head = try FileBytes(fd: fd, path: name).read(at: 0, count: 64 << 10)
+        let found = TypeFind.identify(head)
         if let type = found?.mediaType, type.hasPrefix("video/") || ["application/ogg", "application/mxf"].contains(type) {
             return
         }

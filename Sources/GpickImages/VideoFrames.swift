@@ -36,6 +36,10 @@ public enum VideoFrames {
 
     @available(*, noasync, message: "it decodes and waits for GStreamer: await poster(path:box:timeout:) from async code")
     public static func poster(path: String, box: ImageBox, timeout: Double = 10) throws(GpickError) -> VideoPoster {
+        // GStreamer's first start (a plugin scan, when its registry is new) is not the video's time.
+        do { try Gst.initialize() } catch {
+            throw GpickError(.plugin, "cannot make a video thumbnail: GStreamer cannot start (\(error.message))", detail: error.diagnostic)
+        }
         let deadline = ContinuousClock.now + .milliseconds(Int(max(0.1, timeout) * 1000))
         // Fill needs a frame that covers the box: take one that fits twice its long side, and crop.
         let side = box.mode == .fill ? 2 * max(box.width, box.height) : 0

@@ -45,7 +45,7 @@ import Testing
         var root: String { dir + "/Pictures" }
         var cache: String { dir + "/cache/thumbnails" }
         var env: [String: String] {
-            ["HOME": dir, "XDG_DATA_HOME": dir + "/data", "XDG_CACHE_HOME": dir + "/cache", "GST_REGISTRY": TestEnvironment.gstRegistry]
+            ["HOME": dir, "XDG_DATA_HOME": dir + "/data", "XDG_CACHE_HOME": dir + "/cache"]
         }
 
         init(_ files: [String: String], scan: Bool = true) async throws {

@@ -73,17 +73,11 @@ public struct AssetImageSource: ImageSource {
         let box = request.box(for: shown)
         let need = StandIns.finalSize(of: shown, in: box)
         // fill: the picture is scaled to cover the box, then cropped.
-        let cover = box.mode == .fill ? Self.coverSize(of: shown, box: box) : need
+        let cover = box.mode == .fill ? StandIns.coverSize(of: shown, box: box) : need
         return ThumbnailCache.Size.allCases.first { size in
             let has = StandIns.finalSize(of: shown, in: .square(size.pixels))
             return has.width >= cover.width && has.height >= cover.height
         }
-    }
-
-    /// The size `shown` is scaled to so that it covers `box` (before the crop).
-    static func coverSize(of shown: PixelSize, box: ImageBox) -> PixelSize {
-        let scale = max(Double(box.width) / Double(shown.width), Double(box.height) / Double(shown.height))
-        return PixelSize(width: Int((Double(shown.width) * scale).rounded(.up)), height: Int((Double(shown.height) * scale).rounded(.up)))
     }
 
     @available(*, noasync)

@@ -85,7 +85,7 @@ public struct CameraImageSource: ImageSource {
         }
         let shown = PixelSize(width: info.width, height: info.height)
         let box = request.box(for: shown)
-        let size = box.mode == .fill ? AssetImageSource.coverSize(of: shown, box: box) : StandIns.finalSize(of: shown, in: box)
+        let size = box.mode == .fill ? StandIns.coverSize(of: shown, box: box) : StandIns.finalSize(of: shown, in: box)
         let caps: Caps
         do {
             caps = try Caps("video/x-raw,format=RGBA,width=\(size.width),height=\(size.height),pixel-aspect-ratio=1/1")

@@ -80,19 +80,12 @@ public struct FileImageSource: ImageSource {
     /// The whole file, up to a bound (a picture's original is not a movie's gigabytes).
     static func readWhole(_ path: String, limit: Int = 512 << 20) throws(GpickError) -> [UInt8] {
         let file = try OpenFile(path)
-        let size = Int(file.status.st_size)
-        guard size <= limit else {
-            throw GpickError(.input, "\(path) is too large to hold in memory: \(size >> 20) MiB (limit \(limit >> 20) MiB)")
+        let bytes = try FileBytes(fd: file.fd, path: path)
+        guard bytes.size <= limit else {
+            throw GpickError(.input, "\(path) is too large to hold in memory: \(bytes.size >> 20) MiB (limit \(limit >> 20) MiB)")
         }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var got = 0
-        while got < size {
-            let n = bytes.withUnsafeMutableBytes { pread(file.fd, $0.baseAddress! + got, size - got, off_t(got)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
-            got += n
-        }
-        guard got == size else { throw GpickError(.input, "cannot read \(path): it changed while being read") }
-        return bytes
+        let all = try bytes.read(at: 0, count: bytes.size)
+        guard all.count == bytes.size else { throw GpickError(.input, "cannot read \(path): it changed while being read") }
+        return all
     }
 }

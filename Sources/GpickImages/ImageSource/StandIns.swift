@@ -17,6 +17,12 @@ enum StandIns {
                          height: max(1, Int((Double(shown.height) * scale).rounded())))
     }
 
+    /// The size `shown` is scaled to so that it covers `box` (before the crop).
+    static func coverSize(of shown: PixelSize, box: ImageBox) -> PixelSize {
+        let scale = max(Double(box.width) / Double(shown.width), Double(box.height) / Double(shown.height))
+        return PixelSize(width: Int((Double(shown.width) * scale).rounded(.up)), height: Int((Double(shown.height) * scale).rounded(.up)))
+    }
+
     /// The JPEG thumbnail in the photo's EXIF (IFD1): typically 160×120, stored the way the
     /// sensor saw it. One libvips call scales it and crops it to the photo's aspect ratio
     /// (cameras letterbox 16:9 photos into a 4:3 thumbnail) at `target`'s size before turning,

@@ -58,7 +58,7 @@ public struct URLImageSource: ImageSource {
                     // fill: the whole picture covering the box first (what is kept), then cropped.
                     let fill = box.mode == .fill ? box : nil
                     if fill != nil {
-                        let cover = AssetImageSource.coverSize(of: shown, box: box)
+                        let cover = StandIns.coverSize(of: shown, box: box)
                         box = ImageBox(width: cover.width, height: cover.height, mode: .fit)
                     }
                     let whole = try StillImage.thumbnail(data: body, name: source.url, box: box, limits: request.limits).srgb8(subject: source.url)
