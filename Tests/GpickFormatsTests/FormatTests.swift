@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GpickFormats
+import GpickTestSupport
 
 /// The byte-level containers, tested as bytes: no GStreamer in this process. What they write is
 /// read back by exiftool (other software), and what they read includes files ffmpeg wrote.
@@ -13,7 +14,7 @@ import Testing
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = PipeIO.readAll(out.fileHandleForReading)
         p.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }

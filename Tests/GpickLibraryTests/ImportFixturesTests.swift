@@ -60,7 +60,7 @@ struct ImportFixtures: Sendable {
             return (p, err)
         }
         for (p, err) in running {
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let text = String(decoding: PipeIO.readAll(err.fileHandleForReading), as: UTF8.self)
             p.waitUntilExit()
             guard p.terminationStatus == 0 else { throw TestFailure("\(p.arguments ?? []) failed: \(text)") }
         }

@@ -209,7 +209,7 @@ public struct MediaFixtures: Sendable {
         }
         var failure: String?
         for (p, err) in procs {
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let text = String(decoding: PipeIO.readAll(err.fileHandleForReading), as: UTF8.self)
             p.waitUntilExit()
             if p.terminationStatus != 0, failure == nil {
                 failure = "\(p.executableURL?.lastPathComponent ?? "?") \(p.arguments?.joined(separator: " ") ?? ""): \(text)"
@@ -225,7 +225,7 @@ public struct MediaFixtures: Sendable {
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = PipeIO.readAll(out.fileHandleForReading)
         p.waitUntilExit()
         return data
     }

@@ -68,7 +68,7 @@ public struct Subprocess {
         }
 
         /// Writes to the child's stdin (when started with `stdinPipe`).
-        public func send(_ text: String) { input?.fileHandleForWriting.write(Data(text.utf8)) }
+        public func send(_ text: String) { if let input { PipeIO.write(Data(text.utf8), to: input.fileHandleForWriting) } }
         public func closeInput() { try? input?.fileHandleForWriting.close() }
 
         /// The child's open file descriptors.
@@ -80,7 +80,7 @@ public struct Subprocess {
                 // Its own thread: reading blocks.
                 Thread.detachNewThread {
                     while true {
-                        let d = pipe.fileHandleForReading.availableData
+                        let d = PipeIO.readSome(pipe.fileHandleForReading)
                         if d.isEmpty { break }
                         self.lock.withLock { if isOut { self.outData.append(d) } else { self.errData.append(d) } }
                     }
