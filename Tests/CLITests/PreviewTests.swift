@@ -148,9 +148,10 @@ import Testing
     }
 
     /// Reads `parts` JPEG parts from the MJPEG stream with a plain HTTP client (curl).
+    /// `url` is the page's, with its token: the stream is asked for with the same token.
     static func streamParts(_ url: String, parts: Int, dir: String) async throws -> [[UInt8]] {
         let file = "\(dir)/stream-\(UUID().uuidString.prefix(6)).bin"
-        _ = try await Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "2", "-o", file, url + "stream.mjpg"])
+        _ = try await Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "2", "-o", file, url.replacing("/?token=", with: "/stream.mjpg?token=")])
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         var out: [[UInt8]] = []
         var i = 0
@@ -168,7 +169,15 @@ import Testing
                                      + Self.small, env: ["DISPLAY": ""])
         let out = try await p.waitForOutput("\"url\"")
         let url = try #require(Self.events(out).first { $0["event"] as? String == "started" }?["url"] as? String)
-        #expect(url.hasPrefix("http://127.0.0.1:"))
+        #expect(url.hasPrefix("http://127.0.0.1:") && url.contains("/?token="))
+        // The camera is as private as the library: without the token, or by another name, nothing.
+        let bare = String(url.prefix { $0 != "?" })
+        let port = bare.split(separator: ":").last.map { $0.filter(\.isNumber) } ?? ""
+        for args in [[bare + "stream.mjpg"], [bare + "snapshot.jpg"], [bare],
+                     ["-H", "Host: attacker.example:\(port)", url.replacing("/?token=", with: "/snapshot.jpg?token=")]] {
+            let c = try await Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "2", "-o", "/dev/null", "-w", "%{http_code}"] + args)
+            #expect(c.stdout == "403", "\(args)")
+        }
         // Two viewers at once, each getting whole JPEG frames of the camera.
         async let a = Self.streamParts(url, parts: 3, dir: dir)
         async let b = Self.streamParts(url, parts: 3, dir: dir)

@@ -21,7 +21,7 @@ import Testing
         let whole = FileManager.default.contents(atPath: "\(dir)/cut.mkv")!
         try? whole.prefix(400).write(to: URL(fileURLWithPath: "\(dir)/cut.mkv"))
         try? Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }).write(to: URL(fileURLWithPath: "\(dir)/noise.bin"))
-        FileManager.default.createFile(atPath: "\(dir)/empty.mp4", contents: Data())
+        _ = FileManager.default.createFile(atPath: "\(dir)/empty.mp4", contents: Data())
         return dir
     }()
 

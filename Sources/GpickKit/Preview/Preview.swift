@@ -8,12 +8,15 @@ import GstCore
 /// through `onKey`. How each kind is wired is in PreviewWiring.swift.
 public final class Preview: SessionOutput {
     public let sink: PreviewSink
-    /// The page to open, for the HTTP preview.
-    public var url: String? { server?.url }
+    /// The page to open, for an HTTP preview with a server of its own; the stream's URL for one
+    /// mounted on a shared server.
+    public var url: String? { ownServer?.url ?? stream.map { $0.server.url($0.streamPath) } }
     weak let session: CaptureSession?
     let format: SessionFormat
     let branch: Branch
-    let server: MJPEGServer?
+    /// The HTTP preview's frames, and the server it made for itself (none when it was given one).
+    let stream: MJPEGStream?
+    let ownServer: MJPEGServer?
     let screen: TerminalScreen?
     let state = Locked(State())
     /// Fired when what entered the preview's queue has all left it (see `stop`).
@@ -43,15 +46,17 @@ public final class Preview: SessionOutput {
     /// The window sink in use (a window preview).
     public var windowSinkName: String? { state.withLock { $0.windowSink } }
     /// HTTP viewers connected now.
-    public var viewerCount: Int { server?.viewerCount ?? 0 }
+    public var viewerCount: Int { stream?.viewerCount ?? 0 }
     var bin: Bin { branch.bin }
 
-    private init(sink: PreviewSink, session: CaptureSession, branch: Branch, server: MJPEGServer?, screen: TerminalScreen?) {
+    private init(sink: PreviewSink, session: CaptureSession, branch: Branch, stream: MJPEGStream?, ownServer: MJPEGServer?,
+                 screen: TerminalScreen?) {
         self.sink = sink
         self.session = session
         self.format = session.format
         self.branch = branch
-        self.server = server
+        self.stream = stream
+        self.ownServer = ownServer
         self.screen = screen
     }
 
@@ -69,17 +74,23 @@ public final class Preview: SessionOutput {
             throw file.error(file.pipeline.line, "a window preview needs window-sinks: the video sinks to try, per window system")
         }
         let branch = try Branch(bin: bin, name: session.allocateBranchName("preview"), audio: false)
-        var server: MJPEGServer?
+        var stream: MJPEGStream?
+        var ownServer: MJPEGServer?
         var screen: TerminalScreen?
         switch sink {
         case .http:
-            server = try MJPEGServer(port: options.port, title: options.title)
+            if let shared = options.server {
+                stream = MJPEGStream(on: shared, streamPath: options.streamPath, snapshotPath: options.snapshotPath)
+            } else {
+                ownServer = try MJPEGServer(port: options.port, title: options.title)
+                stream = ownServer?.stream
+            }
         case .terminal:
             screen = try TerminalScreen()
         case .window:
             break
         }
-        let preview = Preview(sink: sink, session: session, branch: branch, server: server, screen: screen)
+        let preview = Preview(sink: sink, session: session, branch: branch, stream: stream, ownServer: ownServer, screen: screen)
         preview.state.withLock { $0.onKey = onKey }
         do throws(GpickError) {
             try preview.configure(bin: bin, options: options)
@@ -89,7 +100,8 @@ public final class Preview: SessionOutput {
         } catch {
             session.unregister(preview)
             await branch.detach()
-            server?.close()
+            stream?.close()
+            ownServer?.close()
             screen?.restore()
             throw error
         }
@@ -112,7 +124,8 @@ public final class Preview: SessionOutput {
         if framesDropped > 0 { await settled.wait(timeout: 0.1) }
         await branch.detach()
         session?.unregister(self)
-        server?.close()
+        stream?.close()
+        ownServer?.close()
         screen?.restore()
         stopped.fire()
     }

@@ -52,5 +52,10 @@ public struct PreviewOptions: Sendable {
     public var maxHTTPWidth = 1280
     /// Title of the window and the HTTP page.
     public var title = "gpick"
+    /// Mount the HTTP preview's stream on this server (the picker's page shows it) instead of
+    /// starting a server and page of its own; `port` is then unused.
+    public var server: WebServer?
+    public var streamPath = "/stream.mjpg"
+    public var snapshotPath = "/snapshot.jpg"
     public init() {}
 }

@@ -35,7 +35,7 @@ extension Preview {
             try setSize(bin, "video/x-raw,width=\(w),height=\(h)")
             try appsink(bin) { [weak self] sample in
                 guard let self else { return }
-                self.server?.publish(sample.data)
+                self.stream?.publish(sample.data)
                 self.state.withLock { $0.shown += 1 }
             }
         case .terminal:
