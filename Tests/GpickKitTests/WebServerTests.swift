@@ -103,6 +103,10 @@ import Glibc
         #expect(try await body("/a/x") == "/a/*")
         #expect(try await body("/a/b/7") == "/a/b/*")
         #expect(try await body("/b") == "404")
+        // Dot segments, empty segments and escapes never reach a handler, prefix or not.
+        for path in ["/a/../a", "/a/./x", "/a//x", "/a/%2e%2e/x", "/a/..", "//etc/passwd", "/a/x\\y"] {
+            #expect(try await body(path) == "404", "\(path)")
+        }
         server.unmount("/a/b/", prefix: true)
         #expect(try await body("/a/b/7") == "/a/*")
     }

@@ -59,8 +59,10 @@ public final class WebServer: Sendable {
     public func onClose(_ handler: @escaping @Sendable () -> Void) { core.onClose(handler) }
 
     /// Stops accepting, disconnects every client and waits for the server's threads to end.
-    /// Idempotent. A handler must not call it (it would wait for its own thread).
-    public func close() { core.close() }
+    /// With `grace`, connections still being answered get that long to finish first (a call
+    /// that ended the page's session still sends its answer). Idempotent. A handler must not
+    /// call it (it would wait for its own thread).
+    public func close(grace: Duration = .zero) { core.close(grace: grace) }
 
     public var isClosed: Bool { core.isClosed }
 
@@ -91,6 +93,8 @@ extension WebServer {
 
         struct State {
             var listenOpen = true
+            /// False once closing has begun: the listening socket is shut.
+            var accepting = true
             var closed = false
             var clients: Set<Int32> = []
             /// Threads started by `spawn` and not yet ended.
@@ -114,7 +118,14 @@ extension WebServer {
             if now { handler() }
         }
 
-        func close() {
+        func close(grace: Duration = .zero) {
+            if grace > .zero {
+                state.withLock { s in
+                    if !s.closed { shutdown(listenFD, Int32(SHUT_RDWR)) }
+                    s.accepting = false
+                }
+                state.wait(until: { $0.clients.isEmpty || $0.closed }, deadline: .now + grace) { _ in }
+            }
             let handlers = state.withLock { s -> [@Sendable () -> Void] in
                 guard !s.closed else { return [] }
                 s.closed = true
@@ -149,7 +160,7 @@ extension WebServer {
                 let fd = accept(listenFD, nil, nil)
                 if fd < 0 {
                     let e = errno
-                    if isClosed { return }
+                    if state.withLock({ $0.closed || !$0.accepting }) { return }
                     // Out of fds or memory: back off instead of spinning on the pending connection.
                     if e != EINTR && e != ECONNABORTED { usleep(50_000) }
                     continue
@@ -212,9 +223,18 @@ extension WebServer {
                 WebResponse(fd: fd, core: self, headOnly: headOnly, cookie: nil).text(.forbidden, why)
             case .allowed(let setCookie):
                 let response = WebResponse(fd: fd, core: self, headOnly: headOnly, cookie: setCookie ? access.cookieHeader : nil)
+                // Paths are routes and ids, never file paths: dot segments, empty segments and
+                // escapes name nothing here.
+                guard Self.plain(request.path) else { return response.text(.notFound, "not found\n") }
                 guard let handler = handler(for: request.path) else { return response.text(.notFound, "not found\n") }
                 handler(request, response)
             }
+        }
+
+        static func plain(_ path: String) -> Bool {
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            return !path.contains("%") && !path.contains("\\")
+                && !segments.dropLast().contains { $0.isEmpty } && !segments.contains { $0 == "." || $0 == ".." }
         }
 
         func handler(for path: String) -> WebHandler? {
