@@ -44,7 +44,7 @@ let package = Package(
         // Layer 3: the CLI, which starts GStreamer as the executable loads.
         .target(name: "CGpickStartup", dependencies: ["CGStreamer"]),
         // What both executables say to the user: one error line, exit codes, JSON events, progress.
-        .target(name: "GpickCLI", dependencies: ["GpickBase"]),
+        .target(name: "GpickCLI", dependencies: ["GpickBase", "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "gpick", dependencies: [
             "GpickBase", "GpickCLI", "GpickKit", "GpickScript", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -61,10 +61,13 @@ let package = Package(
         ]),
         // Images for the pick half: libvips, freedesktop thumbnails, ImageSource, contact sheets.
         .target(name: "GpickImages", dependencies: ["CGLib", "CVips", "GpickBase", "GpickFormats", "GpickKit", "GpickLibrary"]),
-        // `gpick library …` and `gpick thumb …` run this executable, installed beside gpick (as git
-        // and cargo run their subcommands), so gpick itself links neither libvips nor SQLite.
+        // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
+        .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
+                resources: [.embedInCode("Web/picker.js"), .embedInCode("Web/picker.css")]),
+        // `gpick library …`, `gpick thumb …` and `gpick pick` run this executable, installed beside
+        // gpick (as git and cargo run their subcommands), so gpick itself links neither libvips nor SQLite.
         .executableTarget(name: "gpick-library", dependencies: [
-            "GpickBase", "GpickCLI", "GpickKit", "GpickLibrary", "GpickImages", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "GpickBase", "GpickCLI", "GpickKit", "GpickLibrary", "GpickImages", "GpickPicker", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
         // The leak soak runs in a process of its own (tests share one process, and their fds).
@@ -78,6 +81,7 @@ let package = Package(
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
         .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats", "GpickTestSupport"]),
+        .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTestSupport"]),
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTestSupport"]),
         .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport"]),
