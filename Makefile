@@ -18,6 +18,7 @@ OUT ?= out/demo
 # (gpick-library loads it when it first needs it); libvips-tools (vipsthumbnail) and
 # ffmpegthumbnailer: the thumbnail bench's reference tools. fonts-dejavu-core: also the font of
 # `gpick library sheet`'s badges (DejaVu Sans Bold, which has ▶ and ×), drawn by libvips' pango.
+# python3-selenium and chromium-driver: the picker's page is tested in a real headless Chromium.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
@@ -26,7 +27,7 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	xvfb xdotool tmux chromium fonts-dejavu-core curl \
 	python3 time hyperfine \
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
-	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer
+	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

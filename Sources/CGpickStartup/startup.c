@@ -23,11 +23,11 @@ static void *gpick_startup_init(void *unused) {
 // The Swift runtime's own override of CommandLine.arguments (exported by libswiftCore).
 extern void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc);
 
-// `gpick library …` and `gpick thumb …` run gpick-library, installed beside gpick (PickHalf.swift):
+// `gpick library …`, `gpick thumb …` and `gpick pick …` run gpick-library, installed beside gpick (PickHalf.swift):
 // handed over here, before GStreamer or the Swift runtime start, they cost gpick nothing. When
 // this exec fails, gpick starts as usual and PickHalf.exec tries again and says why, in words.
 static void gpick_startup_hand_over(int argc, char **argv) {
-    if (argc < 2 || (strcmp(argv[1], "library") != 0 && strcmp(argv[1], "thumb") != 0)) return;
+    if (argc < 2 || (strcmp(argv[1], "library") != 0 && strcmp(argv[1], "thumb") != 0 && strcmp(argv[1], "pick") != 0)) return;
     char tool[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", tool, sizeof tool - 1);
     if (n <= 0) return;

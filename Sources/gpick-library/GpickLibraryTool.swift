@@ -10,9 +10,9 @@ import Glibc
 struct GpickLibraryTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpick",
-        abstract: "The pick half of gpick: the media library and thumbnails.",
+        abstract: "The pick half of gpick: the media library, thumbnails and the picker.",
         version: GpickVersion.current,
-        subcommands: [LibraryCommand.self, ThumbCommand.self]
+        subcommands: [LibraryCommand.self, ThumbCommand.self, PickCommand.self]
     )
 
     static func main() async {

@@ -94,12 +94,16 @@ public struct Subprocess {
         /// What the child has printed on stdout so far.
         public var stdoutSoFar: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }
 
-        /// Waits until the child's stdout contains `text` (an event line, a URL).
+        /// What the child has printed on stderr so far.
+        public var stderrSoFar: String { lock.withLock { String(decoding: errData, as: UTF8.self) } }
+
+        /// Waits until the child's stdout (or with `stderr: true`, its stderr) contains `text`
+        /// (an event line, a URL).
         @discardableResult
-        public func waitForOutput(_ text: String, timeout: Double = 20) async throws -> String {
+        public func waitForOutput(_ text: String, stderr: Bool = false, timeout: Double = 20) async throws -> String {
             let deadline = Date().addingTimeInterval(timeout)
             while true {
-                let out = stdoutSoFar
+                let out = stderr ? stderrSoFar : stdoutSoFar
                 if out.contains(text) { return out }
                 guard process.isRunning, Date() < deadline else {
                     throw TestFailure("no \"\(text)\" in the output of \(process.arguments ?? []): \(out.suffix(500)) \(lock.withLock { String(decoding: errData, as: UTF8.self) })")

@@ -78,7 +78,7 @@ public struct FileImageSource: ImageSource {
     }
 
     /// The whole file, up to a bound (a picture's original is not a movie's gigabytes).
-    static func readWhole(_ path: String, limit: Int = 512 << 20) throws(GpickError) -> [UInt8] {
+    package static func readWhole(_ path: String, limit: Int = 512 << 20) throws(GpickError) -> [UInt8] {
         let file = try OpenFile(path)
         let bytes = try FileBytes(fd: file.fd, path: path)
         guard bytes.size <= limit else {

@@ -9,7 +9,7 @@ import GpickKit
 /// fast as before. These types only put the commands in gpick's help; `main` hands them over
 /// before parsing anything.
 enum PickHalf {
-    static let commands: Set<String> = ["library", "thumb"]
+    static let commands: Set<String> = ["library", "thumb", "pick"]
 
     /// Replaces this process with `gpick-library ARGS…`; returns only if it cannot.
     static func exec(_ arguments: [String]) -> GpickError {
@@ -55,4 +55,13 @@ struct ThumbHandOff: ParsableCommand {
     )
     @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
     func run() throws { throw PickHalf.exec(["thumb"] + arguments) }
+}
+
+struct PickHandOff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pick",
+        abstract: "Pick photos and videos from the library, or take one with the live camera cell; prints the chosen paths."
+    )
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+    func run() throws { throw PickHalf.exec(["pick"] + arguments) }
 }

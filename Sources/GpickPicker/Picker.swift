@@ -1,0 +1,244 @@
+import Foundation
+import GpickBase
+import GpickImages
+import GpickKit
+import GpickLibrary
+
+/// The image picker (seed 000) on Linux: a page served by gpick on 127.0.0.1 with up to two
+/// action items, the live camera cell and the library's recent assets; what the user picks is
+/// handed back as events, as a delegate would be called.
+///
+/// `run()` starts it; the stream ends with one final event (picked, action, cancelled or failed),
+/// after the camera and the server have stopped.
+public final class Picker: Sendable {
+    public let configuration: PickerConfiguration
+    let state = Monitor(State())
+    let output = Locked<AsyncStream<PickerEvent>.Continuation?>(nil)
+    /// Set once the server is up (the URL to open, with its token).
+    let serverBox = Locked<WebServer?>(nil)
+    let cameraBox = Locked<PickerCamera?>(nil)
+    let captureFolder: String
+
+    /// What the page and the picker share, under `state`'s lock.
+    struct State {
+        var assets: [PickerItem] = []
+        /// Captures made in the picker, newest first: the head of the grid.
+        var captures: [PickerItem] = []
+        var captureCount = 0
+        var camera = CameraStatus()
+        /// Overlays: why the library or the camera is not there, and how to fix it.
+        var problems: [String] = []
+        /// Bumped on every change the page should hear of (its event stream waits on it).
+        var version = 0
+        var ended = false
+        /// Pages connected to /api/events, and whether one ever was (closing the page cancels).
+        var pages = 0
+        var pagesEver = false
+        var pageGeneration = 0
+    }
+
+    struct CameraStatus {
+        /// off (no camera cell), starting, live, suspended, failed.
+        var state = "off"
+        var position = "back"
+        var live = false
+        var recording = false
+        var reason: String?
+        var json: [String: Any] {
+            var f: [String: Any] = ["state": state, "position": position, "live": live, "recording": recording]
+            if let reason { f["reason"] = reason }
+            return f
+        }
+    }
+
+    /// Checks `configuration` (a bad one throws here, before anything opens).
+    public init(_ configuration: PickerConfiguration) throws(GpickError) {
+        try configuration.validate()
+        self.configuration = configuration
+        if configuration.layout.showsCamera && configuration.capture.savesToLibrary {
+            // Captures are written here whole, then moved into the library by the import.
+            var template = Array("/tmp/gpick-pick-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else {
+                throw SyscallError.error(errno: errno, "make a folder", "/tmp/gpick-pick-XXXXXX")
+            }
+            captureFolder = String(cString: made)
+        } else {
+            captureFolder = configuration.capture.outputDirectory
+        }
+    }
+
+    /// The page's URL, with its token, once the picker runs.
+    public var url: String? { serverBox.withLock { $0?.url("/") } }
+
+    /// Starts the server, then loads the library and the camera beside the page.
+    public func run(port: Int = 0) -> AsyncStream<PickerEvent> {
+        let (stream, continuation) = AsyncStream<PickerEvent>.makeStream(bufferingPolicy: .unbounded)
+        output.withLock { $0 = continuation }
+        do throws(GpickError) {
+            let server = try WebServer(port: port, maxBody: 64 << 10)
+            serverBox.withLock { $0 = server }
+            PickerRoutes(picker: self, server: server).mount()
+            continuation.yield(.ready(url: server.url("/")))
+        } catch {
+            finish(.failed(error))
+            return stream
+        }
+        Task { await self.loadLibrary() }
+        if configuration.layout.showsCamera {
+            Task { await self.startCamera() }
+        }
+        return stream
+    }
+
+    /// Ends the picker as cancelled (a signal, a timeout of the caller's).
+    public func cancel() { finish(.cancelled) }
+
+    /// Ends the picker with `event`, once: the camera stops and the server closes first, then the
+    /// event is the stream's last.
+    func finish(_ event: PickerEvent) {
+        let first = state.withLock { s -> Bool in
+            defer { s.ended = true; s.version += 1 }
+            return !s.ended
+        }
+        guard first else { return }
+        Task {
+            if let camera = cameraBox.withLock({ $0 }) { await camera.stop() }
+            if let server = serverBox.withLock({ $0 }) {
+                // close() waits for the server's threads, one of which may be the caller's.
+                await OffPool.run { server.close(grace: .seconds(2)) }
+            }
+            if configuration.capture.savesToLibrary && configuration.layout.showsCamera {
+                rmdir(captureFolder)
+            }
+            let c = output.withLock { c -> AsyncStream<PickerEvent>.Continuation? in defer { c = nil }; return c }
+            c?.yield(event)
+            c?.finish()
+        }
+    }
+
+    func emit(_ event: PickerEvent) {
+        _ = output.withLock { $0?.yield(event) }
+    }
+
+    func problem(_ text: String) {
+        state.withLock { s in
+            guard !s.problems.contains(text) else { return }
+            s.problems.append(text)
+            s.version += 1
+        }
+        emit(.problem(text))
+    }
+
+    // MARK: The library
+
+    func loadLibrary() async {
+        let c = configuration
+        for root in c.roots.paths where access(root, R_OK | X_OK) != 0 {
+            let why = errno == ENOENT ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
+            problem("The library folder \(root) \(why). Check its permissions (ls -ld \(root)), or choose folders with --library.")
+        }
+        guard fileStatus(c.indexPath) != nil else {
+            problem("The library has no index yet: run `gpick library scan` to index your photos and videos.")
+            return
+        }
+        do {
+            let listed = try await OffPool.run { () throws(GpickError) in
+                try LibraryIndex(path: c.indexPath).list(c.fetch)
+            }
+            let items = listed.map(PickerItem.init)
+            state.withLock { s in
+                s.assets = items
+                s.version += 1
+            }
+        } catch {
+            problem("The library's index could not be read: \(error.message)")
+        }
+    }
+
+    // MARK: The camera
+
+    func startCamera() async {
+        guard let server = serverBox.withLock({ $0 }) else { return }
+        let camera = PickerCamera(settings: configuration.capture, directory: captureFolder)
+        cameraBox.withLock { $0 = camera }
+        setCamera { $0.state = "starting" }
+        camera.session.onEvent { [weak self] event in self?.cameraEvent(event) }
+        do {
+            try await camera.start(on: server)
+            setCamera { s in
+                if s.state == "starting" { s.state = "live" }
+            }
+        } catch {
+            setCamera { $0.state = "failed"; $0.reason = error.message }
+            problem("The camera cannot be opened: \(error.message). Check `gpick devices`, or pick without it (--no-camera).")
+        }
+    }
+
+    func cameraEvent(_ event: SessionEvent) {
+        switch event {
+        case .sourceLive(let p): setCamera { $0.state = "live"; $0.position = p.rawValue; $0.reason = nil }
+        case .switching(let p, _, _): setCamera { $0.position = p.rawValue }
+        case .suspended: setCamera { $0.state = "suspended"; $0.reason = "the camera is suspended" }
+        case .sourceFailed(let e): setCamera { $0.state = "failed"; $0.reason = e.message }
+        default: break
+        }
+    }
+
+    func setCamera(_ change: (inout CameraStatus) -> Void) {
+        state.withLock { s in
+            change(&s.camera)
+            s.version += 1
+        }
+    }
+
+    /// A capture's files are done: into the library if asked, then at the head of the grid.
+    func captured(_ files: [String], kind: Asset.Kind, duration: Double? = nil) async throws(GpickError) -> PickerItem {
+        var paths = files
+        if configuration.capture.savesToLibrary {
+            paths = try await importIntoLibrary(files)
+        }
+        let main = paths[0]
+        let isLive = main.hasSuffix(".MP.jpg") || paths.contains { $0.hasSuffix(".mov") }
+        let format = configuration.capture.session.format
+        let item = state.withLock { s -> PickerItem in
+            s.captureCount += 1
+            let item = PickerItem(capture: s.captureCount, path: main, kind: kind,
+                                  mimeType: kind == .video ? "video/mp4" : "image/jpeg", size: fileStatus(main).map { Int64($0.st_size) } ?? 0,
+                                  width: format.width, height: format.height, duration: duration, subtypes: isLive ? ["live"] : [],
+                                  pairedMovie: paths.first { $0.hasSuffix(".mov") })
+            s.captures.insert(item, at: 0)
+            s.version += 1
+            return item
+        }
+        emit(.captured(item))
+        return item
+    }
+
+    private func importIntoLibrary(_ files: [String]) async throws(GpickError) -> [String] {
+        let c = configuration
+        let landed = Locked<[String: String]>([:])
+        let failure = Locked<GpickError?>(nil)
+        try await OffPool.run { () throws(GpickError) in
+            let index = try LibraryIndex(path: c.indexPath)
+            _ = try Importer(index: index, roots: c.roots, move: true).run(files) { event in
+                switch event {
+                case .imported(let source, let path, _, _): landed.withLock { $0[source] = path }
+                case .duplicate(let source, let existing): landed.withLock { $0[source] = existing }
+                case .failed(_, let error): failure.withLock { $0 = $0 ?? error }
+                case .progress: break
+                }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        let map = landed.withLock { $0 }
+        return files.map { map[$0] ?? $0 }
+    }
+
+    // MARK: What the page sees
+
+    func item(id: String) -> PickerItem? {
+        state.withLock { s in s.captures.first { $0.id == id } ?? s.assets.first { $0.id == id } }
+    }
+
+    var allItems: [PickerItem] { state.withLock { $0.captures + $0.assets } }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import GpickBase
+import GpickKit
+import GpickLibrary
+
+/// The camera cell's camera: a session, its preview stream mounted on the picker's server, and
+/// what the cell's buttons and keys do. Opened only when the cell is shown.
+actor PickerCamera {
+    let session: CaptureSession
+    let settings: PickerConfiguration.Capture
+    let directory: String
+    private var preview: Preview?
+    private var encoder: StillEncoder?
+    private var ring: LiveRing?
+    private var recording: (MovieRecording, OutputPath)?
+    private var next = 1
+
+    static let streamPath = "/camera.mjpg"
+
+    /// `directory`: where captures are written (the output folder, or a private folder whose
+    /// files the library import then moves).
+    init(settings: PickerConfiguration.Capture, directory: String) {
+        self.settings = settings
+        self.directory = directory
+        session = CaptureSession(settings.session)
+    }
+
+    var liveOn: Bool { ring != nil }
+    var isRecording: Bool { recording != nil }
+
+    /// Starts the camera and mounts its stream; the camera's first frames then reach the page.
+    func start(on server: WebServer) async throws(GpickError) {
+        try await session.start()
+        var options = PreviewOptions()
+        options.server = server
+        options.streamPath = Self.streamPath
+        options.snapshotPath = "/camera.jpg"
+        options.maxHTTPWidth = 640
+        preview = try await Preview.start(.http, in: session, options: options)
+        encoder = try await StillEncoder.make(format: .jpeg, quality: nil, library: settings.session.library)
+    }
+
+    /// A photo, or a live photo when live is on: the frame of the moment asked (zero lag).
+    func snap() async throws(GpickError) -> [String] {
+        let name = try freshName("jpg")
+        guard let encoder else { throw GpickError(.runtime, "the camera is not running") }
+        if let ring {
+            var live = settings.livePhoto
+            live.force = false
+            let r = try await LivePhotoCapture.capture(session: session, ring: ring, encoder: encoder, name: name, settings: live)
+            return [r.motionPhoto, r.still, r.movie].compactMap { $0 }
+        }
+        guard let frame = session.latestFrame else {
+            throw session.failureReason ?? GpickError(.runtime, "the camera has not delivered a frame yet")
+        }
+        let bytes = try await encoder.encode(frame)
+        try await AtomicWrite.store(bytes, to: name)
+        return [name.path]
+    }
+
+    func flip() async throws(GpickError) -> CameraPosition {
+        try await session.flip()
+    }
+
+    /// Live photos on or off: on arms the pre-roll ring (the shutter then waits for its pre-roll).
+    func setLive(_ on: Bool) async throws(GpickError) {
+        guard settings.cameraMode == .photoAndLive else {
+            throw GpickError(.usage, "live photos are off in this picker (camera mode photo-and-live turns them on)")
+        }
+        if on, ring == nil {
+            let r = try await LiveRing.arm(in: session, seconds: settings.livePhoto.before + 0.5)
+            ring = r
+            try await r.waitForPreroll(settings.livePhoto.before)
+        } else if !on, let r = ring {
+            ring = nil
+            await r.disarm()
+        }
+    }
+
+    /// Starts a recording, or stops the one running and returns its file.
+    func toggleRecording() async throws(GpickError) -> RecordingResult? {
+        if let (movie, _) = recording {
+            recording = nil
+            movie.requestStop()
+            return try await movie.finished()
+        }
+        let name = try freshName("mp4")
+        let movie = try await MovieRecording.start(in: session, to: name, settings: RecordingSettings(container: try Container(path: name)))
+        recording = (movie, name)
+        return nil
+    }
+
+    func stop() async {
+        if let (movie, _) = recording {
+            movie.requestStop()
+            _ = try? await movie.finished()
+            recording = nil
+        }
+        if let r = ring { await r.disarm() }
+        ring = nil
+        await preview?.stop()
+        await encoder?.close()
+        await session.stop()
+    }
+
+    /// pick-0001.jpg, pick-0002.mp4, …: numbered names that never clobber a file.
+    private func freshName(_ ext: String) throws(GpickError) -> OutputPath {
+        var target: OutputPath
+        repeat {
+            target = try OutputPath(cFormat("pick-%04d.", next) + ext, confinedTo: directory)
+            next += 1
+        } while fileStatus(target.path) != nil || fileStatus(target.path.replacing(".jpg", with: ".MP.jpg")) != nil
+        return target
+    }
+}

@@ -1,0 +1,35 @@
+import GpickBase
+
+/// What happens in a running picker (`Picker.run()`).
+public enum PickerEvent: Sendable {
+    /// The page is being served at this URL (with its token): open it.
+    case ready(url: String)
+    /// The user confirmed these items, in the order chosen. The picker has ended.
+    case picked([PickerItem])
+    /// A photo or video taken in the camera cell; it is at the head of the grid, selected.
+    case captured(PickerItem)
+    /// The user chose an action item. The picker has ended.
+    case action(String)
+    /// The user cancelled (Esc, q, or closed the page). The picker has ended.
+    case cancelled
+    /// Something the picker works around (the camera failed, a root is unreadable): shown in
+    /// the page as an overlay, and reported here.
+    case problem(String)
+    /// The picker could not go on. It has ended.
+    case failed(GpickError)
+
+    /// Whether this event ends the picker.
+    public var isFinal: Bool {
+        switch self {
+        case .picked, .action, .cancelled, .failed: true
+        case .ready, .captured, .problem: false
+        }
+    }
+}
+
+/// How a take-or-pick ended.
+public enum PickResult: Sendable {
+    case picked([PickerItem])
+    case action(String)
+    case cancelled
+}

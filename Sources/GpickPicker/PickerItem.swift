@@ -1,0 +1,84 @@
+import Foundation
+import GpickBase
+import GpickLibrary
+
+/// One cell of the grid, and what the picker hands back for it: a library asset, or a capture
+/// made in the picker (which is at the head of the grid until the picker ends).
+public struct PickerItem: Sendable, Equatable {
+    /// "a12" for asset 12, "c3" for the third capture: the only way a client names an item.
+    public var id: String
+    public var path: String
+    public var kind: Asset.Kind
+    public var subtypes: [String]
+    public var size: Int64
+    public var width: Int?
+    public var height: Int?
+    public var duration: Double?
+    /// An Apple pair's movie.
+    public var pairedMovie: String?
+    public var burstCount: Int
+    public var mimeType: String
+    /// The asset in the library (a library asset, or a capture saved to it).
+    public var assetID: Int64?
+
+    public init(_ listed: ListedAsset) {
+        let a = listed.asset
+        id = "a\(a.id ?? 0)"
+        path = a.path
+        kind = a.kind
+        subtypes = a.subtypes
+        size = a.size
+        width = a.displaySize?.width
+        height = a.displaySize?.height
+        duration = a.duration
+        pairedMovie = a.pairedMovie
+        burstCount = listed.burstCount
+        mimeType = a.mimeType
+        assetID = a.id
+    }
+
+    public init(capture number: Int, path: String, kind: Asset.Kind, mimeType: String, size: Int64, width: Int?, height: Int?,
+                duration: Double?, subtypes: [String] = [], pairedMovie: String? = nil, assetID: Int64? = nil) {
+        id = "c\(number)"
+        self.path = path
+        self.kind = kind
+        self.subtypes = subtypes
+        self.size = size
+        self.width = width
+        self.height = height
+        self.duration = duration
+        self.pairedMovie = pairedMovie
+        burstCount = 0
+        self.mimeType = mimeType
+        self.assetID = assetID
+    }
+
+    /// The badges a cell shows: LIVE, ▶ 0:03, ×N, PANO.
+    public var badges: [String] {
+        var out: [String] = []
+        if subtypes.contains("live") { out.append("LIVE") }
+        if kind == .video, let duration { out.append("▶ " + clockText(seconds: duration)) }
+        if burstCount > 1 { out.append("×\(burstCount)") }
+        if subtypes.contains("panorama") { out.append("PANO") }
+        return out
+    }
+
+    /// What `--json` prints and `PickerEvent.picked` carries: path, kind, subtypes, size,
+    /// duration, and the paired movie of an Apple pair.
+    public var record: [String: Any] {
+        var f: [String: Any] = ["path": path, "kind": kind.rawValue, "subtypes": subtypes, "size": size]
+        if let width, let height { f["width"] = width; f["height"] = height }
+        if let duration { f["duration"] = (duration * 1000).rounded() / 1000 }
+        if let pairedMovie { f["paired-movie"] = pairedMovie }
+        if let assetID { f["asset"] = assetID }
+        if burstCount > 1 { f["burst-count"] = burstCount }
+        return f
+    }
+
+    /// What the page gets: no path (it names items by id), the badges to draw.
+    var cell: [String: Any] {
+        var f: [String: Any] = ["id": id, "kind": kind.rawValue, "badges": badges, "name": (path as NSString).lastPathComponent]
+        if let width, let height { f["width"] = width; f["height"] = height }
+        return f
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import GpickBase
+import GpickImages
+import GpickKit
+import GpickLibrary
+
+/// The picker's pages and calls on gpick's web server. Items are named by id ("a12", "c3");
+/// no client-given path ever reaches the file system.
+struct PickerRoutes: Sendable {
+    let picker: Picker
+    let server: WebServer
+
+    func mount() {
+        let page = PickerPage.html(configuration: picker.configuration, token: server.token)
+        server.mount("/") { request, response in
+            guard get(request, response) else { return }
+            response.send(.ok, type: "text/html; charset=utf-8", body: page,
+                          headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'"])
+        }
+        server.mount("/picker.js") { request, response in
+            guard get(request, response) else { return }
+            response.send(.ok, type: "text/javascript; charset=utf-8", body: PickerPage.script)
+        }
+        server.mount("/picker.css") { request, response in
+            guard get(request, response) else { return }
+            response.send(.ok, type: "text/css; charset=utf-8", body: PickerPage.style)
+        }
+        server.mount("/api/items") { request, response in
+            guard get(request, response) else { return }
+            response.json(.ok, Self.json(["items": picker.allItems.map(\.cell)]))
+        }
+        server.mount("/api/state") { request, response in
+            guard get(request, response) else { return }
+            response.json(.ok, Self.json(status()))
+        }
+        server.mount("/api/events") { request, response in
+            guard get(request, response) else { return }
+            events(response)
+        }
+        server.mount("/thumb/", prefix: true) { request, response in
+            guard get(request, response) else { return }
+            thumbnail(request, response)
+        }
+        for (path, action) in actions {
+            server.mount(path) { request, response in
+                guard request.method == "POST" else { return response.methodNotAllowed(allow: "POST") }
+                let body = CallBody(request.body)
+                switch blocking({ () async throws(GpickError) -> [UInt8] in Self.json(try await action(body)) }) {
+                case .success(let reply): response.json(.ok, reply)
+                case .failure(let error):
+                    let status: WebStatus = error.kind == .usage ? .badRequest : error.kind == .runtime ? .conflict : .internalError
+                    response.json(status, Self.json(["error": error.message]))
+                }
+            }
+        }
+    }
+
+    private func get(_ request: WebRequest, _ response: WebResponse) -> Bool {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            response.methodNotAllowed(allow: "GET, HEAD")
+            return false
+        }
+        return true
+    }
+
+    func status() -> [String: Any] {
+        picker.state.withLock { s in
+            ["camera": s.camera.json, "problems": s.problems, "version": s.version, "ended": s.ended,
+             "count": s.assets.count + s.captures.count]
+        }
+    }
+
+    // MARK: Calls that change something (POST, with the X-Gpick-Token header)
+
+    typealias Action = @Sendable (CallBody) async throws(GpickError) -> [String: Any]
+
+    /// What a call's JSON body may say: {"ids": [...]}, {"name": "..."}, {"on": true}.
+    struct CallBody: Sendable {
+        var ids: [String] = []
+        var name: String?
+        var on: Bool?
+        init(_ bytes: [UInt8]) {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return }
+            ids = object["ids"] as? [String] ?? []
+            name = object["name"] as? String
+            on = object["on"] as? Bool
+        }
+    }
+
+    var actions: [(String, Action)] {
+        let picker = self.picker
+        return [
+            ("/api/confirm", { body throws(GpickError) in
+                let ids = body.ids
+                guard !ids.isEmpty else { throw GpickError(.usage, "nothing is selected") }
+                guard picker.configuration.allowsMultiple || ids.count == 1 else {
+                    throw GpickError(.usage, "this picker takes one item, not \(ids.count)")
+                }
+                var items: [PickerItem] = []
+                for id in ids {
+                    guard let item = picker.item(id: id) else { throw GpickError(.usage, "no item \(id)") }
+                    if !items.contains(item) { items.append(item) }
+                }
+                picker.finish(.picked(items))
+                return ["ok": true, "count": items.count]
+            }),
+            ("/api/cancel", { _ throws(GpickError) in
+                picker.finish(.cancelled)
+                return ["ok": true]
+            }),
+            ("/api/action", { body throws(GpickError) in
+                guard let name = body.name, picker.configuration.layout.actions.contains(name) else {
+                    throw GpickError(.usage, "no such action")
+                }
+                picker.finish(.action(name))
+                return ["ok": true]
+            }),
+            ("/api/snap", { _ throws(GpickError) in
+                let camera = try picker.requireCamera()
+                let files = try await camera.snap()
+                return ["item": try await picker.captured(files, kind: .photo).cell]
+            }),
+            ("/api/flip", { _ throws(GpickError) in
+                let camera = try picker.requireCamera()
+                let position = try await camera.flip()
+                picker.setCamera { $0.position = position.rawValue }
+                return ["position": position.rawValue]
+            }),
+            ("/api/live", { body throws(GpickError) in
+                let camera = try picker.requireCamera()
+                let current = await camera.liveOn
+                let on = body.on ?? !current
+                try await camera.setLive(on)
+                picker.setCamera { $0.live = on }
+                return ["live": on]
+            }),
+            ("/api/record", { _ throws(GpickError) in
+                let camera = try picker.requireCamera()
+                let result = try await camera.toggleRecording()
+                picker.setCamera { $0.recording = result == nil }
+                guard let result else { return ["recording": true] }
+                let item = try await picker.captured([result.path], kind: .video, duration: result.duration)
+                return ["recording": false, "item": item.cell]
+            }),
+        ]
+    }
+
+    // MARK: Thumbnails, by id, from the shared cache
+
+    private func thumbnail(_ request: WebRequest, _ response: WebResponse) {
+        let id = String(request.path.dropFirst("/thumb/".count))
+        guard let item = picker.item(id: id) else { return response.text(.notFound, "no item \(id)\n") }
+        let px = Int(request.query["px"] ?? "") ?? 256
+        let sizes = ThumbnailCache.Size.allCases.sorted { $0.pixels < $1.pixels }
+        let size = sizes.first(where: { $0.pixels >= px }) ?? sizes[sizes.count - 1]
+        let cache = picker.configuration.thumbnails
+        let result = blocking { () async throws(GpickError) -> [UInt8] in
+            let path = try await cache.thumbnail(for: item.path, mimeType: item.mimeType, size: size)
+            return try FileImageSource.readWhole(path, limit: 64 << 20)
+        }
+        switch result {
+        case .success(let png):
+            // Ids are stable while the picker runs: the browser may keep what it has.
+            response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
+        case .failure(let error):
+            response.text(.notFound, error.message + "\n")
+        }
+    }
+
+    // MARK: The page's event stream: camera state and overlays; its end means the page closed
+
+    private func events(_ response: WebResponse) {
+        guard response.startStream(type: "text/event-stream", headers: ["Cache-Control": "no-store"]) else { return }
+        picker.state.withLock { s in
+            s.pages += 1
+            s.pagesEver = true
+            s.pageGeneration += 1
+        }
+        defer { pageLeft() }
+        var seen = -1
+        while true {
+            let next = picker.state.wait(until: { $0.version != seen || $0.ended }, deadline: .now + .seconds(10)) { s in
+                (s.version, s.ended)
+            }
+            if next.1 {
+                _ = response.write([Array("event: ended\ndata: {}\n\n".utf8)])
+                return
+            }
+            if next.0 == seen {
+                guard response.write([Array(": keep-alive\n\n".utf8)]), !response.clientHungUp else { return }
+                continue
+            }
+            seen = next.0
+            guard response.write([Array("event: state\ndata: ".utf8), Self.json(status()), Array("\n\n".utf8)]) else { return }
+        }
+    }
+
+    /// A page left: if none comes back soon (a reload reconnects at once), the user closed it.
+    private func pageLeft() {
+        let generation = picker.state.withLock { s -> Int in
+            s.pages -= 1
+            return s.pageGeneration
+        }
+        let picker = self.picker
+        Task {
+            try? await Task.sleep(for: .seconds(3))
+            let gone = picker.state.withLock { $0.pages == 0 && $0.pageGeneration == generation && !$0.ended }
+            if gone { picker.finish(.cancelled) }
+        }
+    }
+
+    static func json(_ object: Any) -> [UInt8] {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { [UInt8]($0) } ?? Array("{}".utf8)
+    }
+}
+
+extension Picker {
+    func requireCamera() throws(GpickError) -> PickerCamera {
+        guard configuration.layout.showsCamera, let camera = cameraBox.withLock({ $0 }) else {
+            throw GpickError(.usage, "this picker has no camera cell")
+        }
+        let status = state.withLock { $0.camera }
+        if status.state == "failed" { throw GpickError(.runtime, status.reason ?? "the camera failed") }
+        return camera
+    }
+}
+
+/// Runs async work from a server thread (never the cooperative pool), waiting for its result.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws(GpickError) -> T) -> Result<T, GpickError> {
+    let box = Monitor<Result<T, GpickError>?>(nil)
+    Task {
+        let result: Result<T, GpickError>
+        do throws(GpickError) { result = .success(try await work()) } catch { result = .failure(error) }
+        box.withLock { $0 = result }
+    }
+    return box.wait(until: { $0 != nil }) { $0! }
+}

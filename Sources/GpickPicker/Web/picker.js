@@ -1,0 +1,276 @@
+// gpick pick: the picker page. No framework and no network beyond gpick's own server: every
+// request names items by id and carries the token (the cookie for GETs, the header for changes).
+"use strict";
+const config = JSON.parse(document.getElementById("config").textContent);
+const token = document.querySelector('meta[name="gpick-token"]').content;
+const grid = document.getElementById("grid");
+const statusLine = document.getElementById("status");
+const confirmButton = document.getElementById("confirm");
+const overlay = document.getElementById("overlay");
+let cells = [];            // {kind: "action"|"camera"|"item", el, id?, name?}
+let selected = [];         // item ids, in the order chosen
+let focus = 0;
+let ended = false;
+let camera = null;         // {state, position, live, recording, reason}
+
+grid.classList.add(config.scroll);
+grid.style.setProperty("--per-row", config.columns);
+
+async function call(path, body) {
+  const r = await fetch(path, {method: "POST", headers: {"X-Gpick-Token": token, "Content-Type": "application/json"},
+                               body: JSON.stringify(body || {})});
+  const answer = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(answer.error || r.status + " " + r.statusText);
+  return answer;
+}
+
+function say(text) { statusLine.textContent = text; }
+
+function finish(text) {
+  ended = true;
+  document.body.classList.add("ended");
+  say(text);
+}
+
+// Thumbnails load as their cells come into view (the seed's "pre-cache by visible rect"), at the
+// cell's size in device pixels.
+const loader = new IntersectionObserver(entries => {
+  for (const e of entries) {
+    if (!e.isIntersecting) continue;
+    const img = e.target;
+    loader.unobserve(img);
+    const px = Math.ceil(Math.max(img.clientWidth, img.clientHeight) * (window.devicePixelRatio || 1)) || 256;
+    img.src = "/thumb/" + encodeURIComponent(img.dataset.id) + "?px=" + px;
+  }
+}, {root: null, rootMargin: "100px"});
+
+function itemCell(item) {
+  const el = document.createElement("div");
+  el.className = "cell item " + item.kind;
+  el.dataset.id = item.id;
+  el.tabIndex = -1;
+  el.title = item.name;
+  const img = document.createElement("img");
+  img.alt = item.name;
+  img.dataset.id = item.id;
+  img.decoding = "async";
+  el.appendChild(img);
+  if (item.badges.length) {
+    const b = document.createElement("span");
+    b.className = "badges";
+    for (const text of item.badges) {
+      const s = document.createElement("span");
+      s.className = "badge";
+      s.textContent = text;
+      b.appendChild(s);
+    }
+    el.appendChild(b);
+  }
+  const mark = document.createElement("span");
+  mark.className = "mark";
+  el.appendChild(mark);
+  el.addEventListener("click", () => { setFocus(cells.findIndex(c => c.el === el)); toggle(item.id); });
+  el.addEventListener("dblclick", () => { select(item.id); confirm(); });
+  loader.observe(img);
+  return {kind: "item", el, id: item.id};
+}
+
+function actionCell(name) {
+  const el = document.createElement("button");
+  el.className = "cell action";
+  el.textContent = name;
+  el.tabIndex = -1;
+  el.addEventListener("click", () => chooseAction(name));
+  return {kind: "action", el, name};
+}
+
+function cameraCell() {
+  const el = document.createElement("div");
+  el.className = "cell camera";
+  el.id = "camera";
+  el.tabIndex = -1;
+  const img = document.createElement("img");
+  img.id = "camera-view";
+  img.alt = "camera";
+  img.src = "/camera.mjpg";
+  img.addEventListener("click", snap);
+  const reason = document.createElement("div");
+  reason.id = "camera-reason";
+  const controls = document.createElement("div");
+  controls.className = "controls";
+  const buttons = [["flip", "Flip", flip], ["snap", "Take", snap], ["record", "Rec", record]];
+  if (config.cameraMode === "photo-and-live") buttons.splice(1, 0, ["live", "Live", live]);
+  for (const [id, label, act] of buttons) {
+    const b = document.createElement("button");
+    b.id = "camera-" + id;
+    b.textContent = label;
+    b.addEventListener("click", e => { e.stopPropagation(); act(); });
+    controls.appendChild(b);
+  }
+  el.append(img, reason, controls);
+  return {kind: "camera", el};
+}
+
+function render(items) {
+  grid.textContent = "";
+  cells = [];
+  for (const name of config.actions) cells.push(actionCell(name));
+  if (config.camera) cells.push(cameraCell());
+  for (const item of items) cells.push(itemCell(item));
+  for (const c of cells) grid.appendChild(c.el);
+  setFocus(Math.min(focus, cells.length - 1));
+  say(items.length + (items.length === 1 ? " item" : " items"));
+}
+
+function isSelected(id) { return selected.includes(id); }
+
+function paintSelection() {
+  for (const c of cells) if (c.kind === "item") c.el.classList.toggle("selected", isSelected(c.id));
+  for (const c of cells) if (c.kind === "item" && isSelected(c.id)) c.el.querySelector(".mark").textContent = config.multi ? String(selected.indexOf(c.id) + 1) : "✓";
+  confirmButton.disabled = selected.length === 0 || ended;
+  confirmButton.textContent = selected.length > 1 ? "Choose " + selected.length : "Choose";
+}
+
+function select(id) {
+  if (config.multi) { if (!isSelected(id)) selected.push(id); } else selected = [id];
+  paintSelection();
+}
+
+function toggle(id) {
+  if (isSelected(id)) selected = selected.filter(x => x !== id); else if (config.multi) selected.push(id); else selected = [id];
+  paintSelection();
+}
+
+function setFocus(i) {
+  if (i < 0 || i >= cells.length) return;
+  cells[focus] && cells[focus].el.classList.remove("focused");
+  focus = i;
+  cells[i].el.classList.add("focused");
+  cells[i].el.scrollIntoView({block: "nearest", inline: "nearest"});
+}
+
+async function confirm() {
+  if (ended || selected.length === 0) return;
+  try { await call("/api/confirm", {ids: selected}); finish("Chosen. You can close this page."); } catch (e) { say(e.message); }
+}
+
+async function cancel() {
+  if (ended) return;
+  try { await call("/api/cancel"); } catch (e) { /* the picker is gone already */ }
+  finish("Cancelled. You can close this page.");
+}
+
+async function chooseAction(name) {
+  if (ended) return;
+  try { await call("/api/action", {name}); finish(name + ". You can close this page."); } catch (e) { say(e.message); }
+}
+
+async function snap() {
+  if (ended || !config.camera) return;
+  say("Taking a photo…");
+  try {
+    const answer = await call("/api/snap");
+    addCapture(answer.item);
+    say("Photo taken");
+  } catch (e) { say(e.message); }
+}
+
+async function flip() {
+  try { const a = await call("/api/flip"); say("Camera: " + a.position); } catch (e) { say(e.message); }
+}
+
+async function live() {
+  try { const a = await call("/api/live", {on: !(camera && camera.live)}); say(a.live ? "Live photos on" : "Live photos off"); } catch (e) { say(e.message); }
+}
+
+async function record() {
+  try {
+    say(camera && camera.recording ? "Stopping…" : "Starting to record…");
+    const a = await call("/api/record");
+    if (a.item) { addCapture(a.item); say("Video recorded"); } else say("Recording");
+  } catch (e) { say(e.message); }
+}
+
+// A capture goes to the head of the grid, after the camera cell, selected.
+function addCapture(item) {
+  const c = itemCell(item);
+  const at = cells.findIndex(x => x.kind === "item");
+  const before = at < 0 ? null : cells[at].el;
+  grid.insertBefore(c.el, before);
+  cells.splice(at < 0 ? cells.length : at, 0, c);
+  select(item.id);
+}
+
+function showState(s) {
+  camera = s.camera;
+  const cell = document.getElementById("camera");
+  if (cell) {
+    cell.dataset.state = camera.state;
+    cell.classList.toggle("live-on", camera.live);
+    cell.classList.toggle("recording", camera.recording);
+    document.getElementById("camera-reason").textContent =
+      camera.state === "failed" || camera.state === "suspended" ? (camera.reason || camera.state) : "";
+  }
+  overlay.textContent = "";
+  for (const p of s.problems) {
+    const d = document.createElement("p");
+    d.textContent = p;
+    overlay.appendChild(d);
+  }
+  overlay.hidden = s.problems.length === 0;
+  if (s.ended && !ended) finish("The picker has ended. You can close this page.");
+}
+
+function perRow() { return config.columns; }
+
+document.addEventListener("keydown", e => {
+  if (ended || e.ctrlKey || e.altKey || e.metaKey) return;
+  const n = perRow();
+  const across = config.scroll === "vertical" ? 1 : n;
+  const down = config.scroll === "vertical" ? n : 1;
+  const moves = {ArrowLeft: -across, h: -across, ArrowRight: across, l: null, ArrowUp: -down, k: -down, ArrowDown: down, j: down};
+  let handled = true;
+  if (e.key in moves && !(e.key === "l")) setFocus(focus + moves[e.key]);
+  else if (e.key === "l") { if (config.cameraMode === "photo-and-live") live(); else setFocus(focus + across); }
+  else if (e.key === " ") { const c = cells[focus]; if (c && c.kind === "item") toggle(c.id); else if (c && c.kind === "camera") snap(); }
+  else if (e.key === "Enter") {
+    const c = cells[focus];
+    if (c && c.kind === "action") chooseAction(c.name);
+    else if (c && c.kind === "camera") snap();
+    else if (c && c.kind === "item") { if (selected.length === 0) select(c.id); confirm(); }
+  }
+  else if (e.key === "Escape" || e.key === "q") cancel();
+  else if (e.key === "f" && config.camera) flip();
+  else if (e.key === "s" && config.camera) snap();
+  else if (e.key === "r" && config.camera) record();
+  else handled = false;
+  if (handled) e.preventDefault();
+});
+
+confirmButton.addEventListener("click", confirm);
+document.getElementById("cancel").addEventListener("click", cancel);
+
+async function start() {
+  const r = await fetch("/api/items");
+  const answer = await r.json();
+  render(answer.items);
+  paintSelection();
+  const events = new EventSource("/api/events");
+  events.addEventListener("state", e => showState(JSON.parse(e.data)));
+  events.addEventListener("ended", () => { events.close(); if (!ended) finish("The picker has ended. You can close this page."); });
+  // The library may still be loading when the page opens: fetch the items again when it changes.
+  let count = answer.items.length;
+  events.addEventListener("state", async e => {
+    const s = JSON.parse(e.data);
+    if (s.count !== count && !ended) {
+      count = s.count;
+      const again = await (await fetch("/api/items")).json();
+      const keep = selected;
+      render(again.items);
+      selected = keep.filter(id => again.items.some(i => i.id === id));
+      paintSelection();
+    }
+  });
+  document.body.dataset.ready = "1";
+}
+start().catch(e => say("cannot load: " + e.message));

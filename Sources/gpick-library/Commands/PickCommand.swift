@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import GpickBase
+import GpickCLI
+import GpickImages
+import GpickKit
+import GpickLibrary
+import GpickPicker
+
+/// `gpick pick`: the picker. What is chosen goes to stdout, one path per line, as fzf and
+/// `zenity --file-selection` hand results back; cancelling exits 130 with nothing printed.
+struct PickCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pick",
+        abstract: "Pick photos and videos from the library, or take one with the live camera cell; prints the chosen paths.",
+        discussion: """
+            The picker is a page served by gpick on 127.0.0.1 (its URL, with a private token, is printed on \
+            stderr and opened when there is a display). Keys: arrows or hjkl move, space selects, Enter \
+            confirms (on the camera cell: takes a photo), f flips, s snaps, l toggles live, r records, Esc or q cancels. \
+            Exit status: 0 chosen (or an action), 130 cancelled, as fzf.
+            """
+    )
+
+    enum UI: String, ExpressibleByArgument, CaseIterable { case web, terminal }
+
+    @Option(name: .long, help: "web (a page in the browser) or terminal. Default: the browser when there is a display.")
+    var ui: UI?
+
+    @Option(name: .customLong("action"), help: ArgumentHelp("An action item shown first (repeatable, at most 2); choosing it prints action:NAME.", valueName: "NAME"))
+    var actions: [String] = []
+
+    @Flag(name: .customLong("no-camera"), help: "No camera cell: the camera is never opened.")
+    var noCamera = false
+
+    @Option(name: .customLong("camera-mode"), help: "photo, or photo-and-live (live photos, with their pre-roll).")
+    var cameraMode: PickerConfiguration.CameraMode = .photo
+
+    @Flag(name: .customLong("save-to-library"), help: "Captures also go into the library (imported and indexed at once); otherwise into --output-dir.")
+    var saveToLibrary = false
+
+    @Option(name: .customLong("output-dir"), help: "Folder for captures made in the picker.")
+    var outputDirectory = "."
+
+    @Option(name: .long, parsing: .unconditional, help: "Items per row (per column with --scroll horizontal).")
+    var columns = 4
+
+    @Option(name: .long, help: "vertical, or horizontal (a keyboard-like strip).")
+    var scroll: PickerConfiguration.ScrollDirection = .vertical
+
+    @Flag(name: .long, help: "Allow choosing several items.")
+    var multi = false
+
+    @Flag(name: .long, help: "End each printed path with a NUL byte instead of a newline.")
+    var print0 = false
+
+    @Option(name: .long, parsing: .unconditional, help: "Port on 127.0.0.1 for the page (0: any free port).")
+    var port = 0
+
+    @Flag(name: .customLong("no-open"), help: "Do not open the page in a browser; only print its URL.")
+    var noOpen = false
+
+    @OptionGroup var library: LibraryOptions
+    @OptionGroup var filter: QueryOptions
+    @OptionGroup var camera: SourceOptions
+    @OptionGroup var pipelines: PipelineOptions
+
+    func validate() throws {
+        guard columns >= 1 else { throw ValidationError("--columns must be 1 or more, not \(columns)") }
+        guard columns <= 50 else { throw ValidationError("--columns must be 50 or fewer, not \(columns)") }
+        guard actions.count <= PickerConfiguration.maxActions else {
+            throw ValidationError("--action is given \(actions.count) times: at most \(PickerConfiguration.maxActions) action items")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is out of range (0-65535)") }
+        if ui == .terminal {
+            throw ValidationError("--ui terminal is not available yet: use --ui web (the page works in any browser)")
+        }
+    }
+
+    func run() async throws {
+        let events = Events(json: library.json, command: "pick")
+        let environment = ProcessInfo.processInfo.environment
+        let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        if ui == nil && !hasDisplay && !noOpen {
+            throw GpickError(.usage, "no display to open the picker in: give --ui web and open the printed URL, or --no-open")
+        }
+        var c = PickerConfiguration(indexPath: library.indexPath, roots: library.roots,
+                                    thumbnails: ThumbnailCache(version: GpickVersion.current))
+        c.layout.actions = actions
+        c.layout.showsCamera = !noCamera
+        c.layout.itemsPerRow = columns
+        c.layout.scroll = scroll
+        c.allowsMultiple = multi
+        c.fetch = filter.query(roots: library.roots)
+        c.capture.cameraMode = cameraMode
+        c.capture.savesToLibrary = saveToLibrary
+        c.capture.outputDirectory = outputDirectory
+        if !noCamera {
+            c.capture.session = try camera.configuration(library: pipelines.library)
+        }
+        let picker = try Picker(c)
+        let signals = WatchSignals { _ in picker.cancel() }
+        var final: PickerEvent = .cancelled
+        for await event in picker.run(port: port) {
+            switch event {
+            case .ready(let url):
+                Console.notice("pick: \(url)")
+                events.emit("ready", ["url": url])
+                if !noOpen && hasDisplay { Self.open(url) }
+            case .captured(let item):
+                events.emit("captured", item.record)
+            case .problem(let text):
+                events.emit("problem", ["message": text])
+            default:
+                final = event
+            }
+        }
+        withExtendedLifetime(signals) {}
+        switch final {
+        case .picked(let items):
+            for item in items {
+                if library.json {
+                    events.emit("picked", item.record)
+                } else {
+                    FileHandle.standardOutput.write(Data((item.path + (print0 ? "\0" : "\n")).utf8))
+                }
+            }
+        case .action(let name):
+            if library.json { events.emit("action", ["name": name]) } else { print("action:\(name)", terminator: print0 ? "\0" : "\n") }
+        case .failed(let error):
+            throw error
+        default:
+            throw ExitCode(130)
+        }
+    }
+
+    /// Opens the page in the user's browser (xdg-open, detached; its output is not ours).
+    static func open(_ url: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
+        p.arguments = [url]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try? p.run()
+    }
+}
+
+extension PickerConfiguration.CameraMode: ExpressibleByArgument {}
+extension PickerConfiguration.ScrollDirection: ExpressibleByArgument {}

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Drives gpick's picker page in a real headless Chromium (Selenium + chromium-driver), for the
+Swift tests. Usage: picker_driver.py URL STEP [ARG...]; prints one JSON object on stdout.
+
+Steps:
+  grid                 the cells: ids, badges, selection; waits for the first thumbnails to paint
+  snap                 clicks the camera cell; waits for the capture at the head of the grid
+  choose ID...         clicks each item (multi), then Choose
+  key KEY              presses a key on the page (Escape, q, Enter, ...)
+  flip SECONDS         clicks Flip and samples the camera cell's mean luma every ~40 ms
+"""
+import json
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1000,800", "--no-first-run", "--disable-extensions"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+CELLS = """
+return Array.from(document.querySelectorAll('#grid .cell')).map(c => ({
+  kind: c.classList.contains('camera') ? 'camera' : c.classList.contains('action') ? 'action' : 'item',
+  id: c.dataset.id || null, text: c.classList.contains('action') ? c.textContent : null,
+  badges: Array.from(c.querySelectorAll('.badge')).map(b => b.textContent),
+  selected: c.classList.contains('selected'),
+  painted: (() => { const i = c.querySelector('img'); return !!(i && i.complete && i.naturalWidth > 0); })()
+}));
+"""
+
+# Mean luma of the camera cell's current frame, drawn onto a canvas (same origin: not tainted).
+LUMA = """
+const img = document.getElementById('camera-view');
+if (!img || !img.naturalWidth) return -1;
+const c = document.createElement('canvas'); c.width = 64; c.height = 36;
+const g = c.getContext('2d'); g.drawImage(img, 0, 0, 64, 36);
+const d = g.getImageData(0, 0, 64, 36).data; let sum = 0;
+for (let i = 0; i < d.length; i += 4) sum += 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
+return sum / (d.length / 4);
+"""
+
+
+def wait(driver, condition, seconds=15):
+    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+
+
+def main():
+    url, step, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    driver = browser()
+    out = {}
+    try:
+        driver.get(url)
+        wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
+        if step == "grid":
+            want = int(args[0]) if args else 0
+            wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item" and c["painted"]) >= want)
+            out["cells"] = driver.execute_script(CELLS)
+        elif step == "snap":
+            wait(driver, lambda d: d.execute_script(LUMA) >= 0)
+            before = [c["id"] for c in driver.execute_script(CELLS) if c["kind"] == "item"]
+            driver.find_element(By.ID, "camera-view").click()
+            # Shown: the new cell is there and its thumbnail painted.
+            wait(driver, lambda d: any(c["kind"] == "item" and c["id"] not in before and c["painted"] for c in d.execute_script(CELLS)))
+            out["cells"] = driver.execute_script(CELLS)
+        elif step == "choose":
+            for item in args:
+                driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
+            out["cells"] = driver.execute_script(CELLS)
+            driver.find_element(By.ID, "confirm").click()
+            wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
+        elif step == "key":
+            driver.find_element(By.TAG_NAME, "body").send_keys(getattr(Keys, args[0].upper(), args[0]))
+            wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
+        elif step == "flip":
+            wait(driver, lambda d: d.execute_script(LUMA) >= 0)
+            samples = []
+            driver.find_element(By.ID, "camera-flip").click()
+            end = time.monotonic() + float(args[0] if args else 1.5)
+            while time.monotonic() < end:
+                samples.append(round(driver.execute_script(LUMA), 2))
+                time.sleep(0.04)
+            out["luma"] = samples
+            out["status"] = driver.find_element(By.ID, "status").text
+        else:
+            raise SystemExit("unknown step " + step)
+        out["ok"] = True
+    except Exception as e:  # the test prints it: what the page showed when it went wrong
+        out["ok"] = False
+        out["error"] = "%s: %s" % (type(e).__name__, e)
+        try:
+            out["status"] = driver.find_element(By.ID, "status").text
+        except Exception:
+            pass
+    finally:
+        driver.quit()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+/// `gpick pick --ui web` as a user runs it: a library of real files scanned by gpick, the page
+/// driven in a real headless Chromium (Selenium with Debian's chromium-driver), the results read
+/// from stdout and the exit status. One picker (and one browser at a time) per test.
+@Suite(.serialized) struct PickerWebTests {
+    typealias Library = LibrarySheetTests.Library
+
+    /// A running `gpick pick`: its page's URL, with the token.
+    struct Running {
+        let process: Subprocess.Running
+        let url: String
+        var origin: String { String(url.prefix { $0 != "?" }).replacing(/\/$/, with: "") }
+        var token: String { String(url.split(separator: "token=").last ?? "") }
+
+        /// Runs the browser side: `picker_driver.py URL STEP ARGS…`, its JSON answer.
+        func drive(_ step: String, _ args: [String] = []) async throws -> [String: Any] {
+            let script = TestEnvironment.repoRoot + "/Tests/Browser/picker_driver.py"
+            let r = try await Subprocess.run("/usr/bin/python3", [script, url, step] + args, timeout: 90)
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+                                      "driver: \(r.stdout) \(r.stderr.suffix(800))")
+            #expect(answer["ok"] as? Bool == true, "\(step): \(answer)")
+            return answer
+        }
+
+        func curl(_ path: String, _ extra: [String] = []) async throws -> String {
+            try await Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}"] + extra + [origin + path]).stdout
+        }
+
+        func finish(timeout: Double = 20) async throws -> Subprocess.Result { try await process.wait(timeout: timeout) }
+    }
+
+    static func pick(_ lib: Library, _ args: [String]) async throws -> Running {
+        let p = try Subprocess.start(TestEnvironment.binary, ["pick", "--ui", "web", "--no-open", "--library", lib.root] + args,
+                                     env: lib.env.merging(["DISPLAY": ""]) { $1 })
+        let err = try await p.waitForOutput("token=", stderr: true)
+        let url = try #require(err.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init))
+        return Running(process: p, url: url.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static func cells(_ answer: [String: Any]) -> [[String: Any]] { answer["cells"] as? [[String: Any]] ?? [] }
+    static func items(_ answer: [String: Any]) -> [[String: Any]] { cells(answer).filter { $0["kind"] as? String == "item" } }
+
+    /// Ids of the library's assets by file name, as `library list` gives them (newest first).
+    static func listed(_ lib: Library) async throws -> [(id: String, path: String)] {
+        let r = try await lib.run(["library", "list", "--json"])
+        return LibrarySheetTests.events(r, "asset").map { ("a\($0["id"] as? Int ?? 0)", $0["path"] as? String ?? "") }
+    }
+
+    @Test func theGridShowsTheNewestAssetsWithTheirBadgesAndClosingThePageCancels() async throws {
+        let lib = try await Library(LibrarySheetTests.everyKind)
+        let listed = try await Self.listed(lib)
+        let picker = try await Self.pick(lib, ["--no-camera", "--columns", "3"])
+        let answer = try await picker.drive("grid", ["5"])
+        let items = Self.items(answer)
+        // Five cells (the pair's movie is its photo's, the burst one cell), in the index's order.
+        #expect(items.map { $0["id"] as? String ?? "" } == listed.map(\.id), "\(items)")
+        #expect(!Self.cells(answer).contains { $0["kind"] as? String == "camera" }, "--no-camera shows no camera cell")
+        let badgeOf = ["IMG_0001.JPG": ["LIVE"], "shot-001.jpg": ["×3"], "clip.mp4": ["▶ 0:03"], "pano.jpg": ["PANO"], "red.jpg": []]
+        for (item, asset) in zip(items, listed) {
+            let name = (asset.path as NSString).lastPathComponent
+            #expect(item["badges"] as? [String] == badgeOf[name], "\(name): \(item)")
+            #expect(item["painted"] as? Bool == true, "\(name): its thumbnail was painted")
+        }
+        // The browser has gone: the page is closed, and the picker ends as cancelled, printing nothing.
+        let r = try await picker.finish()
+        #expect(r.status == 130 && r.stdout.isEmpty, "\(r.status) \(r.stdout) \(r.stderr)")
+    }
+
+    @Test func twoChosenWithMultiPrintExactlyTheirPathsInTheOrderChosen() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg", "pano.jpg": "pano.jpg", "clip.mp4": "green.mp4"])
+        let listed = try await Self.listed(lib)
+        let picker = try await Self.pick(lib, ["--no-camera", "--multi"])
+        let chosen = [listed[2], listed[0]]
+        _ = try await picker.drive("choose", chosen.map(\.id))
+        let r = try await picker.finish()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == chosen.map { $0.path + "\n" }.joined(), "\(r.stdout)")
+    }
+
+    @Test func escapeCancelsWith130AndPrintsNothing() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Self.pick(lib, ["--no-camera"])
+        _ = try await picker.drive("key", ["ESCAPE"])
+        let r = try await picker.finish()
+        #expect(r.status == 130 && r.stdout.isEmpty, "\(r.status) \(r.stdout)")
+    }
+
+    @Test func clickingTheCameraCellTakesAPhotoThatComesFirstSelected() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let out = lib.dir + "/captures"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--output-dir", out, "--json"])
+        let answer = try await picker.drive("snap")
+        let first = try #require(Self.items(answer).first)
+        #expect(first["id"] as? String == "c1" && first["selected"] as? Bool == true, "\(Self.items(answer))")
+        #expect(first["painted"] as? Bool == true)
+        let r = try await picker.finish()
+        #expect(r.status == 130)
+        let captured = try #require(LibrarySheetTests.events(r, "captured").first)
+        let path = try #require(captured["path"] as? String)
+        #expect(path == out + "/pick-0001.jpg" && captured["kind"] as? String == "photo")
+        // The still is a frame of the test camera (its stamp says so), written whole.
+        #expect(try await Media.frames(path).first?.stamp?.sourceID == 1)
+        #expect(TestEnvironment.files(in: out) == ["pick-0001.jpg"])
+    }
+
+    /// The flip's screenshots, every ~40 ms: the cell never goes black (the blurred last frame
+    /// stands in until the other camera delivers).
+    @Test func flipShowsNoBlackFrame() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--output-dir", lib.dir])
+        let answer = try await picker.drive("flip", ["1.5"])
+        let luma = answer["luma"] as? [Double] ?? []
+        #expect(luma.count >= 10, "\(luma)")
+        #expect(luma.allSatisfy { $0 > 40 }, "a dark frame during the flip: \(luma)")
+        #expect(answer["status"] as? String == "Camera: front")
+        _ = try await picker.finish()
+    }
+
+    /// Check 31: no token, a foreign Host, `..` or an absolute path: 403, 403, 404. Then a call
+    /// with the token's header ends the picker.
+    @Test func theTokenAndTheHostAreRequiredAndAssetsGoByIdOnly() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Self.pick(lib, ["--no-camera"])
+        let header = ["-H", "X-Gpick-Token: \(picker.token)"]
+        let port = picker.origin.split(separator: ":").last ?? ""
+        #expect(try await picker.curl("/") == "403")
+        #expect(try await picker.curl("/api/items") == "403")
+        #expect(try await picker.curl("/thumb/a1") == "403")
+        #expect(try await picker.curl("/?token=\(picker.token)", ["-H", "Host: rebound.example:\(port)"]) == "403")
+        #expect(try await picker.curl("/?token=\(picker.token)") == "200")
+        for path in ["/thumb/../../etc/passwd", "/thumb//etc/passwd", "/thumb/%2e%2e%2fetc%2fpasswd", "/thumb/a999", "/etc/passwd"] {
+            #expect(try await picker.curl(path, header + ["--path-as-is"]) == "404", "\(path)")
+        }
+        #expect(try await picker.curl("/api/cancel", ["-X", "POST", "-H", "Cookie: gpick-token-\(port)=\(picker.token)"]) == "403")
+        #expect(try await picker.curl("/api/cancel", ["-X", "POST"] + header) == "200")
+        let r = try await picker.finish()
+        #expect(r.status == 130 && r.stdout.isEmpty)
+    }
+
+    /// A camera that cannot be opened: with --no-camera nothing tries (no overlay, no error);
+    /// without it the page says why, and picking still works.
+    @Test func noCameraNeverOpensTheDeviceAndABrokenCameraStillPicks() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let missing = "v4l2:/dev/gpick-no-such-camera"
+        let quiet = try await Self.pick(lib, ["--no-camera", "--source", missing, "--json"])
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await quiet.curl("/api/cancel", ["-X", "POST", "-H", "X-Gpick-Token: \(quiet.token)"]) == "200")
+        let q = try await quiet.finish()
+        #expect(q.status == 130 && LibrarySheetTests.events(q, "problem").isEmpty, "\(q.stdout)")
+        #expect(!q.stderr.contains("gpick-no-such-camera"), "\(q.stderr)")
+
+        let broken = try await Self.pick(lib, ["--source", missing])
+        let id = try #require(try await Self.listed(lib).first?.id)
+        var state = ""
+        for _ in 0..<100 where !(state.contains("gpick-no-such-camera") && state.contains("\"failed\"")) {
+            state = try await Subprocess.run("/usr/bin/curl", ["-s", "-H", "X-Gpick-Token: \(broken.token)", broken.origin + "/api/state"]).stdout
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(state.contains("gpick-no-such-camera") && state.contains("\"failed\""), "the page says why the camera failed: \(state)")
+        let status = try await Subprocess.run("/usr/bin/curl", ["-s", "-X", "POST", "-H", "X-Gpick-Token: \(broken.token)",
+                                                                "-d", "{\"ids\":[\"\(id)\"]}", broken.origin + "/api/confirm"])
+        #expect(status.stdout.contains("\"ok\":true"), "\(status.stdout)")
+        let r = try await broken.finish()
+        #expect(r.status == 0 && r.stdout == lib.root + "/red.jpg\n", "\(r.status) \(r.stdout) \(r.stderr)")
+    }
+
+    @Test func badLayoutIsOneUsageLine() async throws {
+        let lib = try await Library([:], scan: false)
+        for (args, words) in [(["--columns", "0"], "--columns must be 1 or more"),
+                              (["--action", "a", "--action", "b", "--action", "c"], "at most 2 action items")] {
+            let r = try await lib.run(["pick", "--no-open", "--no-camera"] + args)
+            #expect(r.status == 64 && r.stderrLines.count == 1 && r.stderr.contains(words), "\(args): \(r.stderr)")
+        }
+    }
+}
