@@ -136,14 +136,12 @@ public final class MJPEGServer: Sendable {
         server = try WebServer(port: port)
         stream = MJPEGStream(on: server)
         let page = Self.page(title: title, port: server.port)
-        server.mount("/") { request, response in
+        let answer: WebHandler = { request, response in
             guard request.method == "GET" || request.method == "HEAD" else { return response.methodNotAllowed(allow: "GET, HEAD") }
             response.send(.ok, type: "text/html; charset=utf-8", body: page)
         }
-        server.mount("/index.html") { request, response in
-            guard request.method == "GET" || request.method == "HEAD" else { return response.methodNotAllowed(allow: "GET, HEAD") }
-            response.send(.ok, type: "text/html; charset=utf-8", body: page)
-        }
+        server.mount("/", answer)
+        server.mount("/index.html", answer)
     }
 
     public func setOnViewer(_ handler: (@Sendable (Int) -> Void)?) { stream.setOnViewer(handler) }
