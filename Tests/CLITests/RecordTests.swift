@@ -12,11 +12,11 @@ import Testing
         let src = "\(dir)/src.mkv"
         let make = try await Subprocess.gpick(["record", "--duration", "1.5", "-o", src, "--source", "test", "--width", "320", "--height", "240"])
         #expect(make.status == 0, "\(make.stderr)")
-        let start = Date()
+        // 45 frames, not 60, prove the file's end stopped it; the timeout only guards a hang (a
+        // wall-clock bound would fail on a busy machine, not on a late stop).
         let r = try await Subprocess.gpick(["record", "--duration", "2", "-o", "\(dir)/out.mp4", "--source", "file:\(src)",
-                                            "--width", "320", "--height", "240"], timeout: 20)
+                                            "--width", "320", "--height", "240"], timeout: 30)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(Date().timeIntervalSince(start) < 5, "the end of the file ends the recording")
         let stamps = try await Media.stampIndices("\(dir)/out.mp4")
         #expect(stamps.count == 45 && Media.isConsecutive(stamps, from: stamps.first! ?? -1), "\(stamps)")
     }
