@@ -46,6 +46,7 @@ static inline char *cvips_error_buffer_copy(void) { return CVIPS_FN(vips_error_b
 static inline const char *cvips_foreign_find_load_source(VipsSource *source) { return CVIPS_FN(vips_foreign_find_load_source)(source); }
 static inline guint64 cvips_format_sizeof(VipsBandFormat format) { return CVIPS_FN(vips_format_sizeof)(format); }
 static inline VipsImage *cvips_image_copy_memory(VipsImage *image) { return CVIPS_FN(vips_image_copy_memory)(image); }
+static inline void *cvips_image_write_to_memory(VipsImage *image, size_t *size) { return CVIPS_FN(vips_image_write_to_memory)(image, size); }
 static inline int cvips_image_get_bands(const VipsImage *image) { return CVIPS_FN(vips_image_get_bands)(image); }
 static inline gchar **cvips_image_get_fields(VipsImage *image) { return CVIPS_FN(vips_image_get_fields)(image); }
 static inline VipsBandFormat cvips_image_get_format(const VipsImage *image) { return CVIPS_FN(vips_image_get_format)(image); }

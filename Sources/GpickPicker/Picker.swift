@@ -4,9 +4,9 @@ import GpickImages
 import GpickKit
 import GpickLibrary
 
-/// The image picker (seed 000) on Linux: a page served by gpick on 127.0.0.1 with up to two
-/// action items, the live camera cell and the library's recent assets; what the user picks is
-/// handed back as events, as a delegate would be called.
+/// The image picker (seed 000) on Linux: a page served by gpick on 127.0.0.1, or a grid drawn in
+/// the terminal, with up to two action items, the live camera cell and the library's recent
+/// assets; what the user picks is handed back as events, as a delegate would be called.
 ///
 /// `run()` starts it; the stream ends with one final event (picked, action, cancelled or failed),
 /// after the camera and the server have stopped.
@@ -17,6 +17,9 @@ public final class Picker: Sendable {
     /// Set once the server is up (the URL to open, with its token).
     let serverBox = Locked<WebServer?>(nil)
     let cameraBox = Locked<PickerCamera?>(nil)
+    /// The terminal picker: its camera frames, and what stops it before the camera does.
+    let terminalFrames = Locked<PickerFrames?>(nil)
+    let teardowns = Locked<[@Sendable () async -> Void]>([])
     let captureFolder: String
 
     /// What the page and the picker share, under `state`'s lock.
@@ -28,6 +31,8 @@ public final class Picker: Sendable {
         var camera = CameraStatus()
         /// Overlays: why the library or the camera is not there, and how to fix it.
         var problems: [String] = []
+        /// The library's listing has been read (or failed): the grid is whole.
+        var libraryLoaded = false
         /// Bumped on every change the page should hear of (its event stream waits on it).
         var version = 0
         var ended = false
@@ -83,11 +88,31 @@ public final class Picker: Sendable {
             finish(.failed(error))
             return stream
         }
+        startLibraryAndCamera()
+        return stream
+    }
+
+    /// Draws the picker in a terminal (`screen`: a tty of its own, so that stdout stays free for
+    /// the result, as fzf draws on /dev/tty) with `graphics`; `cellPixels` is the size of one
+    /// character cell in pixels, for kitty and sixel pictures. The screen is restored before the
+    /// final event.
+    public func runInTerminal(screen: TerminalScreen, graphics: TerminalGraphics, cellPixels: PixelBox,
+                              typedAhead: [UInt8] = []) -> AsyncStream<PickerEvent> {
+        let (stream, continuation) = AsyncStream<PickerEvent>.makeStream(bufferingPolicy: .unbounded)
+        output.withLock { $0 = continuation }
+        let view = TerminalPickerView(picker: self, screen: screen, graphics: graphics, cellPixels: cellPixels)
+        teardowns.withLock { $0.append { await view.stop() } }
+        view.start(typedAhead: typedAhead)
+        continuation.yield(.ready(url: nil))
+        startLibraryAndCamera()
+        return stream
+    }
+
+    private func startLibraryAndCamera() {
         Task { await self.loadLibrary() }
         if configuration.layout.showsCamera {
             Task { await self.startCamera() }
         }
-        return stream
     }
 
     /// Ends the picker as cancelled (a signal, a timeout of the caller's).
@@ -102,6 +127,7 @@ public final class Picker: Sendable {
         }
         guard first else { return }
         Task {
+            for teardown in teardowns.withLock({ $0 }) { await teardown() }
             if let camera = cameraBox.withLock({ $0 }) { await camera.stop() }
             if let server = serverBox.withLock({ $0 }) {
                 // close() waits for the server's threads, one of which may be the caller's.
@@ -133,6 +159,7 @@ public final class Picker: Sendable {
 
     func loadLibrary() async {
         let c = configuration
+        defer { state.withLock { $0.libraryLoaded = true; $0.version += 1 } }
         for root in c.roots.paths where access(root, R_OK | X_OK) != 0 {
             let why = errno == ENOENT ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
             problem("The library folder \(root) \(why). Check its permissions (ls -ld \(root)), or choose folders with --library.")
@@ -158,13 +185,15 @@ public final class Picker: Sendable {
     // MARK: The camera
 
     func startCamera() async {
-        guard let server = serverBox.withLock({ $0 }) else { return }
+        let server = serverBox.withLock { $0 }
+        let frames = terminalFrames.withLock { $0 }
+        guard server != nil || frames != nil else { return }
         let camera = PickerCamera(settings: configuration.capture, directory: captureFolder)
         cameraBox.withLock { $0 = camera }
         setCamera { $0.state = "starting" }
         camera.session.onEvent { [weak self] event in self?.cameraEvent(event) }
         do {
-            try await camera.start(on: server)
+            try await camera.start(on: server, frames: frames)
             setCamera { s in
                 if s.state == "starting" { s.state = "live" }
             }

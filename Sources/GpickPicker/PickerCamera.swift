@@ -3,8 +3,14 @@ import GpickBase
 import GpickKit
 import GpickLibrary
 
-/// The camera cell's camera: a session, its preview stream mounted on the picker's server, and
-/// what the cell's buttons and keys do. Opened only when the cell is shown.
+/// Where the terminal picker wants its camera frames, and in what box.
+struct PickerFrames: Sendable {
+    var box: PixelBox
+    var handler: @Sendable (RGBFrame) -> Void
+}
+
+/// The camera cell's camera: a session, its preview (a stream on the picker's server, or frames
+/// for the terminal cell), and what the cell's buttons and keys do. Opened only when the cell is shown.
 actor PickerCamera {
     let session: CaptureSession
     let settings: PickerConfiguration.Capture
@@ -28,15 +34,22 @@ actor PickerCamera {
     var liveOn: Bool { ring != nil }
     var isRecording: Bool { recording != nil }
 
-    /// Starts the camera and mounts its stream; the camera's first frames then reach the page.
-    func start(on server: WebServer) async throws(GpickError) {
+    /// Starts the camera and its preview: a stream mounted on the page's server, or frames
+    /// handed to the terminal picker's camera cell.
+    func start(on server: WebServer?, frames: PickerFrames?) async throws(GpickError) {
         try await session.start()
         var options = PreviewOptions()
-        options.server = server
-        options.streamPath = Self.streamPath
-        options.snapshotPath = "/camera.jpg"
-        options.maxHTTPWidth = 640
-        preview = try await Preview.start(.http, in: session, options: options)
+        if let server {
+            options.server = server
+            options.streamPath = Self.streamPath
+            options.snapshotPath = "/camera.jpg"
+            options.maxHTTPWidth = 640
+            preview = try await Preview.start(.http, in: session, options: options)
+        } else if let frames {
+            options.frameHandler = frames.handler
+            options.frameBox = frames.box
+            preview = try await Preview.start(.terminal, in: session, options: options)
+        }
         encoder = try await StillEncoder.make(format: .jpeg, quality: nil, library: settings.session.library)
     }
 
@@ -56,6 +69,11 @@ actor PickerCamera {
         let bytes = try await encoder.encode(frame)
         try await AtomicWrite.store(bytes, to: name)
         return [name.path]
+    }
+
+    /// The terminal cell changed size: frames fit the new box.
+    func setFrameBox(_ box: PixelBox) throws(GpickError) {
+        try preview?.setFrameBox(box)
     }
 
     func flip() async throws(GpickError) -> CameraPosition {

@@ -2,8 +2,12 @@ import GpickBase
 
 /// What happens in a running picker (`Picker.run()`).
 public enum PickerEvent: Sendable {
-    /// The page is being served at this URL (with its token): open it.
-    case ready(url: String)
+    /// The page is being served at this URL (with its token): open it. No URL: the picker is
+    /// drawn in the terminal.
+    case ready(url: String?)
+    /// The terminal picker's first whole grid is on screen: every cell in view drawn, pictures
+    /// included (`cells` of them).
+    case shown(cells: Int)
     /// The user confirmed these items, in the order chosen. The picker has ended.
     case picked([PickerItem])
     /// A photo or video taken in the camera cell; it is at the head of the grid, selected.
@@ -22,7 +26,7 @@ public enum PickerEvent: Sendable {
     public var isFinal: Bool {
         switch self {
         case .picked, .action, .cancelled, .failed: true
-        case .ready, .captured, .problem: false
+        case .ready, .shown, .captured, .problem: false
         }
     }
 }

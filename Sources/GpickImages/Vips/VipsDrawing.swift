@@ -95,6 +95,19 @@ extension VipsPicture {
         return image
     }
 
+    /// The pixels as packed 8-bit RGB rows (no padding), transparency flattened onto
+    /// `background`: what a terminal draws.
+    public func packedRGB(on background: [Double] = [0, 0, 0]) throws(GpickError) -> (bytes: [UInt8], width: Int, height: Int) {
+        try Vips.start()
+        let image = try opaque(on: background)
+        var size = 0
+        guard image.bands == 3, let memory = cvips_image_write_to_memory(image.pointer, &size) else {
+            throw Vips.failure("cannot draw", subject: "the picture", kind: .runtime)
+        }
+        defer { g_free(memory) }
+        return (Array(UnsafeRawBufferPointer(start: memory, count: size)), image.width, image.height)
+    }
+
     /// Rendered into memory of its own: the result holds no file and no chain of operations.
     func inMemory() throws(GpickError) -> VipsPicture {
         VipsPicture(adopting: try Vips.check(cvips_image_copy_memory(pointer), "cannot draw", subject: "the sheet", kind: .runtime))

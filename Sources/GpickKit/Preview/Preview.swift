@@ -34,6 +34,9 @@ public final class Preview: SessionOutput {
         var windowSink: String?
         var onKey: (@Sendable (PreviewKey) -> Void)?
         var onClosed: (@Sendable (GpickError?) -> Void)?
+        /// A terminal preview whose frames go to a handler: where, and in what box.
+        var frameHandler: (@Sendable (RGBFrame) -> Void)?
+        var frameBox = PixelBox(width: 160, height: 90)
     }
 
     /// Frames drawn, encoded or handed to the window so far.
@@ -86,7 +89,7 @@ public final class Preview: SessionOutput {
                 stream = ownServer?.stream
             }
         case .terminal:
-            screen = try TerminalScreen()
+            screen = options.frameHandler == nil ? try TerminalScreen() : nil
         case .window:
             break
         }

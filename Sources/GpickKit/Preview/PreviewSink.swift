@@ -57,5 +57,33 @@ public struct PreviewOptions: Sendable {
     public var server: WebServer?
     public var streamPath = "/stream.mjpg"
     public var snapshotPath = "/snapshot.jpg"
+    /// A terminal preview hands its packed RGB frames, fitted into `frameBox`, to this handler
+    /// instead of drawing them on a screen of its own: the terminal picker draws its camera cell.
+    public var frameHandler: (@Sendable (RGBFrame) -> Void)?
+    public var frameBox = PixelBox(width: 160, height: 90)
     public init() {}
+}
+
+/// A box in pixels (a terminal cell is two pixels stacked in half blocks).
+public struct PixelBox: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A preview frame as packed 8-bit RGB rows, copied out of the pipeline.
+public struct RGBFrame: Sendable {
+    public var width: Int
+    public var height: Int
+    public var stride: Int
+    public var bytes: [UInt8]
+    public init(width: Int, height: Int, stride: Int, bytes: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.stride = stride
+        self.bytes = bytes
+    }
 }

@@ -39,6 +39,12 @@ extension Preview {
                 self.state.withLock { $0.shown += 1 }
             }
         case .terminal:
+            if let handler = options.frameHandler {
+                state.withLock { $0.frameHandler = handler; $0.frameBox = options.frameBox }
+                try fitFrames(bin, options.frameBox)
+                try appsink(bin) { [weak self] sample in self?.hand(sample) }
+                return
+            }
             guard let screen else { return }
             try resizeTerminal(bin)
             screen.onResize { [weak self, weak bin] _, _ in
@@ -105,6 +111,30 @@ extension Preview {
         let (w, h) = Self.fit(width: f.width, height: f.height, maxWidth: cols, maxHeight: max(2, (rows - 1) * 2))
         state.withLock { $0.renderer.invalidate() }
         try setSize(bin, "video/x-raw,format=RGB,width=\(w),height=\(h),pixel-aspect-ratio=1/1")
+    }
+
+    /// Frames for a handler fit `box` from now on (the picker's camera cell changed size).
+    public func setFrameBox(_ box: PixelBox) throws(GpickError) {
+        guard sink == .terminal, state.withLock({ $0.frameHandler != nil }) else { return }
+        state.withLock { $0.frameBox = box }
+        try fitFrames(bin, box)
+    }
+
+    private func fitFrames(_ bin: Bin, _ box: PixelBox) throws(GpickError) {
+        let (w, h) = Self.fit(width: format.width, height: format.height, maxWidth: max(2, box.width), maxHeight: max(2, box.height))
+        try setSize(bin, "video/x-raw,format=RGB,width=\(w),height=\(h),pixel-aspect-ratio=1/1")
+    }
+
+    /// Copies a frame out for the handler (the sample's memory goes back to the pipeline).
+    private func hand(_ sample: Sample) {
+        guard let handler = state.withLock({ $0.frameHandler }), let info = sample.videoInfo else { return }
+        let frame: RGBFrame? = sample.withVideoFrame { frame in
+            let plane = frame.planes[0]
+            let raw = UnsafeRawBufferPointer(start: plane.data, count: plane.stride * frame.height)
+            return RGBFrame(width: info.width, height: info.height, stride: plane.stride, bytes: Array(raw))
+        }
+        if let frame { handler(frame) }
+        state.withLock { $0.shown += 1 }
     }
 
     /// The largest size with the picture's aspect ratio inside the box (at least 2×2).

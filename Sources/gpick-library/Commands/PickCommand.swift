@@ -15,7 +15,9 @@ struct PickCommand: AsyncParsableCommand {
         abstract: "Pick photos and videos from the library, or take one with the live camera cell; prints the chosen paths.",
         discussion: """
             The picker is a page served by gpick on 127.0.0.1 (its URL, with a private token, is printed on \
-            stderr and opened when there is a display). Keys: arrows or hjkl move, space selects, Enter \
+            stderr and opened when there is a display), or a grid drawn in the terminal (kitty graphics, sixel \
+            or half blocks, whichever the terminal answers for). Without --ui: the browser when there is a \
+            display, the terminal when stdout is one. Keys: arrows or hjkl move, space selects, Enter \
             confirms (on the camera cell: takes a photo), f flips, s snaps, l toggles live, r records, Esc or q cancels. \
             Exit status: 0 chosen (or an action), 130 cancelled, as fzf.
             """
@@ -23,8 +25,13 @@ struct PickCommand: AsyncParsableCommand {
 
     enum UI: String, ExpressibleByArgument, CaseIterable { case web, terminal }
 
-    @Option(name: .long, help: "web (a page in the browser) or terminal. Default: the browser when there is a display.")
+    @Option(name: .long, help: "web (a page in the browser) or terminal. Default: the browser when there is a display, else the terminal.")
     var ui: UI?
+
+    enum Graphics: String, ExpressibleByArgument, CaseIterable { case auto, kitty, sixel, blocks }
+
+    @Option(name: .long, help: "Pictures in the terminal: auto (ask the terminal), kitty, sixel or blocks (truecolor half blocks).")
+    var graphics: Graphics = .auto
 
     @Option(name: .customLong("action"), help: ArgumentHelp("An action item shown first (repeatable, at most 2); choosing it prints action:NAME.", valueName: "NAME"))
     var actions: [String] = []
@@ -71,8 +78,8 @@ struct PickCommand: AsyncParsableCommand {
             throw ValidationError("--action is given \(actions.count) times: at most \(PickerConfiguration.maxActions) action items")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is out of range (0-65535)") }
-        if ui == .terminal {
-            throw ValidationError("--ui terminal is not available yet: use --ui web (the page works in any browser)")
+        if graphics != .auto && ui == .web {
+            throw ValidationError("--graphics is for --ui terminal; the page draws its own pictures")
         }
     }
 
@@ -80,9 +87,7 @@ struct PickCommand: AsyncParsableCommand {
         let events = Events(json: library.json, command: "pick")
         let environment = ProcessInfo.processInfo.environment
         let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
-        if ui == nil && !hasDisplay && !noOpen {
-            throw GpickError(.usage, "no display to open the picker in: give --ui web and open the printed URL, or --no-open")
-        }
+        let ui = try self.ui ?? Self.automaticUI(hasDisplay: hasDisplay, noOpen: noOpen)
         var c = PickerConfiguration(indexPath: library.indexPath, roots: library.roots,
                                     thumbnails: ThumbnailCache(version: GpickVersion.current))
         c.layout.actions = actions
@@ -99,13 +104,27 @@ struct PickCommand: AsyncParsableCommand {
         }
         let picker = try Picker(c)
         let signals = WatchSignals { _ in picker.cancel() }
+        let stream: AsyncStream<PickerEvent>
+        var drawn: TerminalGraphics?
+        if ui == .terminal {
+            let terminal = try TerminalPickerScreen.open(graphics: TerminalGraphics(rawValue: graphics.rawValue))
+            drawn = terminal.graphics
+            stream = picker.runInTerminal(screen: terminal.screen, graphics: terminal.graphics, cellPixels: terminal.cellPixels,
+                                          typedAhead: terminal.typedAhead)
+        } else {
+            stream = picker.run(port: port)
+        }
         var final: PickerEvent = .cancelled
-        for await event in picker.run(port: port) {
+        for await event in stream {
             switch event {
-            case .ready(let url):
+            case .ready(let url?):
                 Console.notice("pick: \(url)")
                 events.emit("ready", ["url": url])
                 if !noOpen && hasDisplay { Self.open(url) }
+            case .ready(nil):
+                events.emit("ready", ["ui": "terminal", "graphics": drawn?.rawValue ?? "blocks"])
+            case .shown(let cells):
+                events.emit("shown", ["cells": cells])
             case .captured(let item):
                 events.emit("captured", item.record)
             case .problem(let text):
@@ -131,6 +150,14 @@ struct PickCommand: AsyncParsableCommand {
         default:
             throw ExitCode(130)
         }
+    }
+
+    /// Without --ui: the browser when there is a display (or the URL is only printed), the
+    /// terminal when stdout is one; otherwise one line listing the choices.
+    static func automaticUI(hasDisplay: Bool, noOpen: Bool) throws(GpickError) -> UI {
+        if hasDisplay || noOpen { return .web }
+        if isatty(1) == 1 { return .terminal }
+        throw GpickError(.usage, "no display and no terminal for the picker: give --ui web (and open the printed URL) or --ui terminal")
     }
 
     /// Opens the page in the user's browser (xdg-open, detached; its output is not ours).

@@ -1,0 +1,163 @@
+import Dispatch
+import GpickBase
+import GpickKit
+import GpickLibrary
+
+/// The terminal picker's keys: arrows or hjkl move, space selects, Enter confirms (on the camera
+/// cell it takes a photo, on an action it chooses it), f flips, s snaps, l toggles live,
+/// r records, Esc or q cancels. Keys arrive on the screen's own queue, never the pool.
+extension TerminalPickerView {
+    func typed(_ byte: UInt8) {
+        let (keys, waits) = view.withLock { s -> ([TerminalKey], Bool) in
+            let keys = s.keys.feed(byte)
+            return (keys, s.keys.pendingEscape)
+        }
+        for key in keys { handle(key) }
+        if waits {
+            // A lone Escape is the Escape key only if no sequence follows within 50 ms.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in
+                guard let self else { return }
+                for key in self.view.withLock({ $0.keys.flush() }) { self.handle(key) }
+            }
+        }
+    }
+
+    func handle(_ key: TerminalKey) {
+        switch key {
+        case .up, .character("k"): move(.up)
+        case .down, .character("j"): move(.down)
+        case .left, .character("h"): move(.left)
+        case .character("l") where liveOnOffer: cameraAction("live photos…") { () async throws(GpickError) -> String in try await self.toggleLive() }
+        case .right, .character("l"): move(.right)
+        case .pageUp: move(.pageUp)
+        case .pageDown: move(.pageDown)
+        case .home, .character("g"): move(.home)
+        case .end, .character("G"): move(.end)
+        case .space: toggleSelection()
+        case .enter: enter()
+        case .escape, .character("q"): picker.finish(.cancelled)
+        case .character("s"): cameraAction("taking a photo…") { () async throws(GpickError) -> String in try await self.snap() }
+        case .character("f"): cameraAction("flipping…") { () async throws(GpickError) -> String in try await self.flip() }
+        case .character("r"): cameraAction(nil) { () async throws(GpickError) -> String in try await self.toggleRecording() }
+        default: break
+        }
+    }
+
+    private var hasCamera: Bool { picker.configuration.layout.showsCamera }
+    /// `l` toggles live photos when they are on offer; otherwise it is hjkl's right, as on the page.
+    private var liveOnOffer: Bool { hasCamera && picker.configuration.capture.cameraMode == .photoAndLive }
+
+    private func move(_ move: TerminalGridLayout.Move) {
+        let count = cells().count
+        view.withLock { s in
+            let l = layout(s, count: count)
+            s.cursor = l.moved(min(s.cursor, max(0, count - 1)), move)
+            s.firstLine = l.scrolled(s.firstLine, toShow: s.cursor)
+            s.dirty = true
+        }
+    }
+
+    private func cursorCell() -> TerminalPickerView.Cell? {
+        let cells = cells()
+        let i = view.withLock { $0.cursor }
+        return i < cells.count ? cells[i] : nil
+    }
+
+    private func toggleSelection() {
+        switch cursorCell() {
+        case .item(let item):
+            view.withLock { s in
+                if let i = s.selected.firstIndex(of: item.id) {
+                    s.selected.remove(at: i)
+                } else if picker.configuration.allowsMultiple {
+                    s.selected.append(item.id)
+                } else {
+                    s.selected = [item.id]
+                }
+                s.dirty = true
+            }
+        case .camera: cameraAction("taking a photo…") { () async throws(GpickError) -> String in try await self.snap() }
+        default: break
+        }
+    }
+
+    /// Enter: an action ends the picker with it; the camera cell takes a photo; on an asset it
+    /// confirms the selection, or the item under the cursor when nothing is selected (as the page).
+    private func enter() {
+        switch cursorCell() {
+        case .action(let name): picker.finish(.action(name))
+        case .camera: cameraAction("taking a photo…") { () async throws(GpickError) -> String in try await self.snap() }
+        case .item(let item):
+            let ids = view.withLock { s in s.selected.isEmpty ? [item.id] : s.selected }
+            let items = ids.compactMap(picker.item(id:))
+            if !items.isEmpty { picker.finish(.picked(items)) }
+        case nil: break
+        }
+    }
+
+    // MARK: The camera
+
+    /// Runs a camera action in the background; its result or failure becomes the message line.
+    private func cameraAction(_ doing: String?, _ work: @escaping @Sendable () async throws(GpickError) -> String) {
+        guard hasCamera else { return note("this picker has no camera (--no-camera)") }
+        let start = view.withLock { s -> Bool in
+            guard !s.busy else { return false }
+            s.busy = doing != nil
+            if let doing { s.message = doing }
+            s.dirty = true
+            return true
+        }
+        guard start else { return }
+        Task {
+            let message: String
+            do throws(GpickError) { message = try await work() } catch { message = error.message }
+            view.withLock { s in
+                s.busy = false
+                s.message = message
+                s.dirty = true
+            }
+        }
+    }
+
+    private func note(_ text: String) {
+        view.withLock { s in
+            s.message = text
+            s.dirty = true
+        }
+    }
+
+    private func snap() async throws(GpickError) -> String {
+        let camera = try picker.requireCamera()
+        let files = try await camera.snap()
+        let item = try await picker.captured(files, kind: .photo)
+        return "took \(lastComponent(item.path))"
+    }
+
+    private func flip() async throws(GpickError) -> String {
+        let camera = try picker.requireCamera()
+        let position = try await camera.flip()
+        picker.setCamera { $0.position = position.rawValue }
+        return "camera: \(position.rawValue)"
+    }
+
+    private func toggleLive() async throws(GpickError) -> String {
+        let camera = try picker.requireCamera()
+        let on = !(await camera.liveOn)
+        try await camera.setLive(on)
+        picker.setCamera { $0.live = on }
+        return on ? "live photos on" : "live photos off"
+    }
+
+    private func toggleRecording() async throws(GpickError) -> String {
+        let camera = try picker.requireCamera()
+        let result = try await camera.toggleRecording()
+        picker.setCamera { $0.recording = result == nil }
+        guard let result else { return "recording… (r stops)" }
+        let item = try await picker.captured([result.path], kind: .video, duration: result.duration)
+        return "recorded \(lastComponent(item.path))"
+    }
+
+    private func lastComponent(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}

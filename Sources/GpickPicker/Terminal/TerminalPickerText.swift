@@ -1,0 +1,117 @@
+import GpickBase
+import GpickKit
+
+/// The text of the terminal picker: title row, cell labels, the camera cell's state, overlays
+/// (why the library or the camera is missing, and how to fix it) and the key help.
+extension TerminalPickerDrawing {
+    func header(_ canvas: inout TerminalCanvas, _ s: TerminalPickerView.ViewState) {
+        let c = view.picker.configuration
+        let bar = Glyph(fg: 0xFFFFFF, bg: 0x303030)
+        canvas.fill(row: 1, column: 1, width: canvas.columns, height: 1, with: bar)
+        let title = " " + c.title + " "
+        canvas.write(title, row: 1, column: 1, width: canvas.columns, style: Glyph(fg: 0x000000, bg: Self.accent, bold: true))
+        let items = cells.filter { if case .item = $0 { true } else { false } }.count
+        var info = " \(items) item\(items == 1 ? "" : "s") · \(s.selected.count) selected"
+        if c.layout.showsCamera {
+            info += " · camera \(camera.state == "live" ? camera.position : camera.state)"
+            if camera.live { info += " · LIVE" }
+            if camera.recording { info += " · ● REC" }
+        }
+        if let message = s.message { info += " · " + message }
+        canvas.write(info, row: 1, column: title.count + 1, width: canvas.columns - title.count, style: bar)
+    }
+
+    func label(_ canvas: inout TerminalCanvas, index: Int, origin: (row: Int, column: Int), l: TerminalGridLayout,
+               s: TerminalPickerView.ViewState) {
+        let isCursor = index == s.cursor
+        var selected = false
+        var text: String
+        switch cells[index] {
+        case .action(let name): text = "action: " + name
+        case .camera: text = "camera · Enter snaps"
+        case .item(let item):
+            let order = s.selected.firstIndex(of: item.id)
+            selected = order != nil
+            let name = item.path.split(separator: "/").last.map(String.init) ?? item.path
+            let mark = order.map { view.picker.configuration.allowsMultiple ? "✓\($0 + 1) " : "✓ " } ?? ""
+            text = mark + (item.badges + [name]).joined(separator: " ")
+        }
+        // The cursor is a marker and reverse video, so it shows without colour too.
+        let style = isCursor ? Glyph(fg: 0x000000, bg: Self.accent, bold: true)
+            : selected ? Glyph(fg: 0x7CFC8A, bg: Glyph.none, bold: true) : Glyph(fg: 0xC8C8C8)
+        canvas.fill(row: origin.row + l.imageRows, column: origin.column, width: l.imageColumns, height: 1, with: style)
+        canvas.write((isCursor ? "›" : " ") + text, row: origin.row + l.imageRows, column: origin.column,
+                     width: l.imageColumns, style: style)
+        if selected {
+            // A selected picture gets a frame line on its left edge as well.
+            for r in origin.row..<(origin.row + l.imageRows) {
+                var g = canvas[r, origin.column]
+                if g.image == 0 { g.text = "▌"; g.fg = 0x7CFC8A; canvas[r, origin.column] = g }
+            }
+        }
+    }
+
+    /// The camera cell when it shows no live picture: starting, or the blurred last frame
+    /// (dimmed) with the reason it stopped.
+    func cameraText(_ canvas: inout TerminalCanvas, origin: (row: Int, column: Int), l: TerminalGridLayout, frame: RGBFrame?) {
+        if let frame, camera.state != "starting" {
+            // Half blocks whatever the protocol: the text goes over it.
+            let dim = frame.bytes.map { UInt8(Int($0) * 2 / 5) }
+            let w = min(frame.width, l.imageColumns), h = min(frame.height, l.imageRows * 2)
+            canvas.pixels(dim, width: w, height: h, stride: frame.stride, row: origin.row, column: origin.column)
+        }
+        let lines: [String]
+        switch camera.state {
+        case "starting": lines = ["camera starting…"]
+        case "suspended": lines = ["camera suspended", camera.reason ?? ""]
+        default: lines = ["camera " + camera.state + ":", camera.reason ?? ""]
+        }
+        let wrapped = lines.flatMap { Self.wrap($0, width: max(1, l.imageColumns - 2)) }.prefix(max(1, l.imageRows))
+        let top = origin.row + max(0, (l.imageRows - wrapped.count) / 2)
+        for (i, line) in wrapped.enumerated() {
+            canvas.write(line, row: top + i, column: origin.column + 1, width: l.imageColumns - 2,
+                         style: Glyph(fg: 0xFFFFFF, bg: 0x402020))
+        }
+    }
+
+    func overlays(_ canvas: inout TerminalCanvas, l: TerminalGridLayout, s: TerminalPickerView.ViewState, empty: Bool) {
+        let c = view.picker.configuration
+        // The keys that end the picker first: a narrow terminal cuts the end of the line.
+        var help = "Enter confirm · space select · Esc/q cancel · ←↓↑→/hjkl move"
+        if c.layout.showsCamera {
+            help += " · s snap · f flip"
+            if c.capture.cameraMode == .photoAndLive { help += " · l live" }
+            help += " · r record"
+        }
+        let footer = Glyph(fg: 0xB0B0B0, bg: 0x202020)
+        canvas.fill(row: canvas.rows, column: 1, width: canvas.columns, height: 1, with: footer)
+        canvas.write(" " + help, row: canvas.rows, column: 1, width: canvas.columns, style: footer)
+        // Overlays sit over the bottom of the grid, newest last, each line whole.
+        let lines = problems.flatMap { Self.wrap("! " + $0, width: max(1, canvas.columns - 2)) }.suffix(max(0, canvas.rows - 3))
+        let first = canvas.rows - lines.count
+        for (i, line) in lines.enumerated() {
+            let style = Glyph(fg: 0xFFE9A8, bg: 0x5A1E1E, bold: true)
+            canvas.fill(row: first + i, column: 1, width: canvas.columns, height: 1, with: style)
+            canvas.write(" " + line, row: first + i, column: 1, width: canvas.columns, style: style)
+        }
+        if empty {
+            canvas.write("Nothing to pick: the library shows no photos or videos here.", row: TerminalGridLayout.gridTop + 1,
+                         column: 3, width: canvas.columns - 4)
+        }
+    }
+
+    /// Words onto lines of at most `width` (a longer word is cut by the canvas).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+}
