@@ -33,6 +33,7 @@ public final class Picker: Sendable {
         var problems: [String] = []
         /// The library's listing has been read (or failed): the grid is whole.
         var libraryLoaded = false
+        var stage = Stage.grid
         /// Bumped on every change the page should hear of (its event stream waits on it).
         var version = 0
         var ended = false
@@ -56,10 +57,12 @@ public final class Picker: Sendable {
         }
     }
 
-    /// Checks `configuration` (a bad one throws here, before anything opens).
-    public init(_ configuration: PickerConfiguration) throws(GpickError) {
+    /// Checks `configuration` (a bad one throws here, before anything opens). `stage` is the
+    /// plain picker's grid, or where take-or-pick starts.
+    public init(_ configuration: PickerConfiguration, stage: Stage = .grid) throws(GpickError) {
         try configuration.validate()
         self.configuration = configuration
+        state.withLock { $0.stage = stage }
         if configuration.layout.showsCamera && configuration.capture.savesToLibrary {
             // Captures are written here whole, then moved into the library by the import.
             var template = Array("/tmp/gpick-pick-XXXXXX".utf8CString)
@@ -110,7 +113,7 @@ public final class Picker: Sendable {
 
     private func startLibraryAndCamera() {
         Task { await self.loadLibrary() }
-        if configuration.layout.showsCamera {
+        if currentLayout.showsCamera {
             Task { await self.startCamera() }
         }
     }
@@ -229,7 +232,7 @@ public final class Picker: Sendable {
         let main = paths[0]
         let isLive = main.hasSuffix(".MP.jpg") || paths.contains { $0.hasSuffix(".mov") }
         let format = configuration.capture.session.format
-        let item = state.withLock { s -> PickerItem in
+        let (item, taking) = state.withLock { s -> (PickerItem, Bool) in
             s.captureCount += 1
             let item = PickerItem(capture: s.captureCount, path: main, kind: kind,
                                   mimeType: kind == .video ? "video/mp4" : "image/jpeg", size: fileStatus(main).map { Int64($0.st_size) } ?? 0,
@@ -237,9 +240,11 @@ public final class Picker: Sendable {
                                   pairedMovie: paths.first { $0.hasSuffix(".mov") })
             s.captures.insert(item, at: 0)
             s.version += 1
-            return item
+            return (item, s.stage == .take)
         }
         emit(.captured(item))
+        // Take-or-pick's camera: the photo taken is the answer.
+        if taking { finish(.picked([item])) }
         return item
     }
 
@@ -269,5 +274,8 @@ public final class Picker: Sendable {
         state.withLock { s in s.captures.first { $0.id == id } ?? s.assets.first { $0.id == id } }
     }
 
-    var allItems: [PickerItem] { state.withLock { $0.captures + $0.assets } }
+    /// The grid's items in the current stage (none while take-or-pick asks or takes).
+    var allItems: [PickerItem] {
+        state.withLock { s in layout(for: s.stage).showsItems ? s.captures + s.assets : [] }
+    }
 }

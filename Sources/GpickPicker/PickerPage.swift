@@ -7,10 +7,11 @@ enum PickerPage {
     static let style = PackageResources.picker_css
 
     /// The page: its configuration as JSON (read by picker.js) and the token for its calls.
-    static func html(configuration c: PickerConfiguration, token: String) -> [UInt8] {
+    static func html(configuration c: PickerConfiguration, layout: Picker.StageLayout, stage: Picker.Stage, token: String) -> [UInt8] {
         let settings: [String: Any] = [
             "columns": c.layout.itemsPerRow, "scroll": c.layout.scroll.rawValue, "multi": c.allowsMultiple,
-            "actions": c.layout.actions, "camera": c.layout.showsCamera, "cameraMode": c.capture.cameraMode.rawValue,
+            "actions": layout.actions, "camera": layout.showsCamera, "cameraMode": c.capture.cameraMode.rawValue,
+            "stage": stage.rawValue,
         ]
         let json = (try? JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"

@@ -11,9 +11,11 @@ struct PickerRoutes: Sendable {
     let server: WebServer
 
     func mount() {
-        let page = PickerPage.html(configuration: picker.configuration, token: server.token)
+        let token = server.token
         server.mount("/") { request, response in
             guard get(request, response) else { return }
+            // Made per request: take-or-pick's stages change what the page shows.
+            let page = PickerPage.html(configuration: picker.configuration, layout: picker.currentLayout, stage: picker.stage, token: token)
             response.send(.ok, type: "text/html; charset=utf-8", body: page,
                           headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'"])
         }
@@ -66,7 +68,7 @@ struct PickerRoutes: Sendable {
     func status() -> [String: Any] {
         picker.state.withLock { s in
             ["camera": s.camera.json, "problems": s.problems, "version": s.version, "ended": s.ended,
-             "count": s.assets.count + s.captures.count]
+             "count": s.assets.count + s.captures.count, "stage": s.stage.rawValue]
         }
     }
 
@@ -109,11 +111,10 @@ struct PickerRoutes: Sendable {
                 return ["ok": true]
             }),
             ("/api/action", { body throws(GpickError) in
-                guard let name = body.name, picker.configuration.layout.actions.contains(name) else {
-                    throw GpickError(.usage, "no such action")
-                }
-                picker.finish(.action(name))
-                return ["ok": true]
+                guard let name = body.name else { throw GpickError(.usage, "no such action") }
+                try picker.choose(action: name)
+                let stage = picker.stage
+                return stage == .grid ? ["ok": true] : ["ok": true, "stage": stage.rawValue]
             }),
             ("/api/snap", { _ throws(GpickError) in
                 let camera = try picker.requireCamera()
@@ -216,7 +217,7 @@ struct PickerRoutes: Sendable {
 
 extension Picker {
     func requireCamera() throws(GpickError) -> PickerCamera {
-        guard configuration.layout.showsCamera, let camera = cameraBox.withLock({ $0 }) else {
+        guard currentLayout.showsCamera, let camera = cameraBox.withLock({ $0 }) else {
             throw GpickError(.usage, "this picker has no camera cell")
         }
         let status = state.withLock { $0.camera }

@@ -8,6 +8,7 @@ Steps:
   choose ID...         clicks each item (multi), then Choose
   key KEY              presses a key on the page (Escape, q, Enter, ...)
   flip SECONDS         clicks Flip and samples the camera cell's mean luma every ~40 ms
+  take                 take-or-pick: clicks "Take photo", waits for the live camera, clicks it
 """
 import json
 import sys
@@ -92,6 +93,14 @@ def main():
                 time.sleep(0.04)
             out["luma"] = samples
             out["status"] = driver.find_element(By.ID, "status").text
+        elif step == "take":
+            out["question"] = driver.execute_script(CELLS)
+            driver.find_element(By.XPATH, "//button[contains(@class,'action') and text()='Take photo']").click()
+            # The page is made anew for the camera stage; its camera cell shows frames.
+            wait(driver, lambda d: d.execute_script(LUMA) > 0)
+            out["cells"] = driver.execute_script(CELLS)
+            driver.find_element(By.ID, "camera-view").click()
+            wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
         else:
             raise SystemExit("unknown step " + step)
         out["ok"] = True

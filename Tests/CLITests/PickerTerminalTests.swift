@@ -125,6 +125,34 @@ import Testing
         #expect(!r.pane.contains("▀"), "the alternate screen was left")
     }
 
+    @Test func takeOrPickWithTheTestCameraTakesAPhoto() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let out = TestEnvironment.tempDir("take-or-pick")
+        let picker = try await Running(lib, ["--take-or-pick", "--output-dir", out, "--source", "test", "--width", "320", "--height", "240"])
+        let pane = try await picker.waitFor("Choose from library")
+        #expect(pane.contains("›Take photo"), "the question comes first, on Take photo: \(pane)")
+        #expect(!pane.contains("red.jpg") && !pane.contains("camera back"), "no library and no camera yet: \(pane)")
+        try await picker.keys("Enter")
+        try await picker.waitFor("camera back")
+        try await picker.keys("Enter")
+        let r = try await picker.finish()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == out + "/pick-0001.jpg\n", "\(r.stdout)")
+        #expect(try await Media.frames(out + "/pick-0001.jpg").first?.stamp?.sourceID == 1)
+    }
+
+    @Test func takeOrPickWithoutACameraGoesStraightToTheLibrary() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg", "clip.mp4": "green.mp4"])
+        let listed = try await PickerWebTests.listed(lib)
+        let picker = try await Running(lib, ["--take-or-pick", "--source", "v4l2:/dev/video99"])
+        let pane = try await picker.waitFor("No camera can be opened")
+        #expect(pane.contains("/dev/video99") && pane.contains("red.jpg") && !pane.contains("Take photo"), "\(pane)")
+        try await picker.keys("Enter")
+        let r = try await picker.finish()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == listed[0].path + "\n", "\(r.stdout)")
+    }
+
     @Test func withoutAUIChoiceOrATerminalItIsOneLine() async throws {
         let lib = try await Library([:], scan: false)
         // No display, stdout a pipe: nothing to draw on.
@@ -138,5 +166,7 @@ import Testing
         #expect(t.stderrLines.count == 1 && t.stderr.contains("/dev/tty"), "\(t.stderr)")
         let g = try await Subprocess.gpick(["pick", "--ui", "web", "--graphics", "sixel", "--library", lib.root], env: lib.env)
         #expect(g.status == 64 && g.stderrLines.count == 1, "\(g.stderr)")
+        let t2 = try await Subprocess.gpick(["pick", "--take-or-pick", "--no-camera", "--library", lib.root], env: lib.env)
+        #expect(t2.status == 64 && t2.stderrLines.count == 1 && t2.stderr.contains("--take-or-pick"), "\(t2.stderr)")
     }
 }

@@ -122,6 +122,20 @@ import Testing
 
     /// Check 31: no token, a foreign Host, `..` or an absolute path: 403, 403, 404. Then a call
     /// with the token's header ends the picker.
+    @Test func takeOrPickAsksThenTakesAPhotoInThePage() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let out = TestEnvironment.tempDir("take-or-pick-web")
+        let picker = try await Self.pick(lib, ["--take-or-pick", "--output-dir", out, "--source", "test", "--width", "320", "--height", "240"])
+        let answer = try await picker.drive("take")
+        let question = (answer["question"] as? [[String: Any]] ?? []).map { "\($0["kind"] ?? "")/\($0["text"] ?? "")" }
+        #expect(question == ["action/Take photo", "action/Choose from library"], "\(question)")
+        #expect(Self.cells(answer).map { $0["kind"] as? String ?? "" } == ["camera"], "the camera stage shows the camera alone")
+        let r = try await picker.finish()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines == [out + "/pick-0001.jpg"], "\(r.stdout)")
+        #expect(try await Media.frames(out + "/pick-0001.jpg").first?.stamp?.sourceID == 1)
+    }
+
     @Test func theTokenAndTheHostAreRequiredAndAssetsGoByIdOnly() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let picker = try await Self.pick(lib, ["--no-camera"])

@@ -43,7 +43,7 @@ extension TerminalPickerView {
         }
     }
 
-    private var hasCamera: Bool { picker.configuration.layout.showsCamera }
+    private var hasCamera: Bool { picker.currentLayout.showsCamera }
     /// `l` toggles live photos when they are on offer; otherwise it is hjkl's right, as on the page.
     private var liveOnOffer: Bool { hasCamera && picker.configuration.capture.cameraMode == .photoAndLive }
 
@@ -85,7 +85,8 @@ extension TerminalPickerView {
     /// confirms the selection, or the item under the cursor when nothing is selected (as the page).
     private func enter() {
         switch cursorCell() {
-        case .action(let name): picker.finish(.action(name))
+        case .action(let name):
+            do throws(GpickError) { try picker.choose(action: name) } catch { note(error.message) }
         case .camera: cameraAction("taking a photo…") { () async throws(GpickError) -> String in try await self.snap() }
         case .item(let item):
             let ids = view.withLock { s in s.selected.isEmpty ? [item.id] : s.selected }

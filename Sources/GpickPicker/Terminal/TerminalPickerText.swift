@@ -11,8 +11,13 @@ extension TerminalPickerDrawing {
         let title = " " + c.title + " "
         canvas.write(title, row: 1, column: 1, width: canvas.columns, style: Glyph(fg: 0x000000, bg: Self.accent, bold: true))
         let items = cells.filter { if case .item = $0 { true } else { false } }.count
-        var info = " \(items) item\(items == 1 ? "" : "s") · \(s.selected.count) selected"
-        if c.layout.showsCamera {
+        var info: String
+        switch view.picker.stage {
+        case .choose: info = " Take a photo, or choose one from the library"
+        case .take: info = " Enter takes the photo"
+        case .grid, .library: info = " \(items) item\(items == 1 ? "" : "s") · \(s.selected.count) selected"
+        }
+        if view.picker.currentLayout.showsCamera {
             info += " · camera \(camera.state == "live" ? camera.position : camera.state)"
             if camera.live { info += " · LIVE" }
             if camera.recording { info += " · ● REC" }
@@ -27,7 +32,7 @@ extension TerminalPickerDrawing {
         var selected = false
         var text: String
         switch cells[index] {
-        case .action(let name): text = "action: " + name
+        case .action(let name): text = view.picker.stage == .choose ? name : "action: " + name
         case .camera: text = "camera · Enter snaps"
         case .item(let item):
             let order = s.selected.firstIndex(of: item.id)
@@ -78,7 +83,7 @@ extension TerminalPickerDrawing {
         let c = view.picker.configuration
         // The keys that end the picker first: a narrow terminal cuts the end of the line.
         var help = "Enter confirm · space select · Esc/q cancel · ←↓↑→/hjkl move"
-        if c.layout.showsCamera {
+        if view.picker.currentLayout.showsCamera {
             help += " · s snap · f flip"
             if c.capture.cameraMode == .photoAndLive { help += " · l live" }
             help += " · r record"

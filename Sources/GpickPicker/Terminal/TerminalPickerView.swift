@@ -45,6 +45,7 @@ final class TerminalPickerView: Sendable {
         /// Captures already selected when they arrived (each new one is selected once).
         var capturesSeen = 0
         var shownEmitted = false
+        var stage = Picker.Stage.grid
         var drawing = TerminalPickerDrawing.Memory()
     }
 
@@ -90,9 +91,9 @@ final class TerminalPickerView: Sendable {
     // MARK: What is in the grid
 
     func cells() -> [Cell] {
-        let c = picker.configuration
-        var cells = c.layout.actions.map(Cell.action)
-        if c.layout.showsCamera { cells.append(.camera) }
+        let layout = picker.currentLayout
+        var cells = layout.actions.map(Cell.action)
+        if layout.showsCamera { cells.append(.camera) }
         return cells + picker.allItems.map(Cell.item)
     }
 
@@ -136,8 +137,14 @@ final class TerminalPickerView: Sendable {
 
     private func draw() {
         let cells = cells()
-        let pickerState = picker.state.withLock { s in (s.camera, s.problems, s.captures.map(\.id), s.libraryLoaded) }
+        let pickerState = picker.state.withLock { s in (s.camera, s.problems, s.captures.map(\.id), s.libraryLoaded, s.stage) }
         let bytes = view.withLock { s -> [UInt8] in
+            if s.stage != pickerState.4 {
+                // Take-or-pick moved on: a new grid, from its first cell.
+                s.stage = pickerState.4
+                s.cursor = 0
+                s.firstLine = 0
+            }
             selectNewCaptures(pickerState.2, &s)
             var d = TerminalPickerDrawing(view: self, cells: cells, camera: pickerState.0, problems: pickerState.1)
             return d.frame(&s)
@@ -168,7 +175,8 @@ final class TerminalPickerView: Sendable {
     }
 
     var cellIndexOfCamera: Int? {
-        picker.configuration.layout.showsCamera ? picker.configuration.layout.actions.count : nil
+        let layout = picker.currentLayout
+        return layout.showsCamera ? layout.actions.count : nil
     }
 
     private func resized(_ columns: Int, _ rows: Int) {

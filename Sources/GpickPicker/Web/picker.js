@@ -93,6 +93,10 @@ function cameraCell() {
   img.id = "camera-view";
   img.alt = "camera";
   img.src = "/camera.mjpg";
+  // The stream is served once the camera runs: a page that came first asks again shortly.
+  img.addEventListener("error", () => setTimeout(() => {
+    if (!ended && !(camera && camera.state === "failed")) img.src = "/camera.mjpg?retry=" + Date.now();
+  }, 250));
   img.addEventListener("click", snap);
   const reason = document.createElement("div");
   reason.id = "camera-reason";
@@ -162,7 +166,11 @@ async function cancel() {
 
 async function chooseAction(name) {
   if (ended) return;
-  try { await call("/api/action", {name}); finish(name + ". You can close this page."); } catch (e) { say(e.message); }
+  try {
+    const answer = await call("/api/action", {name});
+    // Take-or-pick moved on to the camera or the library: the page is made anew for it.
+    if (answer.stage) location.reload(); else finish(name + ". You can close this page.");
+  } catch (e) { say(e.message); }
 }
 
 async function snap() {
@@ -202,6 +210,7 @@ function addCapture(item) {
 }
 
 function showState(s) {
+  if (s.stage && config.stage && s.stage !== config.stage && !s.ended) { location.reload(); return; }
   camera = s.camera;
   const cell = document.getElementById("camera");
   if (cell) {

@@ -39,6 +39,9 @@ struct PickCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-camera"), help: "No camera cell: the camera is never opened.")
     var noCamera = false
 
+    @Flag(name: .customLong("take-or-pick"), help: "Ask first: \"Take photo\" or \"Choose from library\" (straight to the library, with a notice, when no camera can be opened).")
+    var takeOrPick = false
+
     @Option(name: .customLong("camera-mode"), help: "photo, or photo-and-live (live photos, with their pre-roll).")
     var cameraMode: PickerConfiguration.CameraMode = .photo
 
@@ -78,6 +81,12 @@ struct PickCommand: AsyncParsableCommand {
             throw ValidationError("--action is given \(actions.count) times: at most \(PickerConfiguration.maxActions) action items")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is out of range (0-65535)") }
+        if takeOrPick && noCamera {
+            throw ValidationError("--take-or-pick offers the camera: leave out --no-camera (or drop --take-or-pick to only pick)")
+        }
+        if takeOrPick && !actions.isEmpty {
+            throw ValidationError("--take-or-pick asks its own question: it takes no --action")
+        }
         if graphics != .auto && ui == .web {
             throw ValidationError("--graphics is for --ui terminal; the page draws its own pictures")
         }
@@ -102,39 +111,32 @@ struct PickCommand: AsyncParsableCommand {
         if !noCamera {
             c.capture.session = try camera.configuration(library: pipelines.library)
         }
-        let picker = try Picker(c)
-        let signals = WatchSignals { _ in picker.cancel() }
-        let stream: AsyncStream<PickerEvent>
-        var drawn: TerminalGraphics?
-        if ui == .terminal {
-            let terminal = try TerminalPickerScreen.open(graphics: TerminalGraphics(rawValue: graphics.rawValue))
-            drawn = terminal.graphics
-            stream = picker.runInTerminal(screen: terminal.screen, graphics: terminal.graphics, cellPixels: terminal.cellPixels,
-                                          typedAhead: terminal.typedAhead)
-        } else {
-            stream = picker.run(port: port)
+        // Checked before the terminal is taken over: a bad configuration is one plain line.
+        try c.validate()
+        let picker = takeOrPick ? nil : try Picker(c)
+        let running = Locked<Task<PickResult, Error>?>(nil)
+        let signals = WatchSignals { _ in
+            picker?.cancel()
+            running.withLock { $0?.cancel() }
         }
-        var final: PickerEvent = .cancelled
-        for await event in stream {
-            switch event {
-            case .ready(let url?):
-                Console.notice("pick: \(url)")
-                events.emit("ready", ["url": url])
-                if !noOpen && hasDisplay { Self.open(url) }
-            case .ready(nil):
-                events.emit("ready", ["ui": "terminal", "graphics": drawn?.rawValue ?? "blocks"])
-            case .shown(let cells):
-                events.emit("shown", ["cells": cells])
-            case .captured(let item):
-                events.emit("captured", item.record)
-            case .problem(let text):
-                events.emit("problem", ["message": text])
-            default:
-                final = event
-            }
+        let terminal = ui == .terminal ? try TerminalPickerScreen.open(graphics: TerminalGraphics(rawValue: graphics.rawValue)) : nil
+        let pickerUI = terminal.map(PickerUI.terminal) ?? .web(port: port)
+        let drawn = terminal?.graphics
+        let show = { @Sendable (event: PickerEvent) in
+            Self.report(event, events: events, graphics: drawn, open: !noOpen && hasDisplay)
+        }
+        let result: PickResult
+        if takeOrPick {
+            let task = Task { () async throws -> PickResult in try await Picker.takeOrPick(c, ui: pickerUI, events: show) }
+            running.withLock { $0 = task }
+            result = try await task.value
+        } else if let picker {
+            result = try await Self.run(picker, ui: pickerUI, show: show)
+        } else {
+            result = .cancelled
         }
         withExtendedLifetime(signals) {}
-        switch final {
+        switch result {
         case .picked(let items):
             for item in items {
                 if library.json {
@@ -145,10 +147,47 @@ struct PickCommand: AsyncParsableCommand {
             }
         case .action(let name):
             if library.json { events.emit("action", ["name": name]) } else { print("action:\(name)", terminator: print0 ? "\0" : "\n") }
-        case .failed(let error):
-            throw error
-        default:
+        case .cancelled:
             throw ExitCode(130)
+        }
+    }
+
+    /// Runs a plain picker to its end; a failure is thrown, the rest is the result.
+    static func run(_ picker: Picker, ui: PickerUI, show: @Sendable (PickerEvent) -> Void) async throws(GpickError) -> PickResult {
+        let stream: AsyncStream<PickerEvent>
+        switch ui {
+        case .web(let port): stream = picker.run(port: port)
+        case .terminal(let t): stream = picker.runInTerminal(screen: t.screen, graphics: t.graphics, cellPixels: t.cellPixels, typedAhead: t.typedAhead)
+        }
+        var final: PickerEvent = .cancelled
+        for await event in stream {
+            if event.isFinal { final = event } else { show(event) }
+        }
+        switch final {
+        case .picked(let items): return .picked(items)
+        case .action(let name): return .action(name)
+        case .failed(let error): throw error
+        default: return .cancelled
+        }
+    }
+
+    /// What the picker says along the way: the page's URL on stderr (and opened), JSON events.
+    static func report(_ event: PickerEvent, events: Events, graphics: TerminalGraphics?, open: Bool) {
+        switch event {
+            case .ready(let url?):
+                Console.notice("pick: \(url)")
+                events.emit("ready", ["url": url])
+                if open { Self.open(url) }
+            case .ready(nil):
+                events.emit("ready", ["ui": "terminal", "graphics": graphics?.rawValue ?? "blocks"])
+            case .shown(let cells):
+                events.emit("shown", ["cells": cells])
+            case .captured(let item):
+                events.emit("captured", item.record)
+            case .problem(let text):
+                events.emit("problem", ["message": text])
+            default:
+                break
         }
     }
 
