@@ -111,10 +111,15 @@ public final class Picker: Sendable {
         return stream
     }
 
+    /// The library's listing at once; libvips (for thumbnails) next, and only then the camera:
+    /// the two libraries' starts never overlap (see NativeLibraries), and the first photo taken
+    /// does not wait for libvips.
     private func startLibraryAndCamera() {
         Task { await self.loadLibrary() }
-        if currentLayout.showsCamera {
-            Task { await self.startCamera() }
+        let camera = currentLayout.showsCamera
+        Task {
+            await self.configuration.thumbnails.warmUp()
+            if camera { await self.startCamera() }
         }
     }
 

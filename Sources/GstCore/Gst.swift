@@ -5,14 +5,14 @@ import Glibc
 
 /// Process-wide GStreamer setup and registry queries.
 public enum Gst {
-    private static let initResult: Result<Void, GStreamerError> = {
+    private static let initResult: Result<Void, GStreamerError> = NativeLibraries.starting {
         var error: UnsafeMutablePointer<GError>? = nil
         if gst_init_check(nil, nil, &error) == 0 {
             if let error { return .failure(GStreamerError(adopting: error, source: "gst_init")) }
             return .failure(GStreamerError(domain: .core, code: 0, message: "GStreamer failed to initialise", source: "gst_init"))
         }
         return .success(())
-    }()
+    }
 
     /// Initialises GStreamer once; later calls return the first result (waiting for a first call
     /// still under way on another thread).

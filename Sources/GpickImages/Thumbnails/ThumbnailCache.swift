@@ -89,6 +89,13 @@ public struct ThumbnailCache: Sendable {
     /// `video/*` takes a frame of the video; anything else is decoded as a still image (nil: as
     /// the name suggests). A file that fails is recorded in the fail directory and not tried
     /// again until it changes; the error names the file and the reason in one line.
+    /// Starts the image library ahead of the first thumbnail to make (about 150 ms of module
+    /// loading here), off the pool: a picker calls it as it opens, so the first photo taken is
+    /// not the one that waits for it.
+    public func warmUp() async {
+        await OffPool.run { _ = try? Vips.start() }
+    }
+
     public func thumbnail(for file: String, mimeType: String?, size: Size) async throws(GpickError) -> String {
         let subject = Subject(file)
         guard !isInsideCache(subject.path) else {
@@ -124,6 +131,9 @@ public struct ThumbnailCache: Sendable {
         let png: [UInt8]
         do {
             if isVideo {
+                // libvips first (it scales and encodes the poster anyway): its start then never
+                // overlaps GStreamer loading its decoders (see NativeLibraries).
+                try Vips.start()
                 let poster = try VideoFrames.poster(path: subject.path, box: .square(size.pixels), timeout: videoTimeout)
                 keys.append(("Thumb::Mimetype", mimeType ?? MediaKind.videoMimeType(subject.path)))
                 if let d = poster.duration { keys.append(("Thumb::Movie::Length", String(Int(d.rounded())))) }

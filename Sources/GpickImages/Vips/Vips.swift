@@ -15,7 +15,7 @@ enum Vips {
     ]
 
     // A Swift global's initialiser runs once (swift_once), so concurrent first calls wait for it.
-    private static let started: Result<Void, GpickError> = {
+    private static let started: Result<Void, GpickError> = NativeLibraries.starting {
         guard cvips_load() != 0 else {
             let why = dlerror().map { String(cString: $0) }
             return .failure(GpickError(.plugin, "the image library libvips is not installed (Debian package libvips42)", detail: why))
@@ -38,7 +38,7 @@ enum Vips {
                                                   | G_LOG_LEVEL_INFO.rawValue | G_LOG_LEVEL_DEBUG.rawValue),
                           { _, _, _, _ in }, nil)
         return .success(())
-    }()
+    }
 
     /// Starts libvips if nobody has yet. Blocking (module loading): call it off the cooperative pool.
     static func start() throws(GpickError) {

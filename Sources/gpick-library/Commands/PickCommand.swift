@@ -93,6 +93,17 @@ struct PickCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Whatever the way out, a library start under way (libvips' warm-up) ends first.
+        do {
+            try await pick()
+        } catch {
+            await NativeLibraries.settled()
+            throw error
+        }
+        await NativeLibraries.settled()
+    }
+
+    private func pick() async throws {
         let events = Events(json: library.json, command: "pick")
         let environment = ProcessInfo.processInfo.environment
         let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
@@ -181,7 +192,11 @@ struct PickCommand: AsyncParsableCommand {
             case .ready(nil):
                 events.emit("ready", ["ui": "terminal", "graphics": graphics?.rawValue ?? "blocks"])
             case .shown(let cells):
-                events.emit("shown", ["cells": cells])
+                // CLOCK_MONOTONIC too: a caller that noted the clock before starting gpick gets
+                // start-to-paint without gpick's own start-up left out.
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                events.emit("shown", ["cells": cells, "monotonic": Double(now.tv_sec) + Double(now.tv_nsec) / 1e9])
             case .captured(let item):
                 events.emit("captured", item.record)
             case .problem(let text):
