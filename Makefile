@@ -24,7 +24,7 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
 	gstreamer1.0-gl gstreamer1.0-x \
 	libyaml-dev libimage-exiftool-perl ffmpeg procps psmisc util-linux mount binutils make apt \
-	xvfb xdotool tmux chromium fonts-dejavu-core curl \
+	xvfb xdotool xterm tmux chromium fonts-dejavu-core curl \
 	python3 time hyperfine \
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
 	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver

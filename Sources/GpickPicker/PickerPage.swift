@@ -7,7 +7,8 @@ enum PickerPage {
     static let style = PackageResources.picker_css
 
     /// The page: its configuration as JSON (read by picker.js) and the token for its calls.
-    static func html(configuration c: PickerConfiguration, layout: Picker.StageLayout, stage: Picker.Stage, token: String) -> [UInt8] {
+    static func html(configuration c: PickerConfiguration, layout: Picker.StageLayout, stage: Picker.Stage, items: [UInt8],
+                     token: String) -> [UInt8] {
         let settings: [String: Any] = [
             "columns": c.layout.itemsPerRow, "scroll": c.layout.scroll.rawValue, "multi": c.allowsMultiple,
             "actions": layout.actions, "camera": layout.showsCamera, "cameraMode": c.capture.cameraMode.rawValue,
@@ -28,6 +29,7 @@ enum PickerPage {
             <div id="overlay" hidden></div>
             <main><div id="grid" role="grid"></div></main>
             <script id="config" type="application/json">\(safe)</script>
+            <script id="items" type="application/json">\(String(decoding: items, as: UTF8.self).replacing("</", with: "<\\/"))</script>
             <script src="/picker.js"></script></body></html>
 
             """.utf8)

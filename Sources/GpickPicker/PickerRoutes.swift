@@ -14,8 +14,13 @@ struct PickerRoutes: Sendable {
         let token = server.token
         server.mount("/") { request, response in
             guard get(request, response) else { return }
-            // Made per request: take-or-pick's stages change what the page shows.
-            let page = PickerPage.html(configuration: picker.configuration, layout: picker.currentLayout, stage: picker.stage, token: token)
+            // Made per request: take-or-pick's stages change what the page shows. The first items
+            // come with it (no second round trip before the first thumbnails are asked for); the
+            // library's listing takes milliseconds, so a page asked for at start waits for it.
+            picker.state.wait(until: { $0.libraryLoaded || $0.ended }, deadline: .now + .seconds(2)) { _ in }
+            let items = Array(("[" + picker.allItems.map(\.cellJSON).joined(separator: ",") + "]").utf8)
+            let page = PickerPage.html(configuration: picker.configuration, layout: picker.currentLayout, stage: picker.stage,
+                                       items: items, token: token)
             response.send(.ok, type: "text/html; charset=utf-8", body: page,
                           headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'"])
         }
@@ -29,7 +34,7 @@ struct PickerRoutes: Sendable {
         }
         server.mount("/api/items") { request, response in
             guard get(request, response) else { return }
-            response.json(.ok, Self.json(["items": picker.allItems.map(\.cell)]))
+            response.json(.ok, Array(("{\"items\":[" + picker.allItems.map(\.cellJSON).joined(separator: ",") + "]}").utf8))
         }
         server.mount("/api/state") { request, response in
             guard get(request, response) else { return }
@@ -68,7 +73,7 @@ struct PickerRoutes: Sendable {
     func status() -> [String: Any] {
         picker.state.withLock { s in
             ["camera": s.camera.json, "problems": s.problems, "version": s.version, "ended": s.ended,
-             "count": s.assets.count + s.captures.count, "stage": s.stage.rawValue]
+             "count": s.assets.count + s.captures.count, "assets": s.assets.count, "stage": s.stage.rawValue]
         }
     }
 
@@ -155,6 +160,10 @@ struct PickerRoutes: Sendable {
         let sizes = ThumbnailCache.Size.allCases.sorted { $0.pixels < $1.pixels }
         let size = sizes.first(where: { $0.pixels >= px }) ?? sizes[sizes.count - 1]
         let cache = picker.configuration.thumbnails
+        // A thumbnail already in the shared cache is read here, on the server's thread.
+        if let ready = cache.existing(for: item.path, size: size), let png = try? FileImageSource.readWhole(ready, limit: 64 << 20) {
+            return response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
+        }
         let result = blocking { () async throws(GpickError) -> [UInt8] in
             let path = try await cache.thumbnail(for: item.path, mimeType: item.mimeType, size: size)
             return try FileImageSource.readWhole(path, limit: 64 << 20)

@@ -93,6 +93,35 @@ import Testing
         #expect(!r.pane.contains("▀") && !r.pane.contains("gpick pick"), "the picker's screen was left: \(r.pane)")
     }
 
+    @Test func jsonRecordsCarryTheLivePairsMovieAndPrint0EndsPathsWithNUL() async throws {
+        let lib = try await Library(["DCIM/IMG_0001.JPG": "yellow.jpg", "DCIM/IMG_0001.MOV": "live.mov", "clip.mp4": "green.mp4"])
+        let listed = try await PickerWebTests.listed(lib)
+        let live = try #require(listed.firstIndex { $0.path.hasSuffix("IMG_0001.JPG") })
+        let clip = try #require(listed.firstIndex { $0.path.hasSuffix("clip.mp4") })
+        let json = try await Running(lib, ["--no-camera", "--multi", "--json"])
+        try await json.waitFor("IMG_0001.JPG")
+        // The cursor starts on the first asset; select both, in the listing's order.
+        try await json.keys("Space", "l", "Space", "Enter")
+        let r = try await json.finish()
+        #expect(r.status == 0, "\(r.stderr)")
+        let picked = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == "picked" }
+        #expect(picked.count == 2, "\(r.stdout)")
+        let livePick = try #require(picked.first { ($0["path"] as? String) == listed[live].path })
+        #expect(livePick["kind"] as? String == "photo" && (livePick["subtypes"] as? [String])?.contains("live") == true, "\(livePick)")
+        #expect((livePick["paired-movie"] as? String)?.hasSuffix("DCIM/IMG_0001.MOV") == true, "\(livePick)")
+        #expect((livePick["size"] as? Int ?? 0) > 0)
+        let clipPick = try #require(picked.first { ($0["path"] as? String) == listed[clip].path })
+        #expect(clipPick["kind"] as? String == "video" && (clipPick["duration"] as? Double ?? 0) > 1, "\(clipPick)")
+
+        let nul = try await Running(lib, ["--no-camera", "--multi", "--print0"])
+        try await nul.waitFor("clip.mp4")
+        try await nul.keys("Space", "l", "Space", "Enter")
+        let n = try await nul.finish()
+        #expect(n.status == 0, "\(n.stderr)")
+        #expect(n.stdout == listed[0].path + "\0" + listed[1].path + "\0", "\(n.stdout.debugDescription)")
+    }
+
     @Test func theCameraCellSnapsAResizeRedrawsAndEscapeCancels() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let out = TestEnvironment.tempDir("pick-tty-out")
@@ -145,12 +174,50 @@ import Testing
         let lib = try await Library(["red.jpg": "red.jpg", "clip.mp4": "green.mp4"])
         let listed = try await PickerWebTests.listed(lib)
         let picker = try await Running(lib, ["--take-or-pick", "--source", "v4l2:/dev/video99"])
-        let pane = try await picker.waitFor("No camera can be opened")
-        #expect(pane.contains("/dev/video99") && pane.contains("red.jpg") && !pane.contains("Take photo"), "\(pane)")
+        try await picker.waitFor("No camera can be opened")
+        let pane = try await picker.waitFor("red.jpg")
+        #expect(pane.contains("/dev/video99") && !pane.contains("Take photo"), "\(pane)")
         try await picker.keys("Enter")
         let r = try await picker.finish()
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == listed[0].path + "\n", "\(r.stdout)")
+    }
+
+    /// A real sixel terminal: xterm as a VT340 under Xvfb answers the picker's question with
+    /// sixel, and the screen then shows the pictures' colours (read back from a screenshot).
+    @Test func xtermAsAVT340GetsSixelPictures() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg", "blue.jpg": "blue.jpg"])
+        let display = try await VirtualDisplay()
+        defer { display.stop() }
+        let dir = TestEnvironment.tempDir("pick-xterm")
+        let vars = lib.env.map { "'\($0)=\($1)'" }.joined(separator: " ")
+        let inner = "env \(vars) '\(TestEnvironment.binary)' pick --ui terminal --no-camera --library '\(lib.root)' --json "
+            + ">'\(dir)/events' 2>'\(dir)/err'; echo $? >'\(dir)/rc'"
+        let xterm = try Subprocess.start("/usr/bin/xterm", ["-ti", "vt340", "-geometry", "100x30+0+0", "-e", "/bin/sh", "-c", inner],
+                                         env: ["DISPLAY": display.name])
+        defer { xterm.signal(SIGKILL) }
+        var events: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline && !events.contains(where: { $0["event"] as? String == "shown" }) {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            let text = (try? String(contentsOfFile: dir + "/events", encoding: .utf8)) ?? ""
+            events = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        #expect(events.first?["graphics"] as? String == "sixel", "\(events) \((try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")")
+        #expect(events.contains { $0["event"] as? String == "shown" && $0["cells"] as? Int == 2 }, "\(events)")
+        let shot = try await display.screenshot(dir)
+        var red = 0, blue = 0
+        for i in stride(from: 0, to: shot.pixels.count - 2, by: 3) {
+            let (r, g, b) = (shot.pixels[i], shot.pixels[i + 1], shot.pixels[i + 2])
+            if r > 200 && g < 60 && b < 60 { red += 1 }
+            if b > 200 && r < 60 && g < 60 { blue += 1 }
+        }
+        // Each picture is about 144×108 pixels here (24 cells of 6×13 pixels, 4:3).
+        #expect(red > 5000 && blue > 5000, "red \(red), blue \(blue) pixels on screen")
+        // q through the X server's keyboard (xterm ignores synthetic key events): cancelled.
+        _ = try await Subprocess.run("/usr/bin/xdotool", ["mousemove", "50", "50", "key", "q"], env: ["DISPLAY": display.name])
+        try await xterm.waitForFile(dir + "/rc", timeout: 10)
+        #expect((try? String(contentsOfFile: dir + "/rc", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "130")
     }
 
     @Test func withoutAUIChoiceOrATerminalItIsOneLine() async throws {

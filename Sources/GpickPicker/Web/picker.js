@@ -44,6 +44,10 @@ const loader = new IntersectionObserver(entries => {
   }
 }, {root: null, rootMargin: "100px"});
 
+// Cells of the first screenful load their thumbnails as they are made, before any layout: the
+// observer's first answer comes a frame or two later. `eager` counts those left.
+let eager = 0, eagerPx = 256;
+
 function itemCell(item) {
   const el = document.createElement("div");
   el.className = "cell item " + item.kind;
@@ -71,7 +75,7 @@ function itemCell(item) {
   el.appendChild(mark);
   el.addEventListener("click", () => { setFocus(cells.findIndex(c => c.el === el)); toggle(item.id); });
   el.addEventListener("dblclick", () => { select(item.id); confirm(); });
-  loader.observe(img);
+  if (eager > 0) { eager--; img.src = "/thumb/" + encodeURIComponent(item.id) + "?px=" + eagerPx; } else loader.observe(img);
   return {kind: "item", el, id: item.id};
 }
 
@@ -115,15 +119,38 @@ function cameraCell() {
   return {kind: "camera", el};
 }
 
+// The first screenful is built at once, the rest in slices after it: its thumbnails are asked
+// for before a thousand cells are made.
+let renderGeneration = 0;
 function render(items) {
+  const generation = ++renderGeneration;
   grid.textContent = "";
   cells = [];
   for (const name of config.actions) cells.push(actionCell(name));
   if (config.camera) cells.push(cameraCell());
-  for (const item of items) cells.push(itemCell(item));
-  for (const c of cells) grid.appendChild(c.el);
-  setFocus(Math.min(focus, cells.length - 1));
+  const first = Math.max(0, 80 - cells.length);
+  if (config.scroll === "vertical") {
+    // Square cells across the grid's width: as many rows as the window holds, and one more.
+    const side = (grid.clientWidth || innerWidth) / config.columns;
+    eager = Math.min(first, config.columns * (Math.ceil(innerHeight / side) + 1));
+    eagerPx = Math.ceil(side * (window.devicePixelRatio || 1));
+  }
+  for (const item of items.slice(0, first)) cells.push(itemCell(item));
+  grid.append(...cells.map(c => c.el));
+  setFocus(Math.min(focus, cells.length - 1), false);
   say(items.length + (items.length === 1 ? " item" : " items"));
+  let next = first;
+  function slice() {
+    if (generation !== renderGeneration || next >= items.length) return;
+    const more = items.slice(next, next + 100).map(itemCell);
+    next += more.length;
+    cells.push(...more);
+    grid.append(...more.map(c => c.el));
+    paintSelection();
+    setTimeout(slice, 0);
+  }
+  // After the first frame: by then the first cells' thumbnails have been asked for.
+  requestAnimationFrame(() => setTimeout(slice, 0));
 }
 
 function isSelected(id) { return selected.includes(id); }
@@ -145,12 +172,12 @@ function toggle(id) {
   paintSelection();
 }
 
-function setFocus(i) {
+function setFocus(i, scroll = true) {
   if (i < 0 || i >= cells.length) return;
   cells[focus] && cells[focus].el.classList.remove("focused");
   focus = i;
   cells[i].el.classList.add("focused");
-  cells[i].el.scrollIntoView({block: "nearest", inline: "nearest"});
+  if (scroll) cells[i].el.scrollIntoView({block: "nearest", inline: "nearest"});
 }
 
 async function confirm() {
@@ -260,19 +287,19 @@ confirmButton.addEventListener("click", confirm);
 document.getElementById("cancel").addEventListener("click", cancel);
 
 async function start() {
-  const r = await fetch("/api/items");
-  const answer = await r.json();
+  const answer = {items: JSON.parse(document.getElementById("items").textContent)};
   render(answer.items);
   paintSelection();
   const events = new EventSource("/api/events");
   events.addEventListener("state", e => showState(JSON.parse(e.data)));
   events.addEventListener("ended", () => { events.close(); if (!ended) finish("The picker has ended. You can close this page."); });
-  // The library may still be loading when the page opens: fetch the items again when it changes.
-  let count = answer.items.length;
+  // The library may still be loading when the page opens: fetch the items again when it changes
+  // (captures made here are already in the grid).
+  let assets = answer.items.filter(i => i.id.startsWith("a")).length;
   events.addEventListener("state", async e => {
     const s = JSON.parse(e.data);
-    if (s.count !== count && !ended) {
-      count = s.count;
+    if (s.assets !== assets && !ended) {
+      assets = s.assets;
       const again = await (await fetch("/api/items")).json();
       const keep = selected;
       render(again.items);
