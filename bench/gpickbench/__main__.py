@@ -21,8 +21,10 @@ TOOLS = {"gst-launch-1.0": "gstreamer1.0-tools", "ffmpeg": "ffmpeg", "ffprobe": 
 # The pick half's sections: their reference tools, and the executables beside gpick they run.
 SECTION_TOOLS = {"library": {"exiftool": "libimage-exiftool-perl", "find": "findutils"},
                  "thumbs": {"vipsthumbnail": "libvips-tools", "ffmpegthumbnailer": "ffmpegthumbnailer",
-                            "exiftool": "libimage-exiftool-perl", "xargs": "findutils"}}
-HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",), "imagesource": ("gpick-imagebench",)}
+                            "exiftool": "libimage-exiftool-perl", "xargs": "findutils"},
+                 "picker": {"chromium": "chromium", "chromedriver": "chromium-driver"}}
+HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",), "imagesource": ("gpick-imagebench",),
+           "picker": ("gpick-library",)}
 # The small in-process benches, built beside gpick for the sections that run them.
 BENCH_PRODUCTS = {"library": "gpick-libbench", "imagesource": "gpick-imagebench"}
 ELEMENTS = ("videotestsrc", "compositor", "y4menc", "jpegenc", "x264enc", "mp4mux")

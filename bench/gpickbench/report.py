@@ -3,6 +3,7 @@ benchmark with its commands and every measurement. Pure: results in, markdown ou
 import statistics
 
 from . import targets as T
+from .report_picker import picker
 
 
 def verdict(ok):
@@ -361,7 +362,7 @@ def imagesource(r, c):
 
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
             ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs),
-            ("imagesource", imagesource))
+            ("imagesource", imagesource), ("picker", picker))
 
 
 def render(results):

@@ -22,6 +22,13 @@ PHOTO_THUMB_RSS_MIB = 150   # L4: gpick's peak RSS over that batch
 VIDEO_THUMB_RATIO = 1.0     # L5: 50 1080p MP4s → 256 px, gpick / ffmpegthumbnailer (same parallelism), wall
 SIZE_MS = 1.0               # L6: ImageSource size() of a 12 MP JPEG, in-process (median)
 FIRST_DEGRADED_MS = 5.0     # L6: a progressive request's first (degraded) result for it (median)
+# The picker (issue 16), on L1's 10,000-asset library.
+GRID_WARM_MS = 300          # K1: navigation start → the first 24 thumbnails painted, warm thumbnail cache
+GRID_COLD_MS = 1500         # K1: the same with the thumbnail cache emptied first
+CAMERA_FIRST_MS = 1000      # K2: the camera cell's first live frame after page load
+SNAP_SHOWN_MS = 500         # K3: a photo taken in the cell → shown at the head of the grid
+TERMINAL_PAINT_MS = 300     # K4: start → the terminal picker's first whole grid in a 200×60 tmux pane
+PICKER_RSS_MIB = 150        # K5: the picker's peak RSS, page scrolled through 1000 assets
 
 
 @dataclass(frozen=True)
@@ -193,4 +200,26 @@ def checks(results):
                          f"{f['median_ms']:.2f} ms (max {f['max_ms']:.1f})" + ("" if r["first_degraded_every_run"] else
                                                                               f" (first came: {r['first_origins']})"),
                          f"<= {FIRST_DEGRADED_MS:g} ms, degraded", ok, "L6"))
+    if (r := results.get("picker")):
+        out += picker_checks(r)
     return out
+
+
+def picker_checks(r):
+    """K1-K5: medians of the runs against their targets (K3: every photo)."""
+    m = r["median"]
+    mem = r["memory"]
+    return [
+        Check("Picker page, first 24 thumbnails painted, warm cache (median)", f"{m['grid_warm']:.0f} ms (max {max(r['grid_warm_ms']):.0f})",
+              f"<= {GRID_WARM_MS} ms", m["grid_warm"] <= GRID_WARM_MS, "K1"),
+        Check("Same, thumbnail cache emptied first (median)", f"{m['grid_cold']:.0f} ms (max {max(r['grid_cold_ms']):.0f})",
+              f"<= {GRID_COLD_MS} ms", m["grid_cold"] <= GRID_COLD_MS, "K1"),
+        Check("Picker page, the camera cell's first live frame (median)", f"{m['camera']:.0f} ms (max {max(r['camera_first_ms']):.0f})",
+              f"<= {CAMERA_FIRST_MS} ms", m["camera"] <= CAMERA_FIRST_MS, "K2"),
+        Check(f"Photo taken in the cell → shown first in the grid (max of {len(r['snap_ms'])})",
+              f"{max(r['snap_ms']):.0f} ms (median {m['snap']:.0f})", f"<= {SNAP_SHOWN_MS} ms", max(r["snap_ms"]) <= SNAP_SHOWN_MS, "K3"),
+        Check("Terminal picker in tmux 200×60, start → whole grid (median)", f"{m['terminal']:.0f} ms (max {max(r['terminal_ms']):.0f})",
+              f"<= {TERMINAL_PAINT_MS} ms", m["terminal"] <= TERMINAL_PAINT_MS, "K4"),
+        Check(f"Picker peak RSS, page scrolled through {mem['painted']} assets", f"{mem['peak_rss_mib']:.0f} MiB",
+              f"<= {PICKER_RSS_MIB} MiB", mem["peak_rss_mib"] <= PICKER_RSS_MIB and mem["painted"] >= 1000, "K5"),
+    ]

@@ -12,10 +12,11 @@ def verdicts(r):
 class ChecksTests(unittest.TestCase):
     def test_a_good_run_meets_every_target_in_order(self):
         checks = targets.checks(RESULTS)
-        self.assertEqual(len(checks), 23)
+        self.assertEqual(len(checks), 29)
         self.assertTrue(all(c.ok for c in checks), [c for c in checks if not c.ok])
         self.assertTrue(checks[0].name.startswith("Snap"))
-        self.assertEqual([c.ref for c in checks if c.ref], ["L7", "L1", "L1", "L2", "L3", "L4", "L4", "L5", "L6", "L6"])
+        self.assertEqual([c.ref for c in checks if c.ref], ["L7", "L1", "L1", "L2", "L3", "L4", "L4", "L5", "L6", "L6",
+                                                                "K1", "K1", "K2", "K3", "K4", "K5"])
 
     def test_snap_ratio_is_held_at_its_bound(self):
         name = "Snap 1080p JPEG, gpick / gst-launch (same work) wall time"
@@ -152,6 +153,25 @@ class PickHalfTests(unittest.TestCase):
         r = results()
         r["thumbs"]["videos"]["tools"]["gpick"]["outputs"]["max_side"] = 320
         self.assertFalse(check(r, "L5").ok)
+
+
+class PickerTests(unittest.TestCase):
+    def test_every_k_target_is_checked(self):
+        checks = [c for c in targets.checks(RESULTS) if c.ref.startswith("K")]
+        self.assertEqual([c.ref for c in checks], ["K1", "K1", "K2", "K3", "K4", "K5"])
+        self.assertTrue(all(c.ok for c in checks), checks)
+        self.assertEqual(checks[3].result, "150 ms (median 127)")
+
+    def test_one_slow_photo_or_a_short_scroll_fails(self):
+        self.assertFalse(check(results(picker__snap_ms=[120.0, 510.0, 130.0]), "K3").ok)
+        self.assertFalse(check(results(picker__memory={"painted": 600, "seconds": 20.0, "peak_rss_mib": 90.0}), "K5").ok)
+        self.assertFalse(check(results(picker__median={**RESULTS["picker"]["median"], "terminal": 301.0}), "K4").ok)
+
+    def test_the_section_is_written(self):
+        text = report.render(RESULTS)
+        self.assertIn("## 10. The picker", text)
+        self.assertIn("| K4 terminal, start → whole grid (tmux 200×60) | 140, 150, 145, 160, 138 | 145 | <= 300 ms | **PASS** |", text)
+        self.assertIn("**96 MiB**", text)
 
 
 class RenderTests(unittest.TestCase):

@@ -1,6 +1,6 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
-from . import flips, imagesource, library, live, memory, record, session, snap, terminal, thumbs
+from . import flips, imagesource, library, live, memory, picker, record, session, snap, terminal, thumbs
 
 ALL = {
     "snap": snap.run,
@@ -15,4 +15,6 @@ ALL = {
     "thumbs": thumbs.run,
     # ImageSource (L6): size() and the first progressive result, in-process.
     "imagesource": imagesource.run,
+    # The picker (K1-K5): the page in headless Chromium, the terminal picker in tmux.
+    "picker": picker.run,
 }

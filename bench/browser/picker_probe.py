@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""Times gpick's picker page in a real headless Chromium (Debian's python3-selenium and
+chromium-driver), for bench/gpickbench's picker section (K1-K3, K5). Every time is the page's own
+clock (performance.now(), 0 at navigation start), read by a requestAnimationFrame loop that is in
+the page before its first script runs: a picture counts once it is decoded and in the DOM.
+
+Usage: picker_probe.py URL STEP [ARG]; prints one JSON object.
+  grid N      navigation start → the first N grid thumbnails painted (the browser's cache off)
+  camera      navigation start → the camera cell's first frame; then `snap` three times:
+              click → the capture's thumbnail painted at the head of the grid
+  scroll N    scrolls the grid down a screen at a time until N thumbnails have been painted
+"""
+import json
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+WATCH = """
+window.__marks = {};
+(function loop() {
+  const imgs = document.querySelectorAll('#grid .item img');
+  let n = 0;
+  for (const i of imgs) if (i.complete && i.naturalWidth > 0) n++;
+  window.__painted = n;
+  if (!window.__marks.grid && n >= %d) window.__marks.grid = performance.now();
+  const cam = document.getElementById('camera-view');
+  if (cam && cam.naturalWidth > 0 && !window.__marks.camera) window.__marks.camera = performance.now();
+  requestAnimationFrame(loop);
+})();
+"""
+
+SNAP = """
+const done = arguments[arguments.length - 1];
+const before = new Set(Array.from(document.querySelectorAll('#grid .item')).map(c => c.dataset.id));
+const t0 = performance.now();
+document.getElementById('camera-view').click();
+(function loop() {
+  const c = Array.from(document.querySelectorAll('#grid .item')).find(c => !before.has(c.dataset.id));
+  const i = c && c.querySelector('img');
+  if (i && i.complete && i.naturalWidth > 0) done(performance.now() - t0);
+  else if (performance.now() - t0 > 10000) done(-1);
+  else requestAnimationFrame(loop);
+})();
+"""
+
+
+def browser(want):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,1000", "--no-first-run", "--disable-extensions"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH % want})
+    driver.set_script_timeout(30)
+    return driver
+
+
+def until(driver, script, seconds=60):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = driver.execute_script(script)
+        if value is not None and value is not False:
+            return value
+        time.sleep(0.02)
+    raise TimeoutError(f"no answer to {script!r} in {seconds} s")
+
+
+def main():
+    url, step, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    want = int(args[0]) if args else 24
+    driver = browser(want if step == "grid" else 10**9)
+    out = {}
+    try:
+        driver.get(url)
+        if step == "grid":
+            out["ms"] = until(driver, "return window.__marks.grid")
+            out["painted"] = driver.execute_script("return window.__painted")
+        elif step == "camera":
+            out["ms"] = until(driver, "return window.__marks.camera")
+            out["snaps"] = [driver.execute_async_script(SNAP) for _ in range(3)]
+        elif step == "scroll":
+            started = time.monotonic()
+            while driver.execute_script("return window.__painted") < want:
+                before = driver.execute_script("return window.__painted")
+                # The grid scrolls inside <main>, not the window.
+                driver.execute_script("const m = document.querySelector('main'); m.scrollBy(0, m.clientHeight)")
+                # The new screenful's thumbnails come in (made on first sight when not cached).
+                end = time.monotonic() + 60
+                while time.monotonic() < end:
+                    time.sleep(0.1)
+                    now = driver.execute_script("return window.__painted")
+                    visible = driver.execute_script(
+                        "return Array.from(document.querySelectorAll('#grid .item img')).filter(i => {"
+                        " const r = i.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight"
+                        " && !(i.complete && i.naturalWidth > 0); }).length")
+                    if now > before and visible == 0:
+                        break
+                if driver.execute_script("return window.__painted") == before:
+                    raise TimeoutError(f"scrolling stopped at {before} thumbnails")
+            out["painted"] = driver.execute_script("return window.__painted")
+            out["seconds"] = time.monotonic() - started
+        else:
+            raise SystemExit("unknown step " + step)
+        out["ok"] = True
+    except Exception as e:
+        out["ok"] = False
+        out["error"] = f"{type(e).__name__}: {e}"
+    finally:
+        driver.quit()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""The picker's section of bench/RESULTS.md (K1-K5). Pure: results in, markdown out."""
+
+
+def verdict(ok):
+    return "**PASS**" if ok else "**FAIL**"
+
+
+def picker(r, c):
+    k = {ref: [x for x in c.values() if x.ref == ref] for ref in ("K1", "K2", "K3", "K4", "K5")}
+    ms = lambda xs: ", ".join(f"{x:.0f}" for x in xs)  # noqa: E731
+    mem = r["memory"]
+    lines = ["## 10. The picker: page, camera cell, terminal, memory (K1–K5)", "",
+             f"On L1's library ({r['assets']:,} assets, indexed first; the picker lists the newest 1000). The page runs in "
+             "headless Chromium (1280×1000, `--columns 8`, the browser's cache off) and is timed by the page's own clock "
+             "(`performance.now()`, 0 at navigation start) in a requestAnimationFrame loop injected before the page's "
+             "script: a thumbnail counts once decoded in the grid. Each page load is a fresh `gpick pick` process.", "",
+             "```", r["command"], "```", "",
+             "| measure | runs (ms) | median | target | |", "|---|---|---|---|---|"]
+    rows = [("K1 first 24 thumbnails, warm cache", r["grid_warm_ms"], k["K1"][0]),
+            ("K1 same, thumbnail cache emptied first", r["grid_cold_ms"], k["K1"][1]),
+            ("K2 camera cell's first frame (test source)", r["camera_first_ms"], k["K2"][0]),
+            ("K3 photo taken → shown first in the grid", r["snap_ms"], k["K3"][0]),
+            ("K4 terminal, start → whole grid (tmux 200×60)", r["terminal_ms"], k["K4"][0])]
+    for name, runs, check in rows:
+        median = sorted(runs)[len(runs) // 2]
+        lines.append(f"| {name} | {ms(runs)} | {median:.0f} | {check.target} | {verdict(check.ok)} |")
+    lines += ["",
+              f"- K4 starts the clock in the pane just before gpick is executed and stops at the picker's `shown` event "
+              f"(every cell in view drawn, pictures included: {r['terminal_cells']} cells, drawn as "
+              f"{r['terminal_graphics']}); the first of its runs made the thumbnails and is not counted.",
+              f"- K5: the page scrolled a screen at a time until {mem['painted']} thumbnails had painted "
+              f"({mem['seconds']:.0f} s, thumbnails made on first sight); the picker's peak RSS (VmHWM) then: "
+              f"**{mem['peak_rss_mib']:.0f} MiB** — target {k['K5'][0].target}: {verdict(k['K5'][0].ok)}", ""]
+    return lines
