@@ -231,18 +231,25 @@ public final class Picker: Sendable {
     /// A capture's files are done: into the library if asked, then at the head of the grid.
     func captured(_ files: [String], kind: Asset.Kind, duration: Double? = nil) async throws(GpickError) -> PickerItem {
         var paths = files
+        var indexed: ListedAsset?
         if configuration.capture.savesToLibrary {
             paths = try await importIntoLibrary(files)
+            // The library's own record: its asset id, and what the scan saw (a Motion Photo is live).
+            indexed = await indexedAsset(paths[0])
         }
         let main = paths[0]
         let isLive = main.hasSuffix(".MP.jpg") || paths.contains { $0.hasSuffix(".mov") }
         let format = configuration.capture.session.format
         let (item, taking) = state.withLock { s -> (PickerItem, Bool) in
             s.captureCount += 1
-            let item = PickerItem(capture: s.captureCount, path: main, kind: kind,
+            var item = PickerItem(capture: s.captureCount, path: main, kind: kind,
                                   mimeType: kind == .video ? "video/mp4" : "image/jpeg", size: fileStatus(main).map { Int64($0.st_size) } ?? 0,
                                   width: format.width, height: format.height, duration: duration, subtypes: isLive ? ["live"] : [],
                                   pairedMovie: paths.first { $0.hasSuffix(".mov") })
+            if let indexed {
+                item = PickerItem(indexed)
+                item.id = "c\(s.captureCount)"
+            }
             s.captures.insert(item, at: 0)
             s.version += 1
             return (item, s.stage == .take)
@@ -251,6 +258,14 @@ public final class Picker: Sendable {
         // Take-or-pick's camera: the photo taken is the answer.
         if taking { finish(.picked([item])) }
         return item
+    }
+
+    private func indexedAsset(_ path: String) async -> ListedAsset? {
+        let c = configuration
+        let name = String(path.split(separator: "/").last ?? "")
+        return try? await OffPool.run { () throws(GpickError) -> ListedAsset? in
+            try LibraryIndex(path: c.indexPath).list(AssetQuery(limit: 20, roots: c.roots, pathContains: name)).first { $0.asset.path == path }
+        }
     }
 
     private func importIntoLibrary(_ files: [String]) async throws(GpickError) -> [String] {

@@ -154,6 +154,36 @@ import Testing
         #expect(!r.pane.contains("▀"), "the alternate screen was left")
     }
 
+    /// Live on (l), a live photo from the cell, a recording (r … r): with --save-to-library both
+    /// land in the library, indexed, and the chosen one is printed from there.
+    @Test func liveAndRecordedCapturesGoIntoTheLibrary() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Running(lib, ["--save-to-library", "--camera-mode", "photo-and-live", "--multi",
+                                             "--source", "test", "--width", "320", "--height", "240", "--json"])
+        try await picker.waitFor("camera back")
+        try await picker.keys("l")
+        try await picker.waitFor("live photos on", seconds: 20)
+        try await picker.keys("Enter")
+        try await picker.waitFor("took ", seconds: 20)
+        try await picker.keys("r")
+        try await picker.waitFor("recording…")
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        try await picker.keys("r")
+        let pane = try await picker.waitFor("recorded ", seconds: 20)
+        #expect(pane.contains("2 selected") && pane.contains("▶ 0:0") && pane.contains("LIVE"), "\(pane)")
+        // Both captures are selected (newest first in the grid, in the order taken): Enter on one confirms both.
+        try await picker.keys("Right", "Enter")
+        let r = try await picker.finish()
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let picked = events.filter { $0["event"] as? String == "picked" }
+        #expect(picked.map { $0["kind"] as? String ?? "" } == ["photo", "video"], "\(r.stdout)")
+        #expect(picked.allSatisfy { ($0["path"] as? String ?? "").hasPrefix(lib.root + "/") && $0["asset"] != nil }, "\(picked)")
+        #expect((picked.first?["subtypes"] as? [String])?.contains("live") == true, "\(picked)")
+        let listed = try await PickerWebTests.listed(lib)
+        for p in picked { #expect(listed.contains { $0.path == p["path"] as? String }, "\(p["path"] ?? "") is indexed") }
+    }
+
     @Test func takeOrPickWithTheTestCameraTakesAPhoto() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let out = TestEnvironment.tempDir("take-or-pick")
