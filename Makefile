@@ -53,8 +53,11 @@ debug: setup
 	$(SWIFT) build --build-tests
 
 # Swift Testing runs the suites' tests concurrently; most of them wait on a live 30 fps clock.
+# Results also go to an xunit file: a loaded machine has been seen to lose console lines.
 test: debug
-	$(SWIFT) test --skip-build
+	@rm -f .build/test-results*.xml
+	$(SWIFT) test --skip-build --xunit-output .build/test-results.xml \
+		|| { python3 Tests/failures.py .build/test-results-swift-testing.xml; exit 1; }
 	PYTHONPATH=bench:bench/tests python3 -m unittest discover -s bench/tests -t bench/tests
 
 # ThreadSanitizer over the in-process session, flip and recording tests, in a build folder of
