@@ -46,12 +46,8 @@ struct TerminalPickerDrawing {
         self.problems = problems
     }
 
-    /// The camera frame's box for a layout: the image area in half-block pixels, or in the
-    /// terminal's pixels for kitty and sixel.
-    static func cameraBox(_ l: TerminalGridLayout, graphics: TerminalGraphics, cellPixels: PixelBox) -> PixelBox {
-        pictureBox(l, graphics: graphics, cellPixels: cellPixels)
-    }
-
+    /// A cell's picture box (the camera's frames, the thumbnails) for a layout: the image area in
+    /// half-block pixels, or in the terminal's pixels for kitty and sixel.
     static func pictureBox(_ l: TerminalGridLayout, graphics: TerminalGraphics, cellPixels: PixelBox) -> PixelBox {
         switch graphics {
         case .blocks: return PixelBox(width: l.imageColumns, height: l.imageRows * 2)

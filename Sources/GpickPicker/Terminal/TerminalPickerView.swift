@@ -63,7 +63,7 @@ final class TerminalPickerView: Sendable {
     }
 
     func start(typedAhead: [UInt8]) {
-        let box = view.withLock { s in TerminalPickerDrawing.cameraBox(layout(s), graphics: graphics, cellPixels: cellPixels) }
+        let box = view.withLock { s in TerminalPickerDrawing.pictureBox(layout(s), graphics: graphics, cellPixels: cellPixels) }
         picker.terminalFrames.withLock { frames in
             frames = PickerFrames(box: box) { [weak self] frame in
                 self?.view.withLock { s in
@@ -185,7 +185,7 @@ final class TerminalPickerView: Sendable {
             s.rows = rows
             s.drawing.forget()
             s.dirty = true
-            return TerminalPickerDrawing.cameraBox(layout(s), graphics: graphics, cellPixels: cellPixels)
+            return TerminalPickerDrawing.pictureBox(layout(s), graphics: graphics, cellPixels: cellPixels)
         }
         thumbnails.dropWaiting()
         Task {
