@@ -8,3 +8,16 @@ extension Console {
         setvbuf(stdout, nil, _IOLBF, 0)
     }
 }
+
+extension Console {
+    /// Ends the process with `code` once stdio is flushed, without exit's destructors. In
+    /// gpick-library, native work may still run on other threads when the answer is ready (a
+    /// video thumbnail's GStreamer decode, loading plugins; libvips' workers): exit's destructors
+    /// running under it have aborted the process (a double free, GObject's type set-up asserting)
+    /// and hung it. Nothing here needs a destructor: files are written atomically, and SQLite's
+    /// WAL is consistent at every commit.
+    package static func leave(_ code: Int32) -> Never {
+        fflush(nil)
+        _exit(code)
+    }
+}

@@ -24,17 +24,18 @@ struct GpickLibraryTool: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            Console.leave(0)
         } catch let e as GpickError {
             Console.error(e)
-            Glibc.exit(e.exitCode)
+            Console.leave(e.exitCode)
         } catch let code as ExitCode {
-            Glibc.exit(code.rawValue)
+            Console.leave(code.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }  // --help, --version
             let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             Console.error(message.replacingOccurrences(of: "Error: ", with: ""))
-            Glibc.exit(code == .validationFailure ? 64 : code.rawValue)
+            Console.leave(code == .validationFailure ? 64 : code.rawValue)
         }
     }
 }
