@@ -4,6 +4,7 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 BIN := .build/release/gpick
 LIBRARY_BIN := .build/release/gpick-library
+AVATAR_BIN := .build/release/gpick-avatar
 OUT ?= out/demo
 
 # Debian 12 packages: GStreamer development files and plugins, plus the tools the tests decode with.
@@ -27,7 +28,8 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	xvfb xdotool xterm tmux chromium fonts-dejavu-core curl \
 	python3 time hyperfine \
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
-	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver
+	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver \
+	libcairo2-dev libpango1.0-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -48,6 +50,7 @@ apt-packages:
 build: setup
 	$(SWIFT) build -c release --product gpick --static-swift-stdlib
 	$(SWIFT) build -c release --product gpick-library --static-swift-stdlib
+	$(SWIFT) build -c release --product gpick-avatar --static-swift-stdlib
 
 debug: setup
 	$(SWIFT) build --build-tests
@@ -81,6 +84,7 @@ bench: build
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpick
 	install -D -m 0755 $(LIBRARY_BIN) $(DESTDIR)$(PREFIX)/bin/gpick-library
+	install -D -m 0755 $(AVATAR_BIN) $(DESTDIR)$(PREFIX)/bin/gpick-avatar
 	install -d $(DESTDIR)$(PREFIX)/share/gpick/pipelines
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
 

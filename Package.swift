@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "GpickImages", targets: ["GpickImages"]),
         .executable(name: "gpick", targets: ["gpick"]),
         .executable(name: "gpick-library", targets: ["gpick-library"]),
+        .executable(name: "gpick-avatar", targets: ["gpick-avatar"]),
+        .library(name: "GpickAvatar", targets: ["GpickAvatar"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -64,10 +66,22 @@ let package = Package(
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
         .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
                 resources: [.embedInCode("Web/picker.js"), .embedInCode("Web/picker.css")]),
+        // What the pick half's executables share on the command line: SOURCE arguments.
+        .target(name: "GpickPickCLI", dependencies: [
+            "GpickBase", "GpickImages", "GpickKit", "GpickLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // `gpick library …`, `gpick thumb …` and `gpick pick` run this executable, installed beside
         // gpick (as git and cargo run their subcommands), so gpick itself links neither libvips nor SQLite.
         .executableTarget(name: "gpick-library", dependencies: [
-            "GpickBase", "GpickCLI", "GpickKit", "GpickLibrary", "GpickImages", "GpickPicker", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "GpickBase", "GpickCLI", "GpickKit", "GpickLibrary", "GpickImages", "GpickPicker", "GpickPickCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Avatars (`gpick avatar`): cairo and Pango draw them. They are linked only into
+        // gpick-avatar, its own executable (as gpick-library is), so no other command pays their load.
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .target(name: "GpickAvatar", dependencies: ["CPangoCairo", "GpickBase", "GpickImages", "GpickKit", "GpickLibrary"]),
+        .executableTarget(name: "gpick-avatar", dependencies: [
+            "GpickAvatar", "GpickBase", "GpickCLI", "GpickKit", "GpickImages", "GpickLibrary", "GpickPicker", "GpickPickCLI",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "gpick-sample", dependencies: ["GpickKit"], path: "samples/still-and-clip"),
         // The leak soak runs in a process of its own (tests share one process, and their fds).
@@ -86,6 +100,7 @@ let package = Package(
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTestSupport"]),
         .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport"]),
         .testTarget(name: "GpickImagesTests", dependencies: ["GpickImages", "GpickTestSupport"]),
+        .testTarget(name: "GpickAvatarTests", dependencies: ["GpickAvatar", "GpickTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickTestSupport"]),
     ]
 )

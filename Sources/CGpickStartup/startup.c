@@ -23,18 +23,26 @@ static void *gpick_startup_init(void *unused) {
 // The Swift runtime's own override of CommandLine.arguments (exported by libswiftCore).
 extern void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc);
 
-// `gpick library …`, `gpick thumb …` and `gpick pick …` run gpick-library, installed beside gpick (PickHalf.swift):
-// handed over here, before GStreamer or the Swift runtime start, they cost gpick nothing. When
-// this exec fails, gpick starts as usual and PickHalf.exec tries again and says why, in words.
+// `gpick library …`, `gpick thumb …` and `gpick pick …` run gpick-library, and `gpick avatar …`
+// runs gpick-avatar, each installed beside gpick (PickHalf.swift): handed over here, before
+// GStreamer or the Swift runtime start, they cost gpick nothing. When this exec fails, gpick
+// starts as usual and PickHalf.exec tries again and says why, in words.
+static const char *gpick_startup_helper(const char *command) {
+    if (strcmp(command, "library") == 0 || strcmp(command, "thumb") == 0 || strcmp(command, "pick") == 0) return "/gpick-library";
+    if (strcmp(command, "avatar") == 0) return "/gpick-avatar";
+    return NULL;
+}
+
 static void gpick_startup_hand_over(int argc, char **argv) {
-    if (argc < 2 || (strcmp(argv[1], "library") != 0 && strcmp(argv[1], "thumb") != 0 && strcmp(argv[1], "pick") != 0)) return;
+    const char *helper = argc >= 2 ? gpick_startup_helper(argv[1]) : NULL;
+    if (!helper) return;
     char tool[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", tool, sizeof tool - 1);
     if (n <= 0) return;
     tool[n] = 0;
     char *slash = strrchr(tool, '/');
-    if (!slash || (size_t)(slash - tool) + sizeof "/gpick-library" > sizeof tool) return;
-    strcpy(slash, "/gpick-library");
+    if (!slash || (size_t)(slash - tool) + strlen(helper) + 1 > sizeof tool) return;
+    strcpy(slash, helper);
     char *first = argv[0];
     argv[0] = tool;
     execv(tool, argv);

@@ -30,6 +30,13 @@ public enum ContentHash {
         return sum.hex
     }
 
+    /// The SHA-256 of bytes in memory (a URL's body).
+    public static func sha256(bytes: [UInt8]) -> String {
+        let sum = Checksum()
+        bytes.withUnsafeBytes { sum.update($0) }
+        return sum.hex
+    }
+
     /// Opens a file to read it whole: O_NONBLOCK so that a FIFO cannot hang us (regular files
     /// ignore it). Errors in the user's terms, naming the path.
     static func openForReading(_ path: String) throws(GpickError) -> Int32 {

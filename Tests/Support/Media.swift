@@ -19,8 +19,17 @@ public enum Media {
 
     /// The first frame as packed RGB.
     public static func rgb(_ path: String) async throws -> (width: Int, height: Int, pixels: [UInt8]) {
+        try await decoded(path, format: "RGB", bytesPerPixel: 3)
+    }
+
+    /// The first frame as packed RGBA, straight alpha (GStreamer's decoders: libpng, libjpeg, libwebp).
+    public static func rgba(_ path: String) async throws -> (width: Int, height: Int, pixels: [UInt8]) {
+        try await decoded(path, format: "RGBA", bytesPerPixel: 4)
+    }
+
+    static func decoded(_ path: String, format: String, bytesPerPixel bpp: Int) async throws -> (width: Int, height: Int, pixels: [UInt8]) {
         try await OffPool.run { () throws(any Error) in
-            let p = try Pipeline.parse("filesrc name=f ! decodebin ! videoconvert ! video/x-raw,format=RGB ! appsink name=s sync=false max-buffers=1")
+            let p = try Pipeline.parse("filesrc name=f ! decodebin ! videoconvert ! video/x-raw,format=\(format) ! appsink name=s sync=false max-buffers=1")
             try p.requireElement(named: "f").set("location", path)
             let sink = try AppSink(p.requireElement(named: "s"))
             let box = Box()
@@ -31,11 +40,11 @@ public enum Media {
             try p.setState(.null)
             guard let sample = box.get() else { throw TestFailure("no frame decoded from \(path)") }
             guard let out = sample.withVideoFrame({ f -> (Int, Int, [UInt8]) in
-                var px = [UInt8](repeating: 0, count: f.width * f.height * 3)
+                var px = [UInt8](repeating: 0, count: f.width * f.height * bpp)
                 let plane = f.planes[0]
                 for y in 0..<f.height {
                     let row = UnsafeRawPointer(plane.data + y * plane.stride)
-                    for x in 0..<(f.width * 3) { px[y * f.width * 3 + x] = row.load(fromByteOffset: x, as: UInt8.self) }
+                    for x in 0..<(f.width * bpp) { px[y * f.width * bpp + x] = row.load(fromByteOffset: x, as: UInt8.self) }
                 }
                 return (f.width, f.height, px)
             }) else { throw TestFailure("cannot map frame of \(path)") }

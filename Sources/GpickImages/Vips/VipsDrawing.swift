@@ -108,6 +108,18 @@ extension VipsPicture {
         return (Array(UnsafeRawBufferPointer(start: memory, count: size)), image.width, image.height)
     }
 
+    /// The picture as packed 8-bit RGBA rows, straight alpha (opaque when it had none).
+    public func packedRGBA() throws(GpickError) -> (bytes: [UInt8], width: Int, height: Int) {
+        try Vips.start()
+        let image = try rgba8(subject: "the picture")
+        var size = 0
+        guard image.bands == 4, let memory = cvips_image_write_to_memory(image.pointer, &size) else {
+            throw Vips.failure("cannot decode", subject: "the picture", kind: .runtime)
+        }
+        defer { g_free(memory) }
+        return (Array(UnsafeRawBufferPointer(start: memory, count: size)), image.width, image.height)
+    }
+
     /// Rendered into memory of its own: the result holds no file and no chain of operations.
     func inMemory() throws(GpickError) -> VipsPicture {
         VipsPicture(adopting: try Vips.check(cvips_image_copy_memory(pointer), "cannot draw", subject: "the sheet", kind: .runtime))

@@ -3,6 +3,7 @@ import Foundation
 import GpickCLI
 import GpickBase
 import GpickImages
+import GpickPickCLI
 import GpickLibrary
 
 /// `gpick thumb SOURCE -o FILE`: one thumbnail of a file or of an asset of the library, written
@@ -53,7 +54,7 @@ struct ThumbCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try ThumbSize(size)
-        _ = try ThumbSource(source)
+        _ = try ImageSourceArgument(source)
         guard !output.isEmpty else { throw ValidationError("-o: the file name is empty") }
         guard ThumbnailFormat(fileName: output) != nil else {
             throw ValidationError("cannot tell the format of \(output) from its name: end it in \(ThumbnailFormat.extensions)")
@@ -63,7 +64,7 @@ struct ThumbCommand: AsyncParsableCommand {
     func run() async throws {
         let events = Events(json: json, command: "thumb")
         let size = try ThumbSize(size)
-        let source = try ThumbSource(source)
+        let source = try ImageSourceArgument(source)
         let request = ImageRequest(size: mode == .fill ? .fill(width: size.width, height: size.height) : .fit(width: size.width, height: size.height),
                                    delivery: progressive ? .progressive : .best)
         let name = self.source

@@ -9,11 +9,15 @@ import GpickKit
 /// fast as before. These types only put the commands in gpick's help; `main` hands them over
 /// before parsing anything.
 enum PickHalf {
-    static let commands: Set<String> = ["library", "thumb", "pick"]
+    static let commands: Set<String> = ["library", "thumb", "pick", "avatar"]
 
-    /// Replaces this process with `gpick-library ARGS…`; returns only if it cannot.
+    /// The executable beside gpick that runs `command`.
+    static func helper(for command: String?) -> String { command == "avatar" ? "gpick-avatar" : "gpick-library" }
+
+    /// Replaces this process with `gpick-library ARGS…` (`gpick-avatar` for avatars); returns
+    /// only if it cannot.
     static func exec(_ arguments: [String]) -> GpickError {
-        let tool = helperPath()
+        let tool = helperPath(helper(for: arguments.first))
         var argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) }
         argv.append(nil)
         execv(tool, argv)
@@ -23,19 +27,19 @@ enum PickHalf {
     /// Why `tool` could not be started (execv's or posix_spawn's errno), in one line.
     static func cannotRun(_ tool: String, _ code: Int32) -> GpickError {
         code == ENOENT
-            ? GpickError(.plugin, "gpick-library is not installed beside gpick (\(tool)); `make install` installs both")
+            ? GpickError(.plugin, "\(tool.split(separator: "/").last.map(String.init) ?? tool) is not installed beside gpick (\(tool)); `make install` installs it")
             : GpickError(.runtime, "cannot run \(tool): \(String(cString: strerror(code)))")
     }
 
-    /// `gpick-library` in the folder of this executable (found through /proc, so a symlink to
-    /// gpick still finds its own helper).
-    static func helperPath() -> String {
+    /// `name` in the folder of this executable (found through /proc, so a symlink to gpick still
+    /// finds its own helper).
+    static func helperPath(_ name: String) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return "gpick-library" }
+        guard n > 0 else { return name }
         let exe = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        return folder + "/gpick-library"
+        return folder + "/" + name
     }
 }
 
@@ -64,4 +68,13 @@ struct PickHandOff: ParsableCommand {
     )
     @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
     func run() throws { throw PickHalf.exec(["pick"] + arguments) }
+}
+
+struct AvatarHandOff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "avatar",
+        abstract: "Make a profile image from a colour, a gradient, a photo or the camera, with initials that stay readable; `avatar edit` opens an editor."
+    )
+    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
+    func run() throws { throw PickHalf.exec(["avatar"] + arguments) }
 }

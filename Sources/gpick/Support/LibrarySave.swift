@@ -28,7 +28,7 @@ struct LibrarySaveOptions: ParsableArguments {
     /// exit status. The captured files are never touched.
     func save(_ files: [String], events: Events) async throws {
         guard enabled, !files.isEmpty else { return }
-        let tool = PickHalf.helperPath()
+        let tool = PickHalf.helperPath("gpick-library")
         // --json always: its events are read here and reported as this command's own.
         var arguments = ["library", "import", "--json"]
         for f in folders { arguments += ["--library", f] }

@@ -5,17 +5,17 @@ import GpickImages
 import GpickKit
 import GpickLibrary
 
-/// What SOURCE names: a file, an http(s) URL, an asset of the library's index, or a camera.
-enum ThumbSource {
+/// What a SOURCE argument names (`gpick thumb`, `gpick avatar --image`): a file, an http(s) URL, an asset of the library's index, or a camera.
+package enum ImageSourceArgument: Sendable {
     case file(String)
     case url(String)
     case asset(Int64)
     /// `camera` (the default camera) or `camera:SPEC` (any camera `--source` takes elsewhere).
     case camera(String)
 
-    static let supported = "give a photo or video file, an http(s) URL, asset:ID or camera[:SPEC]"
+    package static let supported = "give a photo or video file, an http(s) URL, asset:ID or camera[:SPEC]"
 
-    init(_ text: String) throws(ValidationError) {
+    package init(_ text: String) throws(ValidationError) {
         guard !text.isEmpty else { throw ValidationError("SOURCE is empty: \(Self.supported)") }
         if text.hasPrefix("asset:") {
             guard let id = Int64(text.dropFirst("asset:".count)), id > 0 else {
@@ -43,7 +43,7 @@ enum ThumbSource {
     }
 
     /// "https" of "https://host/a.jpg": `scheme://`, as RFC 3986 spells a scheme.
-    static func urlScheme(_ text: String) -> String? {
+    package static func urlScheme(_ text: String) -> String? {
         guard let colon = text.range(of: "://") else { return nil }
         let scheme = text[..<colon.lowerBound]
         guard let first = scheme.first, first.isASCII, first.isLetter,
@@ -53,7 +53,7 @@ enum ThumbSource {
 
     /// Runs `body` with the source open: a camera's session is started first and stopped after,
     /// whatever `body` does.
-    func withSource<T>(environment: [String: String], thumbnails: ThumbnailCache,
+    package func withSource<T>(environment: [String: String], thumbnails: ThumbnailCache,
                        _ body: (any ImageSource) async throws(GpickError) -> T) async throws(GpickError) -> T {
         switch self {
         case .file(let path):

@@ -1,0 +1,103 @@
+import GpickAvatar
+
+/// A rendered avatar's pixels, straight RGBA, with what the tests measure on them.
+struct Pixels {
+    let side: Int
+    let rgba: [UInt8]
+
+    init(_ avatar: RenderedAvatar) {
+        side = avatar.size
+        rgba = avatar.rgba()
+    }
+
+    func at(_ x: Int, _ y: Int) -> (r: Int, g: Int, b: Int, a: Int) {
+        let i = (y * side + x) * 4
+        return (Int(rgba[i]), Int(rgba[i + 1]), Int(rgba[i + 2]), Int(rgba[i + 3]))
+    }
+
+    func colour(_ x: Int, _ y: Int) -> AvatarColor {
+        let p = at(x, y)
+        return AvatarColor(red: UInt8(p.r), green: UInt8(p.g), blue: UInt8(p.b), alpha: UInt8(p.a))
+    }
+
+    /// Pixels exactly `c` (opaque): the inside of glyphs drawn in `c`.
+    func mask(equalTo c: AvatarColor) -> [Bool] {
+        (0..<side * side).map { i in
+            rgba[i * 4] == c.red && rgba[i * 4 + 1] == c.green && rgba[i * 4 + 2] == c.blue && rgba[i * 4 + 3] == 255
+        }
+    }
+
+    /// `mask` grown by `r` pixels (a square neighbourhood), by sliding-window counts.
+    func dilated(_ mask: [Bool], by r: Int) -> [Bool] {
+        let n = side
+        var rows = [Bool](repeating: false, count: n * n)
+        for y in 0..<n {
+            var count = 0
+            for x in 0..<min(n, r) where mask[y * n + x] { count += 1 }
+            for x in 0..<n {
+                if x + r < n, mask[y * n + x + r] { count += 1 }
+                if x - r - 1 >= 0, mask[y * n + x - r - 1] { count -= 1 }
+                rows[y * n + x] = count > 0
+            }
+        }
+        var out = [Bool](repeating: false, count: n * n)
+        for x in 0..<n {
+            var count = 0
+            for y in 0..<min(n, r) where rows[y * n + x] { count += 1 }
+            for y in 0..<n {
+                if y + r < n, rows[(y + r) * n + x] { count += 1 }
+                if y - r - 1 >= 0, rows[(y - r - 1) * n + x] { count -= 1 }
+                out[y * n + x] = count > 0
+            }
+        }
+        return out
+    }
+
+    /// The worst WCAG contrast between `text` and the background pixels around its glyphs: those
+    /// 3 to 5 pixels from a pixel of the glyphs' inside (nearer ones are the glyphs' own
+    /// anti-aliased edges). Also how many glyph pixels there are. With `plain` (the same avatar
+    /// without text), pixels already of the text's colour there are not glyphs.
+    func textContrast(_ text: AvatarColor, plain: Pixels? = nil) -> (worst: Double, glyphPixels: Int, ringPixels: Int) {
+        var inside = mask(equalTo: text)
+        if let plain {
+            let before = plain.mask(equalTo: text)
+            for i in inside.indices where before[i] { inside[i] = false }
+        }
+        let near = dilated(inside, by: 2), zone = dilated(inside, by: 5)
+        let t = Contrast.luminance(text)
+        var worst = 21.0, ring = 0
+        for i in 0..<side * side where zone[i] && !near[i] {
+            ring += 1
+            let l = Contrast.luminance(rgba[i * 4], rgba[i * 4 + 1], rgba[i * 4 + 2])
+            worst = min(worst, Contrast.ratio(t, l))
+        }
+        return (worst, inside.filter { $0 }.count, ring)
+    }
+
+    /// The box of pixels that differ from `background` by more than `tolerance` on any channel.
+    func inkBox(against background: AvatarColor, tolerance: Int = 24) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
+        var box: (Int, Int, Int, Int)?
+        for y in 0..<side {
+            for x in 0..<side {
+                let p = at(x, y)
+                guard p.a == 255 else { continue }
+                if abs(p.r - Int(background.red)) > tolerance || abs(p.g - Int(background.green)) > tolerance || abs(p.b - Int(background.blue)) > tolerance {
+                    box = box.map { (min($0.0, x), min($0.1, y), max($0.2, x), max($0.3, y)) } ?? (x, y, x, y)
+                }
+            }
+        }
+        return box
+    }
+}
+
+/// SplitMix64: the same random colours on every run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
