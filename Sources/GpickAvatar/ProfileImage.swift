@@ -62,6 +62,15 @@ public struct ProfileImage: Sendable, Equatable, Codable {
         image = reference
     }
 
+    /// The model's own rules applied to a model made elsewhere (a page, a hand-edited file): a
+    /// gradient of equal colours, or to transparent, is stored as the solid colour.
+    public mutating func normalise() {
+        if background == .gradient, colors.count >= 2, colors[0] == colors[1] || colors[1].isTransparent {
+            background = .color
+            colors = [colors[0]]
+        }
+    }
+
     mutating func remember(_ c: AvatarColor) {
         lastColors.removeAll { $0 == c }
         lastColors.insert(c, at: 0)

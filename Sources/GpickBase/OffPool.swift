@@ -21,6 +21,18 @@ public enum OffPool {
         if !detachThread(named: "gpick.offpool", work) { work() }
     }
 
+    /// From a thread that is not the pool's (a web server's connection thread), runs async work
+    /// and blocks until its result. Never call it from the cooperative pool.
+    public static func awaiting<T: Sendable>(_ work: @escaping @Sendable () async throws(GpickError) -> T) -> Result<T, GpickError> {
+        let box = Monitor<Result<T, GpickError>?>(nil)
+        Task {
+            let result: Result<T, GpickError>
+            do throws(GpickError) { result = .success(try await work()) } catch { result = .failure(error) }
+            box.withLock { $0 = result }
+        }
+        return box.wait(until: { $0 != nil }) { $0! }
+    }
+
     /// Runs `work` off the pool after `seconds` (grace periods, give-ups). The wait is a timer on
     /// the pool, not a blocked thread.
     public static func after(_ seconds: Double, _ work: @escaping @Sendable () -> Void) {

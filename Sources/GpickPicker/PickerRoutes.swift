@@ -52,7 +52,7 @@ struct PickerRoutes: Sendable {
             server.mount(path) { request, response in
                 guard request.method == "POST" else { return response.methodNotAllowed(allow: "POST") }
                 let body = CallBody(request.body)
-                switch blocking({ () async throws(GpickError) -> [UInt8] in Self.json(try await action(body)) }) {
+                switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in Self.json(try await action(body)) }) {
                 case .success(let reply): response.json(.ok, reply)
                 case .failure(let error):
                     let status: WebStatus = error.kind == .usage ? .badRequest : error.kind == .runtime ? .conflict : .internalError
@@ -164,7 +164,7 @@ struct PickerRoutes: Sendable {
         if let ready = cache.existing(for: item.path, size: size), let png = try? FileImageSource.readWhole(ready, limit: 64 << 20) {
             return response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
         }
-        let result = blocking { () async throws(GpickError) -> [UInt8] in
+        let result = OffPool.awaiting { () async throws(GpickError) -> [UInt8] in
             let path = try await cache.thumbnail(for: item.path, mimeType: item.mimeType, size: size)
             return try FileImageSource.readWhole(path, limit: 64 << 20)
         }
@@ -233,15 +233,4 @@ extension Picker {
         if status.state == "failed" { throw GpickError(.runtime, status.reason ?? "the camera failed") }
         return camera
     }
-}
-
-/// Runs async work from a server thread (never the cooperative pool), waiting for its result.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws(GpickError) -> T) -> Result<T, GpickError> {
-    let box = Monitor<Result<T, GpickError>?>(nil)
-    Task {
-        let result: Result<T, GpickError>
-        do throws(GpickError) { result = .success(try await work()) } catch { result = .failure(error) }
-        box.withLock { $0 = result }
-    }
-    return box.wait(until: { $0 != nil }) { $0! }
 }

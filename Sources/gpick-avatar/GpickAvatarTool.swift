@@ -44,7 +44,7 @@ struct AvatarCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "avatar",
         abstract: "Make a profile image: a colour, a gradient, a photo or the camera, with initials that stay readable.",
-        subcommands: [RenderAvatar.self],
+        subcommands: [RenderAvatar.self, EditAvatar.self],
         defaultSubcommand: RenderAvatar.self
     )
 }

@@ -100,11 +100,6 @@ struct AvatarJob {
                 events.fileWritten(modelTarget.path, bytes: Int64(json.count), extra: ["kind": "model"])
             }
         }
-
-        static func stem(_ name: String) -> String {
-            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-            return String(name[..<dot])
-        }
     }
 
     func make(events: Events) async throws(GpickError) -> Made {
@@ -125,19 +120,8 @@ struct AvatarJob {
         let argument: ImageSourceArgument
         do { argument = try ImageSourceArgument(given) } catch { throw GpickError(.usage, error.message) }
         let focus = options.focus.flatMap(FocusPoint.init(parsing:)) ?? .centre
-        var reference: ImageReference
-        switch argument {
-        case .file(let path):
-            reference = ImageReference(path: Self.absolute(path), focus: focus)
-        case .url(let url):
-            reference = ImageReference(url: url, focus: focus)
-        case .asset(let id):
-            reference = ImageReference(asset: id, focus: focus)
-        case .camera(let spec):
-            let source = try SourceSpec.parse(spec)
-            if let why = await Picker.cameraUnavailable(source) {
-                throw GpickError(.device, "--image \(given): no camera can be opened: \(why.message)")
-            }
+        if case .camera(let spec) = argument {
+            try await Self.checkCamera(spec, given: "--image \(given)")
             let side = model.size, keep = modelOutput != nil
             let (picture, photo) = try await argument.withSource(environment: environment, thumbnails: thumbnails) { camera throws(GpickError) in
                 keep ? (nil, try await camera.fullResolutionData()) : (try await AvatarPicture.covering(side, from: camera), [])
@@ -149,7 +133,7 @@ struct AvatarJob {
             // The photo goes beside the model, and the avatar is drawn from that file, as a
             // render from the model will be: the same bytes both times.
             let modelTarget = try OutputPath(modelOutput)
-            let photoTarget = modelTarget.sibling(Made.stem(modelTarget.name) + "-photo.jpg")
+            let photoTarget = modelTarget.sibling(AvatarEditor.stem(modelTarget.name) + "-photo.jpg")
             try await AtomicWrite.store(photo, to: photoTarget)
             events.fileWritten(photoTarget.path, bytes: Int64(photo.count), extra: ["kind": "photo"])
             do {
@@ -162,13 +146,35 @@ struct AvatarJob {
                 throw error
             }
         }
-        // The content hash now, so that the saved model refuses a file that changes later.
-        let (source, hash) = try await images.source(for: reference)
-        reference.sha256 = hash
-        if case .asset = argument, let asset = source as? AssetImageSource { reference.path = asset.asset.path }
+        let (reference, source) = try await Self.reference(argument, focus: focus, images: images)
         model.setImage(reference)
         let picture = try await AvatarPicture.covering(model.size, from: source)
         return Made(model: model, avatar: try await renderer.render(model, picture: picture), photo: nil)
+    }
+
+    /// A file, URL or asset as the model names it, with the SHA-256 of its bytes now (a saved
+    /// model refuses them once they change), and the source to draw it from.
+    static func reference(_ argument: ImageSourceArgument, focus: FocusPoint, images: AvatarImages) async throws(GpickError)
+        -> (ImageReference, any ImageSource) {
+        var reference: ImageReference
+        switch argument {
+        case .file(let path): reference = ImageReference(path: absolute(path), focus: focus)
+        case .url(let url): reference = ImageReference(url: url, focus: focus)
+        case .asset(let id): reference = ImageReference(asset: id, focus: focus)
+        case .camera: throw GpickError(.usage, "a camera's photo is taken, not named")
+        }
+        let (source, hash) = try await images.source(for: reference)
+        reference.sha256 = hash
+        if let asset = source as? AssetImageSource { reference.path = asset.asset.path }
+        return (reference, source)
+    }
+
+    /// One line naming why the camera cannot be opened, before any session starts.
+    static func checkCamera(_ spec: String, given: String) async throws(GpickError) {
+        let source = try SourceSpec.parse(spec)
+        if let why = await Picker.cameraUnavailable(source) {
+            throw GpickError(.device, "\(given): no camera can be opened: \(why.message)")
+        }
     }
 
     static func absolute(_ path: String) -> String {

@@ -6,6 +6,7 @@ import GpickImages
 import GpickKit
 import GpickLibrary
 import GpickPicker
+import GpickPickCLI
 
 /// `gpick pick`: the picker. What is chosen goes to stdout, one path per line, as fzf and
 /// `zenity --file-selection` hand results back; cancelling exits 130 with nothing printed.
@@ -188,7 +189,7 @@ struct PickCommand: AsyncParsableCommand {
             case .ready(let url?):
                 Console.notice("pick: \(url)")
                 events.emit("ready", ["url": url])
-                if open { Self.open(url) }
+                if open { Browser.open(url) }
             case .ready(nil):
                 events.emit("ready", ["ui": "terminal", "graphics": graphics?.rawValue ?? "blocks"])
             case .shown(let cells):
@@ -212,16 +213,6 @@ struct PickCommand: AsyncParsableCommand {
         if hasDisplay || noOpen { return .web }
         if isatty(1) == 1 { return .terminal }
         throw GpickError(.usage, "no display and no terminal for the picker: give --ui web (and open the printed URL) or --ui terminal")
-    }
-
-    /// Opens the page in the user's browser (xdg-open, detached; its output is not ours).
-    static func open(_ url: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/xdg-open")
-        p.arguments = [url]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try? p.run()
     }
 }
 

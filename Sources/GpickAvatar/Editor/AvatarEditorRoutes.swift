@@ -1,0 +1,189 @@
+import Foundation
+import GpickBase
+import GpickImages
+import GpickKit
+import GpickLibrary
+
+/// The editor's page and calls on gpick's web server. Images are named by ids the server gave;
+/// no client-given path ever reaches the file system.
+struct AvatarEditorRoutes: Sendable {
+    let editor: AvatarEditor
+    let server: WebServer
+
+    func mount() {
+        let editor = self.editor, token = server.token
+        server.mount("/") { request, response in
+            guard get(request, response) else { return }
+            response.send(.ok, type: "text/html; charset=utf-8", body: AvatarEditorPage.html(editor: editor, token: token),
+                          headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'"])
+        }
+        server.mount("/avatar.js") { request, response in
+            guard get(request, response) else { return }
+            response.send(.ok, type: "text/javascript; charset=utf-8", body: AvatarEditorPage.script)
+        }
+        server.mount("/avatar.css") { request, response in
+            guard get(request, response) else { return }
+            response.send(.ok, type: "text/css; charset=utf-8", body: AvatarEditorPage.style)
+        }
+        server.mount("/api/preview") { request, response in
+            guard post(request, response) else { return }
+            let body = request.body
+            switch OffPool.awaiting({ () async throws(GpickError) in try await editor.preview(body) }) {
+            case .success(let made):
+                response.send(.ok, type: "image/png", body: made.png,
+                              headers: ["Cache-Control": "no-store", "X-Text-Color": made.textColor?.description ?? "none"])
+            case .failure(let error): fail(response, error)
+            }
+        }
+        server.mount("/api/upload") { request, response in
+            guard post(request, response) else { return }
+            let body = request.body
+            let label = Self.label(request.header("x-file-name"))
+            reply(response) { () async throws(GpickError) in
+                let added = try await editor.addUpload(body, label: label)
+                return ["image": ["id": added.id, "label": added.label]]
+            }
+        }
+        server.mount("/api/camera") { request, response in
+            guard post(request, response) else { return }
+            reply(response) { () async throws(GpickError) in
+                guard let take = editor.configuration.takePhoto else { throw GpickError(.usage, "this editor has no camera") }
+                let added = try await editor.addUpload(try await take(), label: "Camera photo")
+                return ["image": ["id": added.id, "label": added.label]]
+            }
+        }
+        server.mount("/api/library") { request, response in
+            guard get(request, response) else { return }
+            reply(response) { () async throws(GpickError) in try await Self.library(editor) }
+        }
+        server.mount("/thumb/", prefix: true) { request, response in
+            guard get(request, response) else { return }
+            thumbnail(request, response)
+        }
+        server.mount("/api/save") { request, response in
+            guard post(request, response) else { return }
+            let body = request.body
+            reply(response) { () async throws(GpickError) in
+                let saved = try await editor.save(body)
+                editor.finish(.saved(image: saved.image, model: saved.model, photo: saved.photo))
+                return ["saved": saved.image, "model": saved.model]
+            }
+        }
+        server.mount("/api/cancel") { request, response in
+            guard post(request, response) else { return }
+            editor.finish(.cancelled)
+            response.json(.ok, Self.json(["ok": true]))
+        }
+        server.mount("/api/events") { request, response in
+            guard get(request, response) else { return }
+            events(response)
+        }
+    }
+
+    private func get(_ request: WebRequest, _ response: WebResponse) -> Bool {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            response.methodNotAllowed(allow: "GET, HEAD")
+            return false
+        }
+        return true
+    }
+
+    private func post(_ request: WebRequest, _ response: WebResponse) -> Bool {
+        guard request.method == "POST" else {
+            response.methodNotAllowed(allow: "POST")
+            return false
+        }
+        return true
+    }
+
+    private func reply(_ response: WebResponse, _ work: @escaping @Sendable () async throws(GpickError) -> [String: Any]) {
+        switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in Self.json(try await work()) }) {
+        case .success(let body): response.json(.ok, body)
+        case .failure(let error): fail(response, error)
+        }
+    }
+
+    private func fail(_ response: WebResponse, _ error: GpickError) {
+        let status: WebStatus = error.kind == .usage || error.kind == .input ? .badRequest : error.kind == .device ? .conflict : .internalError
+        response.json(status, Self.json(["error": error.message]))
+    }
+
+    /// A file name the page reports, for labels only (never opened): its last part, short.
+    static func label(_ given: String?) -> String {
+        let name = (given?.removingPercentEncoding ?? given ?? "").split(separator: "/").last.map(String.init) ?? ""
+        return name.isEmpty ? "Pasted image" : String(name.prefix(80))
+    }
+
+    // MARK: The library's grid: recent photos by id, thumbnails from the shared cache
+
+    static func library(_ editor: AvatarEditor) async throws(GpickError) -> [String: Any] {
+        guard let indexPath = editor.configuration.indexPath, fileStatus(indexPath) != nil else {
+            return ["assets": [Any](), "problem": "The library has no index yet: run `gpick library scan` to index your photos."]
+        }
+        let listed = try await OffPool.run { () throws(GpickError) in
+            try LibraryIndex(path: indexPath).list(AssetQuery(kind: .photo, limit: 200))
+        }
+        return ["assets": listed.compactMap { l -> [String: Any]? in
+            guard let id = l.asset.id else { return nil }
+            return ["id": "a\(id)", "label": (l.asset.path as NSString).lastPathComponent]
+        }]
+    }
+
+    private func thumbnail(_ request: WebRequest, _ response: WebResponse) {
+        let id = String(request.path.dropFirst("/thumb/".count))
+        let px = Int(request.query["px"] ?? "") ?? 256
+        let sizes = ThumbnailCache.Size.allCases.sorted { $0.pixels < $1.pixels }
+        let size = sizes.first(where: { $0.pixels >= px }) ?? sizes[sizes.count - 1]
+        let editor = self.editor
+        let result = OffPool.awaiting { () async throws(GpickError) -> [UInt8] in
+            let image = try await editor.image(id)
+            guard case .reference(let reference) = image.origin, reference.asset != nil, let path = reference.path else {
+                throw GpickError(.usage, "no thumbnail for \(id)")
+            }
+            let cache = editor.configuration.images.thumbnails
+            let made = try await cache.thumbnail(for: path, mimeType: nil, size: size)
+            return try FileImageSource.readWhole(made, limit: 64 << 20)
+        }
+        switch result {
+        case .success(let png): response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
+        case .failure(let error): response.text(.notFound, error.message + "\n")
+        }
+    }
+
+    // MARK: The page's event stream: its end means the page closed
+
+    private func events(_ response: WebResponse) {
+        guard response.startStream(type: "text/event-stream", headers: ["Cache-Control": "no-store"]) else { return }
+        editor.state.withLock { s in
+            s.pages += 1
+            s.pageGeneration += 1
+        }
+        defer { pageLeft() }
+        while true {
+            let ended = editor.state.wait(until: { $0.ended }, deadline: .now + .seconds(10)) { $0.ended }
+            if ended {
+                _ = response.write([Array("event: ended\ndata: {}\n\n".utf8)])
+                return
+            }
+            guard response.write([Array(": keep-alive\n\n".utf8)]), !response.clientHungUp else { return }
+        }
+    }
+
+    /// A page left: if none comes back soon (a reload reconnects at once), the user closed it.
+    private func pageLeft() {
+        let editor = self.editor
+        let generation = editor.state.withLock { s -> Int in
+            s.pages -= 1
+            return s.pageGeneration
+        }
+        Task {
+            try? await Task.sleep(for: .seconds(3))
+            let gone = editor.state.withLock { $0.pages == 0 && $0.pageGeneration == generation && !$0.ended }
+            if gone { editor.finish(.cancelled) }
+        }
+    }
+
+    static func json(_ object: Any) -> [UInt8] {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { [UInt8]($0) } ?? Array("{}".utf8)
+    }
+}
