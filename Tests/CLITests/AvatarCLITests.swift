@@ -133,6 +133,21 @@ import Testing
         #expect(TestEnvironment.files(in: out).isEmpty)
     }
 
+    /// A JPEG claiming 65500×65500 (reliability check 29): one line, and memory stays bounded.
+    @Test func aDecompressionBombIsOneLine() async throws {
+        let dir = TestEnvironment.tempDir("avatar-bomb")
+        let halves = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Self.halves.get())))
+        try Data(try ImageBombs.claimingSize(halves, width: 65500, height: 65500)).write(to: URL(fileURLWithPath: dir + "/huge.jpg"))
+        let out = TestEnvironment.tempDir("avatar-bomb-out")
+        let r = try await Subprocess.run("/usr/bin/time", ["-f", "maxrss=%M", TestEnvironment.binary, "avatar", "-o", out + "/x.png", "--image", dir + "/huge.jpg"], timeout: 60)
+        #expect(r.status != 0)
+        let lines = r.stderrLines.filter { !$0.hasPrefix("maxrss=") && !$0.hasPrefix("Command exited") }
+        #expect(lines.count == 1 && lines[0].contains("huge.jpg"), "\(r.stderr)")
+        let kib = Int(r.stderrLines.last { $0.hasPrefix("maxrss=") }?.dropFirst("maxrss=".count) ?? "") ?? .max
+        #expect(kib < 300 * 1024, "peak memory \(kib) KiB")
+        #expect(TestEnvironment.files(in: out).isEmpty)
+    }
+
     @Test func anOutputOfAnotherFormatIsOneLine() async throws {
         let out = TestEnvironment.tempDir("avatar-gif")
         let r = try await Subprocess.gpick(["avatar", "-o", "\(out)/x.gif", "--text", "A"])

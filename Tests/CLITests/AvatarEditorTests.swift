@@ -104,6 +104,8 @@ import Testing
         #expect(escape == "404", "\(escape)")
         #expect(try await editor.curl("/thumb/%2e%2e%2fetc%2fpasswd?token=" + token) == "404")
         #expect(try await editor.curl("/thumb/etc?token=" + token) == "404")
+        #expect(try await editor.curl("//etc/passwd?token=" + token, ["--path-as-is"]) == "404", "an absolute path")
+        #expect(try await editor.curl("/thumb//etc/passwd?token=" + token, ["--path-as-is"]) == "404", "an absolute path")
         // A change without the header is refused even with the cookie.
         #expect(try await editor.curl("/api/save", ["-X", "POST", "-b", "gpick-token-\(editor.origin.split(separator: ":").last ?? "")=\(token)", "-d", "{}"]) == "403")
         // The page opened and then closed without ✕: cancelled, nothing written.
