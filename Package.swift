@@ -78,7 +78,9 @@ let package = Package(
         // Avatars (`gpick avatar`): cairo and Pango draw them. They are linked only into
         // gpick-avatar, its own executable (as gpick-library is), so no other command pays their load.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
-        .target(name: "GpickAvatar", dependencies: ["CPangoCairo", "GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
+        // libpng's simplified API: a fast PNG encoder for avatars (cairo's own is slow).
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .target(name: "GpickAvatar", dependencies: ["CPangoCairo", "CPNG", "GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
                 resources: [.embedInCode("Editor/Web/avatar.js"), .embedInCode("Editor/Web/avatar.css")]),
         .executableTarget(name: "gpick-avatar", dependencies: [
             "GpickAvatar", "GpickBase", "GpickCLI", "GpickKit", "GpickImages", "GpickLibrary", "GpickPicker", "GpickPickCLI",

@@ -1,3 +1,4 @@
+import CPNG
 import CPangoCairo
 import GpickBase
 
@@ -88,21 +89,35 @@ final class CairoCanvas: @unchecked Sendable {
         }
     }
 
-    /// The surface as PNG bytes (cairo's writer: no time stamp, so the same pixels give the same
-    /// bytes).
+    /// The surface as PNG bytes: 8-bit RGBA, libpng's fast setting (no filters, light zlib).
+    /// Nothing in them depends on the time or the machine: the same pixels give the same bytes.
     func png() throws(GpickError) -> [UInt8] {
-        final class Sink { var bytes: [UInt8] = [] }
-        let sink = Sink()
-        let status = withExtendedLifetime(sink) {
-            cairo_surface_write_to_png_stream(surface, { closure, data, length in
-                let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
-                sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
-                return CAIRO_STATUS_SUCCESS
-            }, Unmanaged.passUnretained(sink).toOpaque())
-        }
-        guard status == CAIRO_STATUS_SUCCESS else {
-            throw GpickError(.runtime, "cannot encode the avatar as PNG: \(String(cString: cairo_status_to_string(status)))")
-        }
-        return sink.bytes
+        let rgba = straightRGBA()
+        var image = png_image()
+        image.version = cpng_image_version()
+        image.width = png_uint_32(side)
+        image.height = png_uint_32(side)
+        image.format = cpng_format_rgba()
+        image.flags = cpng_flag_fast()
+        let side = self.side
+        let made = rgba.withUnsafeBytes { pixels in Result { () throws(GpickError) -> [UInt8] in
+            // The first call says how much room the file needs, the second writes it.
+            var size: png_alloc_size_t = 0
+            guard png_image_write_to_memory(&image, nil, &size, 0, pixels.baseAddress, Int32(side * 4), nil) != 0, size > 0 else {
+                throw Self.pngFailure(&image)
+            }
+            var out = [UInt8](repeating: 0, count: Int(size))
+            let ok = out.withUnsafeMutableBytes { png_image_write_to_memory(&image, $0.baseAddress, &size, 0, pixels.baseAddress, Int32(side * 4), nil) }
+            guard ok != 0 else { throw Self.pngFailure(&image) }
+            out.removeLast(out.count - Int(size))
+            return out
+        } }
+        return try made.get()
+    }
+
+    static func pngFailure(_ image: inout png_image) -> GpickError {
+        let message = withUnsafeBytes(of: &image.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        png_image_free(&image)
+        return GpickError(.runtime, "cannot encode the avatar as PNG: \(message.isEmpty ? "libpng failed" : message)")
     }
 }
