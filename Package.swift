@@ -94,6 +94,8 @@ let package = Package(
                           path: "bench/libbench"),
         // ImageSource's in-process bench (bench/run.sh, L6): size() and the first progressive result.
         .executableTarget(name: "gpick-imagebench", dependencies: ["GpickBase", "GpickImages"], path: "bench/imagebench"),
+        // The avatar renderer's in-process bench (bench/run.sh, A1): a 500 px initials avatar drawn and encoded.
+        .executableTarget(name: "gpick-avatarbench", dependencies: ["GpickAvatar"], path: "bench/avatarbench"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),

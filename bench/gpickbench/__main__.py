@@ -1,7 +1,7 @@
 """`python3 -m gpickbench` (what bench/run.sh and `make bench` run): benchmarks a built gpick and
-writes bench/RESULTS.md. `make bench` builds the release binaries first; the library and
-imagesource sections build their small in-process benches (gpick-libbench, gpick-imagebench)
-beside them (a no-op when current)."""
+writes bench/RESULTS.md. `make bench` builds the release binaries first; the library, imagesource
+and avatar sections build their small in-process benches (gpick-libbench, gpick-imagebench,
+gpick-avatarbench) beside them (a no-op when current)."""
 import argparse
 import json
 import os
@@ -22,11 +22,12 @@ TOOLS = {"gst-launch-1.0": "gstreamer1.0-tools", "ffmpeg": "ffmpeg", "ffprobe": 
 SECTION_TOOLS = {"library": {"exiftool": "libimage-exiftool-perl", "find": "findutils"},
                  "thumbs": {"vipsthumbnail": "libvips-tools", "ffmpegthumbnailer": "ffmpegthumbnailer",
                             "exiftool": "libimage-exiftool-perl", "xargs": "findutils"},
-                 "picker": {"chromium": "chromium", "chromedriver": "chromium-driver"}}
+                 "picker": {"chromium": "chromium", "chromedriver": "chromium-driver"},
+                 "avatar": {"rsvg-convert": "librsvg2-bin", "chromium": "chromium", "chromedriver": "chromium-driver"}}
 HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",), "imagesource": ("gpick-imagebench",),
-           "picker": ("gpick-library",)}
+           "picker": ("gpick-library",), "avatar": ("gpick-avatar", "gpick-avatarbench")}
 # The small in-process benches, built beside gpick for the sections that run them.
-BENCH_PRODUCTS = {"library": "gpick-libbench", "imagesource": "gpick-imagebench"}
+BENCH_PRODUCTS = {"library": "gpick-libbench", "imagesource": "gpick-imagebench", "avatar": "gpick-avatarbench"}
 ELEMENTS = ("videotestsrc", "compositor", "y4menc", "jpegenc", "x264enc", "mp4mux")
 
 
@@ -61,6 +62,9 @@ def options(argv):
     p.add_argument("--libbench-runs", type=int, default=50, help="timed in-process queries (L3) after 5 warm-up")
     p.add_argument("--thumb-runs", type=int, default=3, help="timed batches per thumbnailer, after one warm-up")
     p.add_argument("--imagesource-runs", type=int, default=200, help="timed in-process size() calls and requests (L6)")
+    p.add_argument("--avatar-renders", type=int, default=200, help="timed in-process avatar renders (A1) after 20 warm-up")
+    p.add_argument("--avatar-runs", type=int, default=40,
+                   help="timed `gpick avatar` and rsvg-convert runs each (A2), after 3 warm-up")
     p.add_argument("--quiet-wait", type=int, default=600, help="seconds to wait at most for host steal under 8 %%")
     p.add_argument("--out", default="bench/RESULTS.md")
     p.add_argument("--keep", action="store_true", help="keep the scratch directory")
@@ -77,8 +81,10 @@ def preflight(gpick, sections=()):
         raise BenchError(f"missing: {', '.join(missing)}; `make setup` installs them")
     if not os.access(gpick, os.X_OK):
         raise BenchError(f"no gpick binary at {gpick}: build it first (make build)")
-    if any(s in HELPERS for s in sections) and not os.access(os.path.join(os.path.dirname(gpick), "gpick-library"), os.X_OK):
-        raise BenchError(f"no gpick-library beside {gpick}: build it first (make build)")
+    # The executables beside gpick that the sections run (the small benches are built after this).
+    for helper in sorted({h for s in sections for h in HELPERS.get(s, ())} - set(BENCH_PRODUCTS.values())):
+        if not os.access(os.path.join(os.path.dirname(gpick), helper), os.X_OK):
+            raise BenchError(f"no {helper} beside {gpick}: build it first (make build)")
     for element in ELEMENTS:
         output(["gst-inspect-1.0", element])
     if "libx264" not in output(["ffmpeg", "-hide_banner", "-encoders"]):
@@ -86,9 +92,9 @@ def preflight(gpick, sections=()):
 
 
 def build_benches(o, root, products):
-    """The in-process benches (bench/libbench for L3, bench/imagebench for L6) beside gpick, built
-    in gpick's own build folder (`make build` builds only gpick and gpick-library; this adds the
-    small benches to the same build, and is a no-op when they are current)."""
+    """The in-process benches (bench/libbench for L3, bench/imagebench for L6, bench/avatarbench for
+    A1) beside gpick, built in gpick's own build folder (`make build` builds only gpick and its
+    helpers; this adds the small benches to the same build, and is a no-op when they are current)."""
     if not products:
         return
     release = os.path.dirname(os.path.abspath(o.gpick))

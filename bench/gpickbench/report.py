@@ -360,9 +360,59 @@ def imagesource(r, c):
             f"(host steal {r['steal']:.1f} %)"]
 
 
+def avatar(r, c):
+    (a1,), (a2,) = by_ref(c, "A1"), by_ref(c, "A2")
+    a, cli = r["render"], r["cli"]
+    g, v = cli["tools"]["gpick"], cli["tools"]["rsvg"]
+
+    def timing(label, x):
+        return f"| {label} | {x['median_ms']:.2f} | {x['p90_ms']:.2f} | {x['min_ms']:.2f} | {x['max_ms']:.2f} |"
+
+    def row(label, x):
+        ms = sorted(t * 1000 for t in x["times"])
+        o = x["output"]
+        return (f"| {label} | {T.mean(ms):.1f} | {T.median(ms):.1f} | {ms[0]:.1f} | {ms[-1]:.1f} | {len(ms)} | "
+                f"{x['cpu'] * 1000:.1f} | {o['width']}x{o['height']}, {o['bytes']:,} bytes |")
+    return ["## 11. Avatars: a 500 px initials avatar, in-process, as `gpick avatar`, and in its editor (A1-A3)", "",
+            f"The model: text \"{a['text']}\" (drawn: \"{a['shown']}\"), a vertical gradient {' → '.join(a['gradient'])}, "
+            f"shape {a['shape']}, {a['size']}×{a['size']} px; the text's colour left to gpick (it chose {a['text_color']}).", "",
+            "### A1: render in-process", "",
+            f"gpick-avatarbench (bench/avatarbench, linking GpickAvatar) times `AvatarRenderer().render(model)` — the "
+            "gradient, the initials fitted and coloured for contrast, the circle cut — from the call to the rendered "
+            f"avatar, {a['runs']} times after {a['warmup']} warm-up, and the same followed by `encoded(as: .png)`. The "
+            "target is the render; the encoding is shown beside it.", "", "```", a["command"], "```", "",
+            "| measure | median ms | p90 | min | max |", "|---|---|---|---|---|",
+            timing("render (the target)", a["render"]), timing("render + PNG encoding", a["render_png"]), "",
+            f"- Render: **{a1.result}** — target {a1.target}: {verdict(a1.ok)} (PNG {a['png_bytes']:,} bytes; host steal "
+            f"{a['steal']:.1f} %)", "",
+            "### A2: `gpick avatar` against rsvg-convert, whole process", "",
+            f"hyperfine, no shell, {cli['runs']} runs of each after {cli['warmup']} warm-up, in one run; both write a PNG "
+            "in bench/work. rsvg-convert draws the same picture from an SVG written by the bench: the gradient, clipped to "
+            "the inscribed circle, the initials in DejaVu Sans Bold at 0.4 of the side, white, centred (the baseline placed "
+            "by hand: rsvg-convert ignores dominant-baseline). gpick's time includes gpick handing the command to "
+            "gpick-avatar beside it.", "", "```", g["command"], v["command"], "```", "", "```svg", cli["svg"].strip(), "```", "",
+            "| tool | mean ms | median | min | max | runs | CPU ms (mean) | output |", "|---|---|---|---|---|---|---|---|",
+            row("gpick avatar", g), row("rsvg-convert", v), "",
+            f"- Ratio gpick / rsvg-convert (means): **{a2.result}** — target {a2.target}: {verdict(a2.ok)} (medians: "
+            f"{T.tool_ratio(cli, 'gpick', 'rsvg'):.2f}x; host steal {cli['steal']:.1f} %)", ""] + avatar_editor(r.get("editor"), c)
+
+
+def avatar_editor(e, c):
+    if not e:
+        return []
+    (a3,) = by_ref(c, "A3")
+    ms = sorted(e["ms"])
+    return ["### A3: the editor's preview after a change", "",
+            f"`gpick avatar edit` serves its page; bench/browser/avatar_probe.py opens it in headless Chromium and sets the "
+            f"top colour {e['changes']} times (after two not counted), each timed on the page's clock from the input event "
+            "to the next animation frame after the new preview (drawn by gpick, sent as PNG) has loaded. The probe then "
+            "presses Cancel.", "", "```", e["command"], "```", "",
+            f"- Median **{a3.result}** — target {a3.target}: {verdict(a3.ok)} (p90 {ms[int(0.9 * (len(ms) - 1))]:.1f} ms)", ""]
+
+
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
             ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs),
-            ("imagesource", imagesource), ("picker", picker))
+            ("imagesource", imagesource), ("picker", picker), ("avatar", avatar))
 
 
 def render(results):

@@ -29,6 +29,10 @@ CAMERA_FIRST_MS = 1000      # K2: the camera cell's first live frame after page 
 SNAP_SHOWN_MS = 500         # K3: a photo taken in the cell → shown at the head of the grid
 TERMINAL_PAINT_MS = 300     # K4: start → the terminal picker's first whole grid in a 200×60 tmux pane
 PICKER_RSS_MIB = 150        # K5: the picker's peak RSS, page scrolled through 1000 assets
+# Avatars (the avatar issue): a 500 px initials avatar (gradient, circle).
+AVATAR_RENDER_MS = 15.0     # A1: AvatarRenderer.render of it, in-process (median); PNG encoding is not in it
+AVATAR_RATIO = 1.2          # A2: `gpick avatar` / rsvg-convert drawing the same SVG to PNG, whole process, wall (means)
+AVATAR_EDITOR_MS = 100      # A3: the editor: a field changed → the new preview shown in headless Chromium (median)
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,11 @@ def terminal_percent(r):
 def tool_ratio(r, tool, reference):
     """Median wall time of `tool` over that of `reference`, in a section's "tools"."""
     return median(r["tools"][tool]["times"]) / median(r["tools"][reference]["times"])
+
+
+def mean_ratio(r, tool, reference):
+    """Mean wall time of `tool` over that of `reference`, in a section's "tools"."""
+    return mean(r["tools"][tool]["times"]) / mean(r["tools"][reference]["times"])
 
 
 def vips_reference(r):
@@ -202,6 +211,8 @@ def checks(results):
                          f"<= {FIRST_DEGRADED_MS:g} ms, degraded", ok, "L6"))
     if (r := results.get("picker")):
         out += picker_checks(r)
+    if (r := results.get("avatar")):
+        out += avatar_checks(r)
     return out
 
 
@@ -223,3 +234,34 @@ def picker_checks(r):
         Check(f"Picker peak RSS, page scrolled through {mem['painted']} assets", f"{mem['peak_rss_mib']:.0f} MiB",
               f"<= {PICKER_RSS_MIB} MiB", mem["peak_rss_mib"] <= PICKER_RSS_MIB and mem["painted"] >= 1000, "K5"),
     ]
+
+
+def avatar_checks(r):
+    """A1: the render's median, with the initials drawn; A2: the ratio of means, both PNGs the asked size; A3."""
+    a, cli = r["render"], r["cli"]
+    ms = a["render"]["median_ms"]
+    initials = a["shown"] == a["shown_expected"]
+    ratio = mean_ratio(cli, "gpick", "rsvg")
+    wrong = [f"{k} wrote {v['output']['width']}x{v['output']['height']}" for k, v in cli["tools"].items()
+             if (v["output"]["width"], v["output"]["height"]) != (cli["size"], cli["size"])]
+    return [
+        Check(f"Avatar {a['size']}x{a['size']}, initials on a gradient, {a['shape']}: render in-process (median)",
+              f"{ms:.2f} ms (max {a['render']['max_ms']:.1f}; with PNG encoding {a['render_png']['median_ms']:.1f})"
+              + ("" if initials else f" (drew {a['shown']!r}, not {a['shown_expected']!r})"),
+              f"<= {AVATAR_RENDER_MS:g} ms", ms <= AVATAR_RENDER_MS and initials, "A1"),
+        Check(f"`gpick avatar` {cli['size']} px, whole process, gpick / rsvg-convert of the same SVG (means)",
+              f"{ratio:.2f}x" + (f" ({'; '.join(wrong)})" if wrong else ""),
+              f"<= {AVATAR_RATIO:g}x", ratio <= AVATAR_RATIO and not wrong, "A2"),
+    ] + editor_checks(r.get("editor"))
+
+
+def editor_checks(e):
+    """A3: the median of the changes; the editor must also have ended by the page's Cancel (130)."""
+    if not e:
+        return []
+    ms = sorted(e["ms"])
+    mid = median(ms)
+    ended = e["exit"] == 130
+    return [Check("Avatar editor: a colour changed → the new preview shown, headless Chromium (median)",
+                  f"{mid:.1f} ms (max {ms[-1]:.1f}, {len(ms)} changes)" + ("" if ended else f" (exit {e['exit']}, not 130)"),
+                  f"<= {AVATAR_EDITOR_MS:g} ms", mid <= AVATAR_EDITOR_MS and ended, "A3")]

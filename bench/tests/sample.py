@@ -106,6 +106,20 @@ RESULTS = {
                "memory": {"painted": 1000, "seconds": 41.0, "peak_rss_mib": 96.0},
                "median": {"grid_cold": 950.0, "grid_warm": 180.0, "camera": 400.0, "snap": 127.0, "terminal": 145.0},
                "command": ".build/release/gpick pick --ui web --no-open --no-camera --library LIB --columns 8"},
+    "avatar": {
+        "render": {"text": "Ada Lovelace", "shown": "AL", "shown_expected": "AL", "size": 500, "shape": "circle",
+                   "gradient": ["#83b6ec", "#337fdc"], "text_color": "#000000", "png_bytes": 17576, "runs": 200, "warmup": 20,
+                   "render": {"median_ms": 3.67, "p90_ms": 7.07, "min_ms": 2.67, "max_ms": 12.1},
+                   "render_png": {"median_ms": 24.18, "p90_ms": 28.57, "min_ms": 17.7, "max_ms": 37.28}, "steal": 0.0,
+                   "command": ".build/release/gpick-avatarbench --runs 200 --warmup 20"},
+        "cli": {"runs": 4, "warmup": 3, "size": 500, "steal": 0.0, "svg": "<svg …>…</svg>\n", "tools": {
+            "gpick": {"times": [0.080, 0.084, 0.082, 0.090], "cpu": 0.078, "command": "gpick avatar -o bench/work/avatar-gpick.png …",
+                      "output": {"width": 500, "height": 500, "bytes": 17576}},
+            "rsvg": {"times": [0.070, 0.072, 0.071, 0.075], "cpu": 0.06, "command": "rsvg-convert -o bench/work/avatar-rsvg.png …",
+                     "output": {"width": 500, "height": 500, "bytes": 21000}}}},
+        "editor": {"ms": [21.5, 18.2, 25.0, 19.9, 140.0], "changes": 5, "exit": 130,
+                   "command": "gpick avatar edit --no-open -o bench/work/avatar-edit.png …"},
+    },
 }
 
 

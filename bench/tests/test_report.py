@@ -12,11 +12,11 @@ def verdicts(r):
 class ChecksTests(unittest.TestCase):
     def test_a_good_run_meets_every_target_in_order(self):
         checks = targets.checks(RESULTS)
-        self.assertEqual(len(checks), 29)
+        self.assertEqual(len(checks), 32)
         self.assertTrue(all(c.ok for c in checks), [c for c in checks if not c.ok])
         self.assertTrue(checks[0].name.startswith("Snap"))
         self.assertEqual([c.ref for c in checks if c.ref], ["L7", "L1", "L1", "L2", "L3", "L4", "L4", "L5", "L6", "L6",
-                                                                "K1", "K1", "K2", "K3", "K4", "K5"])
+                                                                "K1", "K1", "K2", "K3", "K4", "K5", "A1", "A2", "A3"])
 
     def test_snap_ratio_is_held_at_its_bound(self):
         name = "Snap 1080p JPEG, gpick / gst-launch (same work) wall time"
@@ -172,6 +172,67 @@ class PickerTests(unittest.TestCase):
         self.assertIn("## 10. The picker", text)
         self.assertIn("| K4 terminal, start → whole grid (tmux 200×60) | 140, 150, 145, 160, 138 | 145 | <= 300 ms | **PASS** |", text)
         self.assertIn("**96 MiB**", text)
+
+
+class AvatarTests(unittest.TestCase):
+    def test_a1_is_the_render_median_not_the_encoding(self):
+        c = check(RESULTS, "A1")
+        self.assertTrue(c.ok)
+        self.assertEqual(c.result, "3.67 ms (max 12.1; with PNG encoding 24.2)")
+        at = results()
+        at["avatar"]["render"]["render"]["median_ms"] = 15.0
+        at["avatar"]["render"]["render_png"]["median_ms"] = 40.0
+        self.assertTrue(check(at, "A1").ok)
+        over = results()
+        over["avatar"]["render"]["render"]["median_ms"] = 15.01
+        self.assertFalse(check(over, "A1").ok)
+
+    def test_a1_needs_the_initials_drawn(self):
+        r = results()
+        r["avatar"]["render"]["shown"] = "A"
+        c = check(r, "A1")
+        self.assertFalse(c.ok)
+        self.assertIn("(drew 'A', not 'AL')", c.result)
+
+    def test_a2_is_a_ratio_of_means(self):
+        cli = RESULTS["avatar"]["cli"]
+        self.assertAlmostEqual(targets.mean_ratio(cli, "gpick", "rsvg"), 0.084 / 0.072)
+        self.assertEqual(check(RESULTS, "A2").result, "1.17x")
+        r = results()
+        r["avatar"]["cli"]["tools"]["gpick"]["times"] = [0.080, 0.080, 0.082, 0.140]  # median 1.13x, mean 1.33x
+        self.assertLess(targets.tool_ratio(r["avatar"]["cli"], "gpick", "rsvg"), 1.2)
+        self.assertFalse(check(r, "A2").ok)
+
+    def test_a2_fails_on_a_png_of_another_size_and_says_which(self):
+        r = results()
+        r["avatar"]["cli"]["tools"]["gpick"]["output"].update(width=250, height=250)
+        c = check(r, "A2")
+        self.assertFalse(c.ok)
+        self.assertEqual(c.result, "1.17x (gpick wrote 250x250)")
+
+    def test_a3_is_the_median_change_and_needs_the_cancel(self):
+        c = check(RESULTS, "A3")
+        self.assertTrue(c.ok)
+        self.assertEqual(c.result, "21.5 ms (max 140.0, 5 changes)")
+        slow = results()
+        slow["avatar"]["editor"]["ms"] = [90.0, 120.0, 101.0]
+        self.assertFalse(check(slow, "A3").ok)
+        open_ended = results()
+        open_ended["avatar"]["editor"]["exit"] = 0
+        self.assertFalse(check(open_ended, "A3").ok)
+        self.assertIn("(exit 0, not 130)", check(open_ended, "A3").result)
+
+    def test_the_section_is_written(self):
+        text = report.render(RESULTS)
+        self.assertIn("## 11. Avatars", text)
+        self.assertIn("### A3: the editor's preview after a change", text)
+        self.assertIn("- Median **21.5 ms (max 140.0, 5 changes)** — target <= 100 ms: **PASS** (p90 25.0 ms)", text)
+        self.assertIn("| A1: Avatar 500x500, initials on a gradient, circle: render in-process (median) |", text)
+        self.assertIn("| render (the target) | 3.67 | 7.07 | 2.67 | 12.10 |", text)
+        self.assertIn("| render + PNG encoding | 24.18 | 28.57 | 17.70 | 37.28 |", text)
+        self.assertIn("| gpick avatar | 84.0 | 83.0 | 80.0 | 90.0 | 4 | 78.0 | 500x500, 17,576 bytes |", text)
+        self.assertIn("**1.17x** — target <= 1.2x: **PASS** (medians: 1.16x;", text)
+        self.assertIn("it chose #000000", text)
 
 
 class RenderTests(unittest.TestCase):
