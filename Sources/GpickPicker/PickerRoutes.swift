@@ -13,7 +13,7 @@ struct PickerRoutes: Sendable {
     func mount() {
         let token = server.token
         server.mount("/") { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             // Made per request: take-or-pick's stages change what the page shows. The first items
             // come with it (no second round trip before the first thumbnails are asked for); the
             // library's listing takes milliseconds, so a page asked for at start waits for it.
@@ -24,33 +24,27 @@ struct PickerRoutes: Sendable {
             response.send(.ok, type: "text/html; charset=utf-8", body: page,
                           headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'"])
         }
-        server.mount("/picker.js") { request, response in
-            guard get(request, response) else { return }
-            response.send(.ok, type: "text/javascript; charset=utf-8", body: PickerPage.script)
-        }
-        server.mount("/picker.css") { request, response in
-            guard get(request, response) else { return }
-            response.send(.ok, type: "text/css; charset=utf-8", body: PickerPage.style)
-        }
+        server.mountAsset("/picker.js", type: "text/javascript; charset=utf-8", PickerPage.script)
+        server.mountAsset("/picker.css", type: "text/css; charset=utf-8", PickerPage.style)
         server.mount("/api/items") { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             response.json(.ok, Array(("{\"items\":[" + picker.allItems.map(\.cellJSON).joined(separator: ",") + "]}").utf8))
         }
         server.mount("/api/state") { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             response.json(.ok, Self.json(status()))
         }
         server.mount("/api/events") { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             events(response)
         }
         server.mount("/thumb/", prefix: true) { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             thumbnail(request, response)
         }
         for (path, action) in actions {
             server.mount(path) { request, response in
-                guard request.method == "POST" else { return response.methodNotAllowed(allow: "POST") }
+                guard response.allowsPost(request) else { return }
                 let body = CallBody(request.body)
                 switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in Self.json(try await action(body)) }) {
                 case .success(let reply): response.json(.ok, reply)
@@ -62,13 +56,6 @@ struct PickerRoutes: Sendable {
         }
     }
 
-    private func get(_ request: WebRequest, _ response: WebResponse) -> Bool {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            response.methodNotAllowed(allow: "GET, HEAD")
-            return false
-        }
-        return true
-    }
 
     func status() -> [String: Any] {
         picker.state.withLock { s in

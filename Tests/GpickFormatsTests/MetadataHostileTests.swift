@@ -21,19 +21,6 @@ import GpickBase
         }
     }
 
-    /// SplitMix64: the same flips on every run.
-    struct Seeded {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-    }
-
     static let samples = ["exif.jpg", "google.jpg", "samsung.jpg", "samsung-old.jpg", "apple.jpg", "tagged.png", "exif.webp", "lossless.webp",
                           "i.gif", "exif.tiff", "exif.heic", "i.avif", "v.mp4", "keys.mov", "apple.mov", "v.mkv", "v.webm", "v.avi"]
 
@@ -110,7 +97,7 @@ import GpickBase
     /// Seeded bit flips, concentrated on the headers where the parsing happens.
     @Test func bitFlipped() throws {
         let f = try MediaFixtures.get()
-        var rng = Seeded(state: 0x6770_6963_6B21)
+        var rng = SeededRandom(state: 0x6770_6963_6B21)
         for name in Self.samples {
             let original = try f.bytes(name)
             for _ in 0..<60 {

@@ -13,7 +13,7 @@ import Testing
     func fuzz() throws {
         let f = try MediaFixtures.get()
         let rounds = Int(Self.env["GPICK_META_FUZZ"] ?? "") ?? 1000
-        var rng = MetadataHostileTests.Seeded(state: UInt64(rounds))
+        var rng = SeededRandom(state: UInt64(rounds))
         for name in MetadataHostileTests.samples {
             let original = try f.bytes(name)
             for _ in 0..<rounds {

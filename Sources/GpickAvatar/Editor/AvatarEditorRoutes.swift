@@ -13,20 +13,14 @@ struct AvatarEditorRoutes: Sendable {
     func mount() {
         let editor = self.editor, token = server.token
         server.mount("/") { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             response.send(.ok, type: "text/html; charset=utf-8", body: AvatarEditorPage.html(editor: editor, token: token),
                           headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self' blob:; style-src 'self'; script-src 'self'; connect-src 'self'"])
         }
-        server.mount("/avatar.js") { request, response in
-            guard get(request, response) else { return }
-            response.send(.ok, type: "text/javascript; charset=utf-8", body: AvatarEditorPage.script)
-        }
-        server.mount("/avatar.css") { request, response in
-            guard get(request, response) else { return }
-            response.send(.ok, type: "text/css; charset=utf-8", body: AvatarEditorPage.style)
-        }
+        server.mountAsset("/avatar.js", type: "text/javascript; charset=utf-8", AvatarEditorPage.script)
+        server.mountAsset("/avatar.css", type: "text/css; charset=utf-8", AvatarEditorPage.style)
         server.mount("/api/preview") { request, response in
-            guard post(request, response) else { return }
+            guard response.allowsPost(request) else { return }
             let body = request.body
             switch OffPool.awaiting({ () async throws(GpickError) in try await editor.preview(body) }) {
             case .success(let made):
@@ -36,7 +30,7 @@ struct AvatarEditorRoutes: Sendable {
             }
         }
         server.mount("/api/upload") { request, response in
-            guard post(request, response) else { return }
+            guard response.allowsPost(request) else { return }
             let body = request.body
             let label = Self.label(request.header("x-file-name"))
             reply(response) { () async throws(GpickError) in
@@ -45,7 +39,7 @@ struct AvatarEditorRoutes: Sendable {
             }
         }
         server.mount("/api/camera") { request, response in
-            guard post(request, response) else { return }
+            guard response.allowsPost(request) else { return }
             reply(response) { () async throws(GpickError) in
                 guard let take = editor.configuration.takePhoto else { throw GpickError(.usage, "this editor has no camera") }
                 let added = try await editor.addUpload(try await take(), label: "Camera photo")
@@ -53,15 +47,15 @@ struct AvatarEditorRoutes: Sendable {
             }
         }
         server.mount("/api/library") { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             reply(response) { () async throws(GpickError) in try await Self.library(editor) }
         }
         server.mount("/thumb/", prefix: true) { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             thumbnail(request, response)
         }
         server.mount("/api/save") { request, response in
-            guard post(request, response) else { return }
+            guard response.allowsPost(request) else { return }
             let body = request.body
             reply(response) { () async throws(GpickError) in
                 let saved = try await editor.save(body)
@@ -70,31 +64,17 @@ struct AvatarEditorRoutes: Sendable {
             }
         }
         server.mount("/api/cancel") { request, response in
-            guard post(request, response) else { return }
+            guard response.allowsPost(request) else { return }
             editor.finish(.cancelled)
             response.json(.ok, Self.json(["ok": true]))
         }
         server.mount("/api/events") { request, response in
-            guard get(request, response) else { return }
+            guard response.allowsRead(request) else { return }
             events(response)
         }
     }
 
-    private func get(_ request: WebRequest, _ response: WebResponse) -> Bool {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            response.methodNotAllowed(allow: "GET, HEAD")
-            return false
-        }
-        return true
-    }
 
-    private func post(_ request: WebRequest, _ response: WebResponse) -> Bool {
-        guard request.method == "POST" else {
-            response.methodNotAllowed(allow: "POST")
-            return false
-        }
-        return true
-    }
 
     private func reply(_ response: WebResponse, _ work: @escaping @Sendable () async throws(GpickError) -> [String: Any]) {
         switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in Self.json(try await work()) }) {

@@ -54,6 +54,14 @@ struct AvatarOptions: ParsableArguments {
         if let image { _ = try ImageSourceArgument(image) }
     }
 
+    /// -o FILE: named, and in a format told by its extension.
+    static func checkOutput(_ output: String) throws {
+        guard !output.isEmpty else { throw ValidationError("-o: the file name is empty") }
+        guard RenderedAvatar.Format(fileExtension: (output as NSString).pathExtension) != nil else {
+            throw ValidationError("cannot tell the format of \(output) from its name: end it in .png, .jpg, .jpeg or .webp")
+        }
+    }
+
     /// The first value that does not parse, in words.
     func checkValues() -> String? {
         let result = Result { () throws(GpickError) in

@@ -43,10 +43,7 @@ struct EditAvatar: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard !output.isEmpty else { throw ValidationError("-o: the file name is empty") }
-        guard RenderedAvatar.Format(fileExtension: (output as NSString).pathExtension) != nil else {
-            throw ValidationError("cannot tell the format of \(output) from its name: end it in .png, .jpg, .jpeg or .webp")
-        }
+        try AvatarOptions.checkOutput(output)
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is out of range (0-65535)") }
         do { _ = try SourceSpec.parse(source) } catch { throw ValidationError("--source: " + error.message) }
         if let image = avatar.image, image == "camera" || image.hasPrefix("camera:") {

@@ -40,10 +40,7 @@ struct RenderAvatar: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard !output.isEmpty else { throw ValidationError("-o: the file name is empty") }
-        guard RenderedAvatar.Format(fileExtension: (output as NSString).pathExtension) != nil else {
-            throw ValidationError("cannot tell the format of \(output) from its name: end it in .png, .jpg, .jpeg or .webp")
-        }
+        try AvatarOptions.checkOutput(output)
         if let saveModel, saveModel.isEmpty { throw ValidationError("--save-model: the file name is empty") }
     }
 

@@ -58,6 +58,20 @@ public struct WebResponse: Sendable {
         text(.methodNotAllowed, "only \(allow)\n", headers: ["Allow": allow])
     }
 
+    /// Whether `request` reads (GET or HEAD); if not, answers 405 and returns false.
+    public func allowsRead(_ request: WebRequest) -> Bool {
+        if request.method == "GET" || request.method == "HEAD" { return true }
+        methodNotAllowed(allow: "GET, HEAD")
+        return false
+    }
+
+    /// Whether `request` is a POST; if not, answers 405 and returns false.
+    public func allowsPost(_ request: WebRequest) -> Bool {
+        if request.method == "POST" { return true }
+        methodNotAllowed(allow: "POST")
+        return false
+    }
+
     /// Sends the head of an open-ended response (no Content-Length); false if the client is gone.
     /// A HEAD request gets the head and nothing more (then this returns false).
     public func startStream(type: String, headers: [String: String] = [:]) -> Bool {

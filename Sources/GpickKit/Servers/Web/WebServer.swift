@@ -49,6 +49,14 @@ public final class WebServer: Sendable {
         core.routes.withLock { $0[Route(path: path, prefix: prefix)] = handler }
     }
 
+    /// Answers GET and HEAD of `path` with fixed bytes (a page's script or style sheet).
+    public func mountAsset(_ path: String, type: String, _ body: [UInt8]) {
+        mount(path) { request, response in
+            guard response.allowsRead(request) else { return }
+            response.send(.ok, type: type, body: body)
+        }
+    }
+
     /// Removes what `mount` added for `path`.
     public func unmount(_ path: String, prefix: Bool = false) {
         core.routes.withLock { _ = $0.removeValue(forKey: Route(path: path, prefix: prefix)) }
