@@ -129,7 +129,7 @@ import Testing
         for args in [["library", "list"], ["thumb", "a.jpg", "-o", dir + "/t.png"]] {
             let r = try await Subprocess.run(bin + "/gpick", args, env: ["HOME": dir, "XDG_DATA_HOME": dir + "/data"])
             #expect(r.status == 69, "\(args): \(r.stderr)")
-            #expect(r.stderrLines == ["gpick: error: gpick-library is not installed beside gpick (\(bin)/gpick-library); `make install` installs both"])
+            #expect(r.stderrLines == ["gpick: error: gpick-library is not installed beside gpick (\(bin)/gpick-library); `make install` installs it"])
         }
         #expect(TestEnvironment.files(in: dir) == ["bin"])
     }

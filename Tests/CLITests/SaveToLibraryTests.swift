@@ -144,7 +144,7 @@ struct SaveWorld {
                                                           "--width", "320", "--height", "240",
                                                           "--pipelines", TestEnvironment.repoRoot + "/pipelines"], env: w.env)
         #expect(r.status == 69, "\(r.stderr)")
-        #expect(r.stderrLines == ["gpick: error: gpick-library is not installed beside gpick (\(bin)/gpick-library); `make install` installs both"])
+        #expect(r.stderrLines == ["gpick: error: gpick-library is not installed beside gpick (\(bin)/gpick-library); `make install` installs it"])
         #expect(r.stdoutLines == [shot])
         #expect(try await Media.frames(shot).first?.stamp?.sourceID == 1, "the still is whole")
         #expect(!SaveWorld.exists(w.index))
