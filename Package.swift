@@ -66,9 +66,10 @@ let package = Package(
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
         .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
                 resources: [.embedInCode("Web/picker.js"), .embedInCode("Web/picker.css")]),
-        // What the pick half's executables share on the command line: SOURCE arguments.
+        // What the pick half's executables share on the command line: SOURCE arguments, their main,
+        // the browser, signals.
         .target(name: "GpickPickCLI", dependencies: [
-            "GpickBase", "GpickImages", "GpickKit", "GpickLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "GpickBase", "GpickCLI", "GpickImages", "GpickKit", "GpickLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // `gpick library …`, `gpick thumb …` and `gpick pick` run this executable, installed beside
         // gpick (as git and cargo run their subcommands), so gpick itself links neither libvips nor SQLite.
