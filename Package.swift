@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTestSupport"]),
         .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport"]),
         .testTarget(name: "GpickImagesTests", dependencies: ["GpickImages", "GpickTestSupport"]),
-        .testTarget(name: "GpickAvatarTests", dependencies: ["GpickAvatar", "GpickTestSupport"]),
+        .testTarget(name: "GpickAvatarTests", dependencies: ["GpickAvatar", "GpickTestSupport", "CGLib"]),
         .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickTestSupport"]),
     ]
 )
