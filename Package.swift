@@ -94,9 +94,11 @@ let package = Package(
         .executableTarget(name: "gpick-libbench", dependencies: ["GpickLibrary", .product(name: "GRDB", package: "GRDB.swift")],
                           path: "bench/libbench"),
         // ImageSource's in-process bench (bench/run.sh, L6): size() and the first progressive result.
-        .executableTarget(name: "gpick-imagebench", dependencies: ["GpickBase", "GpickImages"], path: "bench/imagebench"),
+        .executableTarget(name: "gpick-imagebench", dependencies: ["GpickBase", "GpickImages", "GpickBenchSupport"], path: "bench/imagebench"),
         // The avatar renderer's in-process bench (bench/run.sh, A1): a 500 px initials avatar drawn and encoded.
-        .executableTarget(name: "gpick-avatarbench", dependencies: ["GpickAvatar"], path: "bench/avatarbench"),
+        .executableTarget(name: "gpick-avatarbench", dependencies: ["GpickAvatar", "GpickBenchSupport"], path: "bench/avatarbench"),
+        // What those two benches share: arguments, the clock, the printed summary.
+        .target(name: "GpickBenchSupport", path: "bench/support"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),

@@ -8,30 +8,14 @@
 // avatar, and the same followed by its PNG encoding. Each run renders anew: nothing is cached
 // between them. Prints one JSON object: medians, p90s, minimums and maximums in milliseconds.
 import Foundation
+import GpickBenchSupport
 import GpickAvatar
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("gpick-avatarbench: \(message)\n".utf8))
-    exit(1)
-}
+func fail(_ message: String) -> Never { BenchTool.fail("gpick-avatarbench", message) }
+func milliseconds(_ d: Duration) -> Double { BenchTool.milliseconds(d) }
+func summary(_ times: [Double]) -> [String: Double] { BenchTool.summary(times) }
+func option(_ name: String, in arguments: inout [String]) -> Int? { BenchTool.option(name, in: &arguments) }
 
-func milliseconds(_ d: Duration) -> Double {
-    let (s, atto) = d.components
-    return Double(s) * 1000 + Double(atto) / 1e15
-}
-
-func summary(_ times: [Double]) -> [String: Double] {
-    let sorted = times.sorted()
-    return ["median_ms": sorted[sorted.count / 2], "min_ms": sorted.first ?? 0, "max_ms": sorted.last ?? 0,
-            "p90_ms": sorted[min(sorted.count - 1, sorted.count * 9 / 10)]]
-}
-
-/// `--name N` taken out of `arguments`.
-func option(_ name: String, in arguments: inout [String]) -> Int? {
-    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 else { return nil }
-    arguments.removeSubrange(i...(i + 1))
-    return n
-}
 var arguments = Array(CommandLine.arguments.dropFirst())
 let runs = option("--runs", in: &arguments) ?? 200
 let warmup = option("--warmup", in: &arguments) ?? 20
