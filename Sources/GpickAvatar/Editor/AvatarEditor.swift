@@ -52,6 +52,9 @@ public final class AvatarEditor: Sendable {
         var ended = false
     }
 
+    /// Uploads and camera photos kept at once (each up to 64 MiB, with its preview picture).
+    static let uploadsKept = 4
+
     public let configuration: Configuration
     let state = Monitor(State())
     private let output = Locked<AsyncStream<Event>.Continuation?>(nil)
@@ -138,6 +141,9 @@ public final class AvatarEditor: Sendable {
             s.uploads += 1
             let id = "u\(s.uploads)"
             s.images[id] = image
+            // Memory stays bounded: only the newest uploads are kept (the page shows one image;
+            // an older one is chosen again by uploading it again).
+            if s.uploads > Self.uploadsKept { s.images["u\(s.uploads - Self.uploadsKept)"] = nil }
             return id
         }
         return (id, label)
