@@ -11,21 +11,17 @@ import Foundation
 import GpickBenchSupport
 import GpickAvatar
 
-func fail(_ message: String) -> Never { BenchTool.fail("gpick-avatarbench", message) }
-func milliseconds(_ d: Duration) -> Double { BenchTool.milliseconds(d) }
-func summary(_ times: [Double]) -> [String: Double] { BenchTool.summary(times) }
-func option(_ name: String, in arguments: inout [String]) -> Int? { BenchTool.option(name, in: &arguments) }
-
+let bench = BenchTool("gpick-avatarbench")
 var arguments = Array(CommandLine.arguments.dropFirst())
-let runs = option("--runs", in: &arguments) ?? 200
-let warmup = option("--warmup", in: &arguments) ?? 20
-guard arguments.isEmpty else { fail("usage: gpick-avatarbench [--runs N] [--warmup N]") }
+let runs = BenchTool.option("--runs", in: &arguments) ?? 200
+let warmup = BenchTool.option("--warmup", in: &arguments) ?? 20
+guard arguments.isEmpty else { bench.fail("usage: gpick-avatarbench [--runs N] [--warmup N]") }
 
 // The model of A1, as the command line above builds it (the bench's A2 renders the same).
 let top = "#83b6ec", bottom = "#337fdc"
 var model = ProfileImage()
 model.text = "Ada Lovelace"
-guard let c1 = AvatarColor(parsing: top), let c2 = AvatarColor(parsing: bottom) else { fail("bad colours") }
+guard let c1 = AvatarColor(parsing: top), let c2 = AvatarColor(parsing: bottom) else { bench.fail("bad colours") }
 model.setGradient(c1, c2)
 model.shape = .circle
 model.size = 500
@@ -45,17 +41,17 @@ do {
         let encoded = clock.now
         textColor = avatar.textColor
         if i >= warmup {
-            renders.append(milliseconds(rendered - start))
-            encodes.append(milliseconds(encoded - start))
+            renders.append(BenchTool.milliseconds(rendered - start))
+            encodes.append(BenchTool.milliseconds(encoded - start))
         }
     }
     let out: [String: Any] = [
         "text": model.text, "shown": model.shownText, "size": model.size, "shape": model.shape.description,
         "gradient": [top, bottom], "text_color": textColor?.description ?? "", "png_bytes": png.count,
-        "runs": runs, "warmup": warmup, "render": summary(renders), "render_png": summary(encodes),
+        "runs": runs, "warmup": warmup, "render": BenchTool.summary(renders), "render_png": BenchTool.summary(encodes),
     ]
     let data = try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 } catch {
-    fail("\(error)")
+    bench.fail("\(error)")
 }

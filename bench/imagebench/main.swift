@@ -13,15 +13,11 @@ import GpickBenchSupport
 import GpickBase
 import GpickImages
 
-func fail(_ message: String) -> Never { BenchTool.fail("gpick-imagebench", message) }
-func milliseconds(_ d: Duration) -> Double { BenchTool.milliseconds(d) }
-func summary(_ times: [Double]) -> [String: Double] { BenchTool.summary(times) }
-func option(_ name: String, in arguments: inout [String]) -> Int? { BenchTool.option(name, in: &arguments) }
-
+let bench = BenchTool("gpick-imagebench")
 var arguments = Array(CommandLine.arguments.dropFirst())
-let runs = option("--runs", in: &arguments) ?? 200
-let warmup = option("--warmup", in: &arguments) ?? 20
-guard arguments.count == 1 else { fail("usage: gpick-imagebench PHOTO [--runs N] [--warmup N]") }
+let runs = BenchTool.option("--runs", in: &arguments) ?? 200
+let warmup = BenchTool.option("--warmup", in: &arguments) ?? 20
+guard arguments.count == 1 else { bench.fail("usage: gpick-imagebench PHOTO [--runs N] [--warmup N]") }
 let photo = arguments[0]
 
 let cacheBase = NSTemporaryDirectory() + "gpick-imagebench-\(getpid())"
@@ -38,7 +34,7 @@ do {
     for i in 0..<(warmup + runs) {
         let start = clock.now
         shown = try await source.size()
-        if i >= warmup { sizes.append(milliseconds(clock.now - start)) }
+        if i >= warmup { sizes.append(BenchTool.milliseconds(clock.now - start)) }
     }
     for i in 0..<(warmup + runs) {
         let start = clock.now
@@ -46,19 +42,19 @@ do {
         var count = 0
         for try await result in source.image(request) {
             if first == nil {
-                first = milliseconds(clock.now - start)
+                first = BenchTool.milliseconds(clock.now - start)
                 if i >= warmup { origins[result.origin, default: 0] += 1 }
             }
             count += 1
         }
-        guard count >= 1, let first else { fail("no picture") }
+        guard count >= 1, let first else { bench.fail("no picture") }
         if i >= warmup { firsts.append(first) }
     }
     var out: [String: Any] = ["photo": photo, "width": shown.width, "height": shown.height, "runs": runs, "warmup": warmup,
-                              "size": summary(sizes), "first_result": summary(firsts), "first_origins": origins]
+                              "size": BenchTool.summary(sizes), "first_result": BenchTool.summary(firsts), "first_origins": origins]
     out["first_degraded_every_run"] = origins["exif-thumbnail", default: 0] + origins["cached-thumbnail", default: 0] == runs
     let data = try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 } catch let e as GpickError {
-    fail(e.message)
+    bench.fail(e.message)
 }

@@ -2,10 +2,15 @@
 // their clock arithmetic and the summary they print.
 import Foundation
 
-public enum BenchTool {
+public struct BenchTool: Sendable {
+    /// The bench's name, for its error lines.
+    public let name: String
+
+    public init(_ name: String) { self.name = name }
+
     /// One line on stderr naming the bench, and exit 1.
-    public static func fail(_ tool: String, _ message: String) -> Never {
-        FileHandle.standardError.write(Data("\(tool): \(message)\n".utf8))
+    public func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("\(name): \(message)\n".utf8))
         exit(1)
     }
 
