@@ -3,9 +3,10 @@ import GpickTestSupport
 import Testing
 
 /// `gpick avatar edit` as a user runs it: the page driven in a real headless Chromium, the
-/// preview's pixels read back from the page, the files decoded after ✕. One editor (and one
-/// browser) at a time.
-@Suite(.serialized) struct AvatarEditorTests {
+/// preview's pixels read back from the page, the files decoded after ✕. Nested in the picker's
+/// page tests, whose serialization covers it: one Chromium at a time on the suite's 2 cores.
+extension PickerWebTests {
+@Suite struct AvatarEditorTests {
     struct Running {
         let process: Subprocess.Running
         let url: String
@@ -114,4 +115,5 @@ import Testing
         #expect(r.status == 130, "\(r.stderr)")
         #expect(TestEnvironment.files(in: editor.out).isEmpty)
     }
+}
 }

@@ -23,12 +23,12 @@ import Testing
         let avatar = try await AvatarRenderer().render(model, picture: picture)
         var bare = model
         bare.text = ""
-        let plain = Pixels(try await AvatarRenderer().render(bare, picture: picture))
+        let plain = try await AvatarRenderer().render(bare, picture: picture)
         guard let text = avatar.textColor else {
             Issue.record("\(what): no text drawn")
             return
         }
-        let m = Pixels(avatar).textContrast(text, plain: plain)
+        let m = await OffPool.run { Pixels(avatar).textContrast(text, plain: Pixels(plain)) }
         #expect(m.glyphPixels > 400 && m.ringPixels > 400, "\(what): \(m.glyphPixels) glyph and \(m.ringPixels) ring pixels")
         #expect(m.worst >= Contrast.minimum, "\(what): \(text) text, worst contrast \(m.worst)")
     }
@@ -102,9 +102,9 @@ import Testing
         m.size = Self.side
         m.shape = .square
         m.setImage(ImageReference(path: path))
-        let withText = Pixels(try await AvatarRenderer().render(m, picture: picture))
+        let withText = await Pixels.of(try await AvatarRenderer().render(m, picture: picture))
         m.text = ""
-        let plain = Pixels(try await AvatarRenderer().render(m, picture: picture))
+        let plain = await Pixels.of(try await AvatarRenderer().render(m, picture: picture))
         // The corners are the photo untouched; the middle is changed (the scrim and the text).
         #expect(withText.at(2, 2) == plain.at(2, 2) && withText.at(197, 197) == plain.at(197, 197))
         var changed = 0

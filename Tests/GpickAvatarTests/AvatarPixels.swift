@@ -1,9 +1,14 @@
 import GpickAvatar
+import GpickBase
 
 /// A rendered avatar's pixels, straight RGBA, with what the tests measure on them.
 struct Pixels {
     let side: Int
     let rgba: [UInt8]
+
+    /// Decoded off the cooperative pool, as every measurement here should be: these loops take
+    /// tens of milliseconds in a debug build, and the suite's other tests share the pool's threads.
+    static func of(_ avatar: RenderedAvatar) async -> Pixels { await OffPool.run { Pixels(avatar) } }
 
     init(_ avatar: RenderedAvatar) {
         side = avatar.size

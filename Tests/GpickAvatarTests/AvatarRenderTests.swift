@@ -26,7 +26,7 @@ import Testing
 
     @Test func aGradientsTopAndBottomRowsHaveItsTwoColours() async throws {
         let top = AvatarColor(parsing: "#1e88e5")!, bottom = AvatarColor(parsing: "#ffca28")!
-        let p = Pixels(try await AvatarRenderer().render(Self.model(shape: .square) { $0.setGradient(top, bottom) }))
+        let p = await Pixels.of(try await AvatarRenderer().render(Self.model(shape: .square) { $0.setGradient(top, bottom) }))
         for x in [0, 100, 199] {
             #expect(p.colour(x, 0) == top, "top row at \(x): \(p.colour(x, 0))")
             #expect(p.colour(x, 199) == bottom, "bottom row at \(x): \(p.colour(x, 199))")
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aCircleIsTransparentInTheCornersAndOpaqueInTheMiddle() async throws {
-        let p = Pixels(try await AvatarRenderer().render(Self.model("JD", size: 300) { $0.setColor(.black) }))
+        let p = await Pixels.of(try await AvatarRenderer().render(Self.model("JD", size: 300) { $0.setColor(.black) }))
         for (x, y) in [(0, 0), (299, 0), (0, 299), (299, 299), (30, 30)] { #expect(p.at(x, y).a == 0, "(\(x), \(y))") }
         for (x, y) in [(150, 150), (150, 2), (2, 150), (297, 150), (60, 60)] { #expect(p.at(x, y).a == 255, "(\(x), \(y))") }
     }
@@ -45,7 +45,7 @@ import Testing
     @Test(arguments: [0.1, 0.25, 0.5])
     func aRoundRectsCornerHasTheAskedRadius(_ fraction: Double) async throws {
         let side = 400
-        let p = Pixels(try await AvatarRenderer().render(Self.model(shape: .roundRect(radius: fraction), size: side) { $0.setColor(.white) }))
+        let p = await Pixels.of(try await AvatarRenderer().render(Self.model(shape: .roundRect(radius: fraction), size: side) { $0.setColor(.white) }))
         let r = fraction * Double(side)
         // On the diagonal the arc is r(1 − 1/√2) in from the corner.
         let expected = r * (1 - 1 / 2.squareRoot())
@@ -61,8 +61,8 @@ import Testing
         let side = 400
         for shape in [AvatarShape.circle, .roundRect(radius: 0.3), .square] {
             let bg = AvatarColor(parsing: "#203040")!
-            let p = Pixels(try await AvatarRenderer().render(Self.model("Wolfeschlegelsteinhausenbergerdorff", shape: shape, size: side) { $0.setColor(bg) }))
-            let box = try #require(p.inkBox(against: bg))
+            let p = await Pixels.of(try await AvatarRenderer().render(Self.model("Wolfeschlegelsteinhausenbergerdorff", shape: shape, size: side) { $0.setColor(bg) }))
+            let box = try #require(await OffPool.run { p.inkBox(against: bg) })
             let inner: Double = switch shape {
             case .circle: Double(side) / 2.squareRoot()
             case .roundRect(let f): Double(side) - 2 * f * Double(side) * (1 - 1 / 2.squareRoot())
@@ -77,19 +77,22 @@ import Testing
 
     @Test func anEmojiIsDrawnInColour() async throws {
         let grey = AvatarColor(parsing: "#808080")!
-        let p = Pixels(try await AvatarRenderer().render(Self.model("🦊", size: 240) { $0.setColor(grey) }))
-        var coloured = 0
-        for y in 0..<240 { for x in 0..<240 { let c = p.at(x, y); if c.a == 255 && max(c.r, c.g, c.b) - min(c.r, c.g, c.b) > 80 { coloured += 1 } } }
+        let p = await Pixels.of(try await AvatarRenderer().render(Self.model("🦊", size: 240) { $0.setColor(grey) }))
+        let coloured = await OffPool.run {
+            var n = 0
+            for y in 0..<240 { for x in 0..<240 { let c = p.at(x, y); if c.a == 255 && max(c.r, c.g, c.b) - min(c.r, c.g, c.b) > 80 { n += 1 } } }
+            return n
+        }
         #expect(coloured > 2000, "coloured pixels: \(coloured)")
     }
 
     @Test func initialsInOtherScriptsAreDrawnWithRealGlyphs() async throws {
         // A missing glyph would be a hollow box: thin. Real CJK and Cyrillic glyphs fill more.
         for text in ["李小龙", "анна каренина", "αλέξης τσίπρας"] {
-            let p = Pixels(try await AvatarRenderer().render(Self.model(text, shape: .square, size: 200) { $0.setColor(.white); $0.textMode = .initials }))
-            let box = try #require(p.inkBox(against: .white), "\(text)")
+            let p = await Pixels.of(try await AvatarRenderer().render(Self.model(text, shape: .square, size: 200) { $0.setColor(.white); $0.textMode = .initials }))
+            let (found, dark) = await OffPool.run { (p.inkBox(against: .white), p.mask(equalTo: .black).filter { $0 }.count) }
+            let box = try #require(found, "\(text)")
             #expect(box.y1 - box.y0 > 40, "\(text): \(box)")
-            let dark = p.mask(equalTo: .black).filter { $0 }.count
             #expect(dark > 300, "\(text): \(dark) glyph pixels")
         }
     }
@@ -107,6 +110,7 @@ import Testing
         let red = AvatarColor(parsing: "#ff0000")!
         let a = try await AvatarRenderer().render(Self.model("AB", shape: .square) { $0.setColor(.white); $0.textColor = red })
         #expect(a.textColor == red)
-        #expect(Pixels(a).mask(equalTo: red).filter { $0 }.count > 300)
+        let inRed = await OffPool.run { Pixels(a).mask(equalTo: red).filter { $0 }.count }
+        #expect(inRed > 300)
     }
 }
