@@ -4,19 +4,13 @@ import Synchronization
 /// at a time, under one process-wide lock: both register GLib types and dlopen dozens of modules
 /// (libav, libheif, ImageMagick…) whose constructors are not all safe to run side by side. A
 /// picker that thumbnailed a video (GStreamer) while libvips started crashed with a double free,
-/// about one run in twenty under load.
+/// about one run in twenty under load. A process that ends during a start ends with `_exit`
+/// (Console.leave): exit's destructors would run under the start and abort it.
 public enum NativeLibraries {
     private static let lock = Mutex(())
 
     /// Runs a library's one-time start (blocking: call it off the cooperative pool).
     public static func starting<R: Sendable>(_ body: () -> R) -> R {
         lock.withLock { _ in body() }
-    }
-
-    /// Returns once no library is starting. A process must not exit in the middle of a start:
-    /// exit runs the destructors of modules loaded so far while the start is still loading and
-    /// registering others (a picker answered before its libvips warm-up ended aborted so).
-    public static func settled() async {
-        await OffPool.run { lock.withLock { _ in } }
     }
 }

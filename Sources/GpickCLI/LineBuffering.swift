@@ -15,9 +15,11 @@ extension Console {
     /// video thumbnail's GStreamer decode, loading plugins; libvips' workers): exit's destructors
     /// running under it have aborted the process (a double free, GObject's type set-up asserting)
     /// and hung it. Nothing here needs a destructor: files are written atomically, and SQLite's
-    /// WAL is consistent at every commit.
+    /// WAL is consistent at every commit. Only the two streams gpick writes are flushed:
+    /// `fflush(NULL)` takes every stream's lock, and waits forever for one that a blocked reader holds.
     package static func leave(_ code: Int32) -> Never {
-        fflush(nil)
+        fflush(stdout)
+        fflush(stderr)
         _exit(code)
     }
 }

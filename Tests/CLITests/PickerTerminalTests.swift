@@ -122,6 +122,32 @@ import Testing
         #expect(n.stdout == listed[0].path + "\0" + listed[1].path + "\0", "\(n.stdout.debugDescription)")
     }
 
+    /// The answer does not wait for a native library still starting: here GStreamer's first
+    /// start, for the video's thumbnail, rebuilds its registry with a plugin scanner that never
+    /// answers (as a slow rebuild on a loaded machine made the picker miss a 15 s bound in CI).
+    @Test func enterAnswersAtOnceWhileGStreamerIsStillStarting() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg", "clip.mp4": "green.mp4"])
+        let listed = try await PickerWebTests.listed(lib)
+        let scanner = lib.dir + "/slow-scanner", started = lib.dir + "/scanner-pid"
+        try "#!/bin/sh\necho $$ >'\(started).part' && mv '\(started).part' '\(started)'\nexec sleep 120\n"
+            .write(toFile: scanner, atomically: true, encoding: .utf8)
+        chmod(scanner, 0o755)
+        let picker = try await Running(lib, ["--no-camera"], env: ["GST_PLUGIN_SCANNER": scanner, "GST_REGISTRY": lib.dir + "/registry.bin"])
+        try await picker.waitFor("clip.mp4")
+        var pid: pid_t = 0
+        for _ in 0..<400 where pid == 0 {
+            pid = (try? String(contentsOfFile: started, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+            if pid == 0 { try await Task.sleep(nanoseconds: 50_000_000) }
+        }
+        try #require(pid > 0, "the video's thumbnail started GStreamer, which ran the plugin scanner")
+        defer { kill(pid, SIGKILL) }
+        try await picker.keys("Enter")
+        let r = try await picker.finish()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == listed[0].path + "\n", "\(r.stdout)")
+        #expect(kill(pid, 0) == 0, "GStreamer was still starting when the picker ended")
+    }
+
     @Test func theCameraCellSnapsAResizeRedrawsAndEscapeCancels() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let out = TestEnvironment.tempDir("pick-tty-out")

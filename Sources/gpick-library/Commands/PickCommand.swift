@@ -93,18 +93,11 @@ struct PickCommand: AsyncParsableCommand {
         }
     }
 
+    /// The answer is printed as soon as it is chosen, and the process leaves at once (HelperMain
+    /// ends it without destructors): a native library still starting on another thread (the
+    /// GStreamer registry being rebuilt for a video thumbnail, seconds on a loaded machine) is
+    /// not waited for.
     func run() async throws {
-        // Whatever the way out, a library start under way (libvips' warm-up) ends first.
-        do {
-            try await pick()
-        } catch {
-            await NativeLibraries.settled()
-            throw error
-        }
-        await NativeLibraries.settled()
-    }
-
-    private func pick() async throws {
         let events = Events(json: library.json, command: "pick")
         let environment = ProcessInfo.processInfo.environment
         let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
