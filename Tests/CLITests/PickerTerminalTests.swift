@@ -17,7 +17,7 @@ import Testing
         var err: String { dir + "/err.txt" }
 
         init(_ lib: Library, _ args: [String], columns: Int = 100, rows: Int = 30, env: [String: String] = [:]) async throws {
-            let vars = lib.env.merging(env) { $1 }.map { "'\($0)=\($1)'" }.joined(separator: " ")
+            let vars = TestEnvironment.child(lib.env.merging(env) { $1 }).map { "'\($0)=\($1)'" }.joined(separator: " ")
             let cmd = ([TestEnvironment.binary, "pick", "--ui", "terminal", "--library", lib.root] + args).map { "'\($0)'" }.joined(separator: " ")
             let closeAll = "for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done 2>/dev/null"
             _ = try await Subprocess.run("/bin/bash", ["-c", "\(closeAll); tmux -L \(tmux.socket) new-session -d -s t -x \(columns) -y \(rows) \"$0\" </dev/null >/dev/null 2>&1",
@@ -248,7 +248,7 @@ import Testing
         let display = try await VirtualDisplay()
         defer { display.stop() }
         let dir = TestEnvironment.tempDir("pick-xterm")
-        let vars = lib.env.map { "'\($0)=\($1)'" }.joined(separator: " ")
+        let vars = TestEnvironment.child(lib.env).map { "'\($0)=\($1)'" }.joined(separator: " ")
         let inner = "env \(vars) '\(TestEnvironment.binary)' pick --ui terminal --no-camera --library '\(lib.root)' --json "
             + ">'\(dir)/events' 2>'\(dir)/err'; echo $? >'\(dir)/rc'"
         let xterm = try Subprocess.start("/usr/bin/xterm", ["-ti", "vt340", "-geometry", "100x30+0+0", "-e", "/bin/sh", "-c", inner],

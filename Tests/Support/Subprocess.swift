@@ -33,12 +33,7 @@ public struct Subprocess {
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
         var e = ProcessInfo.processInfo.environment
-        for (k, v) in env { e[k] = v }
-        // A test that gives the child a HOME or cache of its own would otherwise make it rebuild
-        // GStreamer's plugin registry there (a scan of every plugin, seconds on a busy machine).
-        if (env["HOME"] != nil || env["XDG_CACHE_HOME"] != nil) && env["GST_REGISTRY"] == nil {
-            e["GST_REGISTRY"] = TestEnvironment.gstRegistry
-        }
+        for (k, v) in TestEnvironment.child(env) { e[k] = v }
         p.environment = e
         let out = Pipe(), err = Pipe()
         p.standardOutput = out

@@ -62,6 +62,14 @@ public enum TestEnvironment {
         return "\(cache)/gstreamer-1.0/registry.\(machine).bin"
     }()
 
+    /// `env` for a child process, with the registry above when it has a HOME or cache of its
+    /// own: it would otherwise rebuild GStreamer's plugin registry there (a scan of every
+    /// plugin, 2 s idle and over 10 s on a busy machine), and a picker's video thumbnail waited for it.
+    public static func child(_ env: [String: String]) -> [String: String] {
+        guard env["HOME"] != nil || env["XDG_CACHE_HOME"] != nil, env["GST_REGISTRY"] == nil else { return env }
+        return env.merging(["GST_REGISTRY": gstRegistry]) { $1 }
+    }
+
     public static func openFDs() -> Int { files(in: "/proc/self/fd").count }
 
     /// What each open fd points at (for leak reports).
