@@ -6,14 +6,42 @@ enum PickerPage {
     static let script = PackageResources.picker_js
     static let style = PackageResources.picker_css
 
-    /// The page: its configuration as JSON (read by picker.js) and the token for its calls.
-    static func html(configuration c: PickerConfiguration, layout: Picker.StageLayout, stage: Picker.Stage, items: [UInt8],
-                     token: String) -> [UInt8] {
+    /// Rows of thumbnails the page asks for in its first request (`firstThumbnails`).
+    static let preloadedRows = 3
+    /// The size the preload asks for: a 129–256 px cell, as 4 to 12 columns across a laptop's
+    /// window give. The page uses the preload only if its cells are of that size.
+    static let preloadedPixels = 256
+
+    /// The first request for thumbnails, started by the page's head before its script runs: a
+    /// vertical grid's first rows (the script asks for exactly this URL, see picker.js).
+    static func firstThumbnails(_ c: PickerConfiguration, items: [PickerItem]) -> String? {
+        guard c.layout.scroll == .vertical, !items.isEmpty else { return nil }
+        let ids = items.prefix(c.layout.itemsPerRow * preloadedRows).map(\.id).joined(separator: ",")
+        return "/thumbs?px=\(preloadedPixels)&ids=\(ids)"
+    }
+
+    /// Items the page comes with: its first screenful (picker.js builds at most 80 cells at
+    /// once); it fetches the rest once their thumbnails are in. A thousand would make the page a
+    /// few times larger and slower to write and read, for cells not yet shown.
+    static let embeddedItems = 80
+
+    /// The page for `items`: the listing, whose head it embeds.
+    static func html(configuration c: PickerConfiguration, layout: Picker.StageLayout, stage: Picker.Stage,
+                     items all: [PickerItem], token: String) -> [UInt8] {
+        let items = Array(("[" + all.prefix(embeddedItems).map(\.cellJSON).joined(separator: ",") + "]").utf8)
+        let counts: [String: Any] = ["total": all.count, "assets": all.count { $0.id.hasPrefix("a") }]
+        return html(configuration: c, layout: layout, stage: stage, items: items, counts: counts,
+                    preload: firstThumbnails(c, items: all), token: token)
+    }
+
+    /// The page: its configuration as JSON (read by picker.js), its first items and the token for its calls.
+    private static func html(configuration c: PickerConfiguration, layout: Picker.StageLayout, stage: Picker.Stage, items: [UInt8],
+                             counts: [String: Any], preload: String?, token: String) -> [UInt8] {
         let settings: [String: Any] = [
             "columns": c.layout.itemsPerRow, "scroll": c.layout.scroll.rawValue, "multi": c.allowsMultiple,
             "actions": layout.actions, "camera": layout.showsCamera, "cameraMode": c.capture.cameraMode.rawValue,
-            "stage": stage.rawValue,
-        ]
+            "stage": stage.rawValue, "preloadedRows": preloadedRows,
+        ].merging(counts) { $1 }.merging(preload.map { ["preload": $0] } ?? [:]) { $1 }
         let json = (try? JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         // "</" inside the JSON would end the script element early.
@@ -23,7 +51,8 @@ enum PickerPage {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
             <meta name="gpick-token" content="\(token)">
-            <title>\(title)</title><link rel="stylesheet" href="/picker.css"></head>
+            <title>\(title)</title>\(preload.map { "<link rel=\"preload\" href=\"\($0)\" as=\"fetch\" crossorigin>" } ?? "")
+            <link rel="stylesheet" href="/picker.css"></head>
             <body><header><h1>\(title)</h1><span id="status">Loading…</span>
             <button id="cancel" type="button">Cancel</button><button id="confirm" type="button" disabled>Choose</button></header>
             <div id="overlay" hidden></div>

@@ -15,14 +15,13 @@ struct PickerRoutes: Sendable {
         server.mount("/") { request, response in
             guard response.allowsRead(request) else { return }
             // Made per request: take-or-pick's stages change what the page shows. The first items
-            // come with it (no second round trip before the first thumbnails are asked for); the
+            // come with it, and its head asks for their thumbnails (no round trip first); the
             // library's listing takes milliseconds, so a page asked for at start waits for it.
             picker.state.wait(until: { $0.libraryLoaded || $0.ended }, deadline: .now + .seconds(2)) { _ in }
-            let items = Array(("[" + picker.allItems.map(\.cellJSON).joined(separator: ",") + "]").utf8)
             let page = PickerPage.html(configuration: picker.configuration, layout: picker.currentLayout, stage: picker.stage,
-                                       items: items, token: token)
+                                       items: picker.allItems, token: token)
             response.send(.ok, type: "text/html; charset=utf-8", body: page,
-                          headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'"])
+                          headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"])
         }
         server.mountAsset("/picker.js", type: "text/javascript; charset=utf-8", PickerPage.script)
         server.mountAsset("/picker.css", type: "text/css; charset=utf-8", PickerPage.style)
@@ -41,6 +40,10 @@ struct PickerRoutes: Sendable {
         server.mount("/thumb/", prefix: true) { request, response in
             guard response.allowsRead(request) else { return }
             thumbnail(request, response)
+        }
+        server.mount("/thumbs") { request, response in
+            guard response.allowsRead(request) else { return }
+            thumbnails(request, response)
         }
         for (path, action) in actions {
             server.mount(path) { request, response in
@@ -136,32 +139,6 @@ struct PickerRoutes: Sendable {
                 return ["recording": false, "item": item.cell]
             }),
         ]
-    }
-
-    // MARK: Thumbnails, by id, from the shared cache
-
-    private func thumbnail(_ request: WebRequest, _ response: WebResponse) {
-        let id = String(request.path.dropFirst("/thumb/".count))
-        guard let item = picker.item(id: id) else { return response.text(.notFound, "no item \(id)\n") }
-        let px = Int(request.query["px"] ?? "") ?? 256
-        let sizes = ThumbnailCache.Size.allCases.sorted { $0.pixels < $1.pixels }
-        let size = sizes.first(where: { $0.pixels >= px }) ?? sizes[sizes.count - 1]
-        let cache = picker.configuration.thumbnails
-        // A thumbnail already in the shared cache is read here, on the server's thread.
-        if let ready = cache.existing(for: item.path, size: size), let png = try? FileImageSource.readWhole(ready, limit: 64 << 20) {
-            return response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
-        }
-        let result = OffPool.awaiting { () async throws(GpickError) -> [UInt8] in
-            let path = try await cache.thumbnail(for: item.path, mimeType: item.mimeType, size: size)
-            return try FileImageSource.readWhole(path, limit: 64 << 20)
-        }
-        switch result {
-        case .success(let png):
-            // Ids are stable while the picker runs: the browser may keep what it has.
-            response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
-        case .failure(let error):
-            response.text(.notFound, error.message + "\n")
-        }
     }
 
     // MARK: The page's event stream: camera state and overlays; its end means the page closed

@@ -4,6 +4,7 @@ Swift tests. Usage: picker_driver.py URL STEP [ARG...]; prints one JSON object o
 
 Steps:
   grid                 the cells: ids, badges, selection; waits for the first thumbnails to paint
+  all N                waits for N item cells (the page comes with the first 80, fetches the rest)
   snap                 clicks the camera cell; waits for the capture at the head of the grid
   choose ID...         clicks each item (multi), then Choose
   key KEY              presses a key on the page (Escape, q, Enter, ...)
@@ -67,6 +68,10 @@ def main():
             want = int(args[0]) if args else 0
             wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item" and c["painted"]) >= want)
             out["cells"] = driver.execute_script(CELLS)
+        elif step == "all":
+            wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item") >= int(args[0]))
+            out["cells"] = driver.execute_script(CELLS)
+            out["status"] = driver.find_element(By.ID, "status").text
         elif step == "snap":
             wait(driver, lambda d: d.execute_script(LUMA) >= 0)
             before = [c["id"] for c in driver.execute_script(CELLS) if c["kind"] == "item"]

@@ -69,6 +69,28 @@ import Testing
         #expect(r.status == 130 && r.stdout.isEmpty, "\(r.status) \(r.stdout) \(r.stderr)")
     }
 
+    /// A listing longer than the page's head: the page comes with the first 80 items and its head
+    /// asks for the first rows' thumbnails; the rest of the listing follows, in order.
+    @Test func aLongListingComesWholeAfterItsFirstScreen() async throws {
+        var files: [String: String] = [:]
+        for n in 0..<100 { files[String(format: "p%03d.jpg", n)] = n % 2 == 0 ? "red.jpg" : "blue.jpg" }
+        let lib = try await Library(files)
+        let listed = try await Self.listed(lib)
+        #expect(listed.count == 100)
+        let picker = try await Self.pick(lib, ["--no-camera", "--columns", "4"])
+        let page = try await Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "5", picker.url]).stdout
+        let preload = "/thumbs?px=256&ids=" + listed.prefix(12).map(\.id).joined(separator: ",")
+        #expect(page.contains("<link rel=\"preload\" href=\"\(preload)\" as=\"fetch\" crossorigin>"), "\(page.prefix(600))")
+        #expect(page.components(separatedBy: "\"id\":\"a").count - 1 == 80, "the page embeds the first 80 items")
+        let answer = try await picker.drive("all", ["100"])
+        let items = Self.items(answer)
+        #expect(items.map { $0["id"] as? String ?? "" } == listed.map(\.id))
+        #expect(answer["status"] as? String == "100 items")
+        #expect(items.prefix(12).allSatisfy { $0["painted"] as? Bool == true }, "\(items.prefix(12))")
+        let r = try await picker.finish()
+        #expect(r.status == 130, "\(r.stderr)")
+    }
+
     @Test func twoChosenWithMultiPrintExactlyTheirPathsInTheOrderChosen() async throws {
         let lib = try await Library(["red.jpg": "red.jpg", "pano.jpg": "pano.jpg", "clip.mp4": "green.mp4"])
         let listed = try await Self.listed(lib)
@@ -153,6 +175,50 @@ import Testing
         #expect(try await picker.curl("/api/cancel", ["-X", "POST"] + header) == "200")
         let r = try await picker.finish()
         #expect(r.status == 130 && r.stdout.isEmpty)
+    }
+
+    /// The first screenful's thumbnails in one answer (`/thumbs`): a line per id, in the cache's
+    /// own bytes (cached ones and one made for the request alike), an error line for an unknown
+    /// id; the token is required and only ids are taken.
+    @Test func theFirstThumbnailsComeInOneAnswerByIdOnly() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg", "blue.jpg": "blue.jpg", "clip.mp4": "green.mp4"])
+        let listed = try await Self.listed(lib)
+        let red = try #require(listed.first { $0.path.hasSuffix("/red.jpg") })
+        // red.jpg's thumbnail is in the cache before the picker asks; the others are made for it.
+        let made = try await Subprocess.gpick(["library", "thumbs", red.path], env: lib.env)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(TestEnvironment.files(in: lib.cache + "/large").count == 1, "gpick library thumbs made it in the shared cache")
+        let picker = try await Self.pick(lib, ["--no-camera"])
+        let ids = listed.map(\.id) + ["a999"]
+        #expect(try await picker.curl("/thumbs?ids=\(ids.joined(separator: ","))") == "403")
+        let header = ["-H", "X-Gpick-Token: \(picker.token)"]
+        let tooMany = (1...201).map { "a\($0)" }.joined(separator: ",")
+        for bad in ["", "a1,../etc/passwd", "a1,,a2", "a1%0Aok", tooMany] {
+            #expect(try await picker.curl("/thumbs?px=256&ids=" + bad, header) == "400", "\(bad.prefix(40))")
+        }
+        let r = try await Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "20"] + header + [picker.origin + "/thumbs?px=200&ids=" + ids.joined(separator: ",")])
+        let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", maxSplits: 2).map(String.init) }
+        #expect(Set(lines.map(\.[0])) == Set(ids) && lines.count == ids.count, "\(lines.map { $0.prefix(2) })")
+        #expect(lines.first { $0[0] == "a999" }?[1] == "error")
+        let cache = lib.cache + "/large"
+        let cached = Set(TestEnvironment.files(in: cache).compactMap { FileManager.default.contents(atPath: cache + "/" + $0) })
+        for (id, path) in listed {
+            let line = try #require(lines.first { $0[0] == id })
+            #expect(line[1] == "ok", "\(path): \(line.dropFirst())")
+            let png = try #require(Data(base64Encoded: line.count > 2 ? line[2] : ""), "\(path)")
+            #expect(cached.contains(png), "\(path): the cache's own thumbnail")
+            #expect(png.range(of: Data("Thumb::URI\u{0}file://\(path)".utf8)) != nil, "\(path): its Thumb::URI")
+            let file = lib.dir + "/\(id).png"
+            try png.write(to: URL(fileURLWithPath: file))
+            let image = try await Media.rgb(file)
+            #expect(max(image.width, image.height) == 256, "\(path): \(image.width)×\(image.height)")
+            let centre = (image.height / 2 * image.width + image.width / 2) * 3
+            let rgb = Array(image.pixels[centre..<centre + 3]).map(Int.init)
+            let want = LibrarySheetTests.colours[path.hasSuffix("red.jpg") ? "red.jpg" : path.hasSuffix("blue.jpg") ? "blue.jpg" : "green.mp4"]!
+            #expect(abs(rgb[0] - want.0) < 60 && abs(rgb[1] - want.1) < 60 && abs(rgb[2] - want.2) < 60, "\(path): \(rgb)")
+        }
+        #expect(try await picker.curl("/api/cancel", ["-X", "POST"] + header) == "200")
+        #expect(try await picker.finish().status == 130)
     }
 
     /// A camera that cannot be opened: with --no-camera nothing tries (no overlay, no error);

@@ -2,6 +2,18 @@
 // request names items by id and carries the token (the cookie for GETs, the header for changes).
 "use strict";
 const config = JSON.parse(document.getElementById("config").textContent);
+// The request for the first rows' thumbnails that the page's head started, taken over at once
+// (its answer comes in while the grid is built); the grid uses it if it asks for the same.
+let preloaded = config.preload ? {url: config.preload, answer: fetch(config.preload)} : null;
+
+// The preloaded answer if `url` is what it asked for; either way it is used once at most.
+function takePreloaded(url) {
+  const p = preloaded;
+  preloaded = null;
+  if (p && p.url === url) return p.answer;
+  if (p) p.answer.then(r => r.body && r.body.cancel()).catch(() => {});
+  return fetch(url);
+}
 const token = document.querySelector('meta[name="gpick-token"]').content;
 const grid = document.getElementById("grid");
 const statusLine = document.getElementById("status");
@@ -46,7 +58,53 @@ const loader = new IntersectionObserver(entries => {
 
 // Cells of the first screenful load their thumbnails as they are made, before any layout: the
 // observer's first answer comes a frame or two later. `eager` counts those left.
-let eager = 0, eagerPx = 256;
+let eager = 0, eagerPx = 256, eagerImgs = [], firstLoad = Promise.resolve();
+
+// The first screenful's thumbnails come in one response (see PickerThumbnails.swift), a line
+// "ID ok BASE64" or "ID error REASON" each, shown as it arrives; whatever the response did not
+// bring loads on its own. Resolves once every picture has loaded or failed.
+async function loadBatch(imgs, px) {
+  const waiting = new Map(imgs.map(i => [i.dataset.id, i]));
+  if (!imgs.length) return;
+  const shown = [];
+  try {
+    const url = "/thumbs?px=" + px + "&ids=" + imgs.map(i => i.dataset.id).join(",");
+    const r = await takePreloaded(url);
+    if (!r.ok || !r.body) throw new Error(r.status + " " + r.statusText);
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    for (;;) {
+      const {done, value} = await reader.read();
+      text += value || "";
+      let at = 0, nl;
+      while ((nl = text.indexOf("\n", at)) >= 0) {
+        const space = text.indexOf(" ", at), id = text.slice(at, space);
+        const img = waiting.get(id);
+        if (img && text.startsWith(" ok ", space)) {
+          waiting.delete(id);
+          img.src = "data:image/png;base64," + text.slice(space + 4, nl);
+          shown.push(settled(img));
+        }
+        at = nl + 1;
+      }
+      text = text.slice(at);
+      if (done) break;
+    }
+  } catch (e) { /* the pictures left load one by one below */ }
+  for (const [id, img] of waiting) {
+    img.src = "/thumb/" + encodeURIComponent(id) + "?px=" + px;
+    shown.push(settled(img));
+  }
+  await Promise.all(shown);
+}
+
+function settled(img) {
+  if (img.complete) return Promise.resolve();
+  return new Promise(ok => {
+    img.addEventListener("load", ok, {once: true});
+    img.addEventListener("error", ok, {once: true});
+  });
+}
 
 function itemCell(item) {
   const el = document.createElement("div");
@@ -75,7 +133,7 @@ function itemCell(item) {
   el.appendChild(mark);
   el.addEventListener("click", () => { setFocus(cells.findIndex(c => c.el === el)); toggle(item.id); });
   el.addEventListener("dblclick", () => { select(item.id); confirm(); });
-  if (eager > 0) { eager--; img.src = "/thumb/" + encodeURIComponent(item.id) + "?px=" + eagerPx; } else loader.observe(img);
+  if (eager > 0) { eager--; eagerImgs.push(img); } else loader.observe(img);
   return {kind: "item", el, id: item.id};
 }
 
@@ -122,7 +180,9 @@ function cameraCell() {
 // The first screenful is built at once, the rest in slices after it: its thumbnails are asked
 // for before a thousand cells are made.
 let renderGeneration = 0;
-function render(items) {
+// `items` may be the listing's head (the page comes with the first screenful's); `total` is the
+// whole listing's length, fetched once the first thumbnails are in.
+function render(items, total = items.length) {
   const generation = ++renderGeneration;
   grid.textContent = "";
   cells = [];
@@ -133,12 +193,25 @@ function render(items) {
     // Square cells across the grid's width: as many rows as the window holds, and one more.
     const side = (grid.clientWidth || innerWidth) / config.columns;
     eager = Math.min(first, config.columns * (Math.ceil(innerHeight / side) + 1));
-    eagerPx = Math.ceil(side * (window.devicePixelRatio || 1));
+    // Asked for as the cache's size that covers the cell (the server rounds up the same way),
+    // so that the page's first request is the one its head already started (PickerPage.swift).
+    const px = Math.ceil(side * (window.devicePixelRatio || 1));
+    eagerPx = [128, 256, 512, 1024].find(s => s >= px) || 1024;
   }
+  eagerImgs = [];
   for (const item of items.slice(0, first)) cells.push(itemCell(item));
+  eager = 0;  // later cells (slices, captures) load as they come into view
   grid.append(...cells.map(c => c.el));
+  // The first rows in one request (the one the page's head started), painted before the other
+  // rows are asked for, a row a request: on a slow machine they would share its first frames.
+  const imgs = eagerImgs, top = config.columns * config.preloadedRows;
+  firstLoad = loadBatch(imgs.slice(0, top), eagerPx).then(() => {
+    const rows = [];
+    for (let i = top; i < imgs.length; i += config.columns) rows.push(loadBatch(imgs.slice(i, i + config.columns), eagerPx));
+    return Promise.all(rows);
+  });
   setFocus(Math.min(focus, cells.length - 1), false);
-  say(items.length + (items.length === 1 ? " item" : " items"));
+  say(total + (total === 1 ? " item" : " items"));
   let next = first;
   function slice() {
     if (generation !== renderGeneration || next >= items.length) return;
@@ -149,8 +222,23 @@ function render(items) {
     paintSelection();
     setTimeout(slice, 0);
   }
-  // After the first frame: by then the first cells' thumbnails have been asked for.
-  requestAnimationFrame(() => setTimeout(slice, 0));
+  // Once the first screenful's thumbnails are in (at most a second): building and laying out
+  // the other cells before would hold up their decoding and painting on a slow machine.
+  firstScreen().then(async () => {
+    if (items.length < total) {
+      const all = (await (await fetch("/api/items")).json()).items;
+      if (generation !== renderGeneration) return;
+      // The library changed meanwhile: the whole grid again.
+      if (!items.every((item, i) => all[i] && all[i].id === item.id)) { render(all); paintSelection(); return; }
+      items = all;
+    }
+    setTimeout(slice, 0);
+  });
+}
+
+// Resolves when the eager thumbnails have loaded or failed, or after a second.
+function firstScreen() {
+  return Promise.race([firstLoad, new Promise(ok => setTimeout(ok, 1000))]);
 }
 
 function isSelected(id) { return selected.includes(id); }
@@ -287,15 +375,17 @@ confirmButton.addEventListener("click", confirm);
 document.getElementById("cancel").addEventListener("click", cancel);
 
 async function start() {
-  const answer = {items: JSON.parse(document.getElementById("items").textContent)};
-  render(answer.items);
+  render(JSON.parse(document.getElementById("items").textContent), config.total);
   paintSelection();
+  // The event stream holds one of the browser's six connections to gpick for as long as the
+  // page is open: it starts once the first thumbnails have had all six.
+  await firstScreen();
   const events = new EventSource("/api/events");
   events.addEventListener("state", e => showState(JSON.parse(e.data)));
   events.addEventListener("ended", () => { events.close(); if (!ended) finish("The picker has ended. You can close this page."); });
   // The library may still be loading when the page opens: fetch the items again when it changes
   // (captures made here are already in the grid).
-  let assets = answer.items.filter(i => i.id.startsWith("a")).length;
+  let assets = config.assets;
   events.addEventListener("state", async e => {
     const s = JSON.parse(e.data);
     if (s.assets !== assets && !ended) {
