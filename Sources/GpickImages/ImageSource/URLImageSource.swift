@@ -37,7 +37,7 @@ public struct URLImageSource: ImageSource {
                 let cheap = await OffPool.run { () -> ImageResult? in
                     guard let copy = source.copies.nearest(to: source.url, side: request.longSide),
                           let picture = try? StillImage.thumbnail(path: copy, box: .square(URLCopies.largestSide)) else { return nil }
-                    // The copy has the picture's aspect ratio: sized as the final picture will be
+                    // The copy has the picture's aspect ratio: shaped as the final picture will be
                     // (unless the original is smaller than the box, which only the fetch tells).
                     var box = request.box(for: PixelSize(width: picture.width, height: picture.height))
                     box.enlarge = true

@@ -86,6 +86,12 @@ public enum StillImage {
     /// `name` is what errors call it.
     @available(*, noasync, message: "it decodes: run it off the cooperative pool")
     public static func thumbnail(data: [UInt8], name: String, box: ImageBox, limits: DecodeLimits = DecodeLimits()) throws(GpickError) -> VipsPicture {
+        try thumbnail(data: data, name: name, limits: limits) { _ in box }
+    }
+
+    /// The same, into the box `boxFor` chooses once the header is read (a size that depends on
+    /// the picture's own, without reading its header twice).
+    static func thumbnail(data: [UInt8], name: String, limits: DecodeLimits, boxFor: (ImageHeader) -> ImageBox) throws(GpickError) -> VipsPicture {
         try Vips.start()
         guard !data.isEmpty else { throw GpickError(.input, "\(name): empty image data") }
         return try data.withUnsafeBytes { bytes in
@@ -95,7 +101,7 @@ public enum StillImage {
                 let source = try Vips.check(cvips_source_new_from_memory(bytes.baseAddress, bytes.count),
                                             "cannot read", subject: name)
                 defer { cvips_unref_source(source) }
-                return try thumbnail(source: source, name: name, box: box, limits: limits).picture
+                return try thumbnail(source: source, name: name, limits: limits, boxFor: boxFor).picture
             }
         }.get()
     }
@@ -111,8 +117,14 @@ public enum StillImage {
 
     static func thumbnail(source: UnsafeMutablePointer<VipsSource>, name: String, box: ImageBox,
                           limits: DecodeLimits) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
+        try thumbnail(source: source, name: name, limits: limits) { _ in box }
+    }
+
+    static func thumbnail(source: UnsafeMutablePointer<VipsSource>, name: String, limits: DecodeLimits,
+                          boxFor: (ImageHeader) -> ImageBox) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
         let header = try header(source: source, name: name)
         try limits.check(header, name: name)
+        let box = boxFor(header)
         var out: UnsafeMutablePointer<VipsImage>? = nil
         let status = cvips_thumbnail_source(source, &out, Int32(box.width), Int32(box.height), box.crop, box.vipsSize, loaderOptions)
         if status != 0 { cvips_unref(out); out = nil }
