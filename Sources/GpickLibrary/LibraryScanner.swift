@@ -47,18 +47,39 @@ public struct LibraryScanner: Sendable {
     public func scan(_ report: @Sendable (ScanEvent) -> Void = { _ in }) throws(GpickError) -> ScanSummary {
         // The index's rows are read on another thread while this one walks the tree: a rescan of
         // an unchanged tree is those two and little else.
-        let loading = Loading { () throws(GpickError) in try knownRows(roots.contains) }
+        let loading = Loading { () throws(GpickError) in try knownRows(roots.containsScanningByDate) }
         var walker = FileWalker(roots: roots)
         walker.walk()
+        return try finish(walker, known: loading.value(), report)
+    }
+
+    /// The same for the index at `path`, opened (then `opened` is told) while the walk has
+    /// already begun: opening it (the WAL, the schema's version) need not come first either.
+    public static func scan(indexAt path: String, roots: MediaRoots, opened: @escaping @Sendable (LibraryIndex) -> Void,
+                            _ report: @Sendable (ScanEvent) -> Void = { _ in }) throws(GpickError) -> ScanSummary {
+        let loading = Loading { () throws(GpickError) -> (LibraryScanner, [String: Known]) in
+            let scanner = LibraryScanner(index: try LibraryIndex(path: path), roots: roots)
+            opened(scanner.index)
+            // Kept off the path index: every row is under the roots, and reading the table in
+            // order beats a seek into it for each entry of the index.
+            return (scanner, try scanner.knownRows(roots.containsScanningByDate))
+        }
+        var walker = FileWalker(roots: roots)
+        walker.walk()
+        let (scanner, known) = try loading.value()
+        return try scanner.finish(walker, known: known, report)
+    }
+
+    private func finish(_ walker: FileWalker, known: [String: Known], _ report: @Sendable (ScanEvent) -> Void) throws(GpickError) -> ScanSummary {
         var summary = ScanSummary()
         summary.linksLeavingRoots = walker.linksLeavingRoots.count
         summary.unreadableFolders = walker.unreadableFolders.map(\.path)
         for f in walker.unreadableFolders { report(.folderUnreadable(path: f.path, reason: f.reason)) }
-        let known = try loading.value()
         let blocked = walker.unreadableFolders.map { $0.path.hasSuffix("/") ? $0.path : $0.path + "/" }
         // Rows under a folder that could not be read are kept: not seen is not deleted.
-        let scope = known.filter { path, _ in !blocked.contains { path.hasPrefix($0) || path + "/" == $0 } }
-        try reconcile(found: walker.files, known: known, scope: scope, summary: &summary, report)
+        let scope = blocked.isEmpty ? known : known.filter { path, _ in !blocked.contains { path.hasPrefix($0) || path + "/" == $0 } }
+        // The rows are every row under the roots: if nothing changes, the summary's counts are theirs.
+        try reconcile(found: walker.files, known: known, scope: scope, summary: &summary, countsIfUnchanged: Self.counts(known), report)
         return summary
     }
 
@@ -85,40 +106,60 @@ public struct LibraryScanner: Sendable {
         return summary
     }
 
-    struct Known { var id: Int64; var device: Int64; var inode: Int64; var size: Int64; var mtimeNs: Int64; var addedAt: Int64; var unreadable: String? }
+    struct Known {
+        var id: Int64; var device: Int64; var inode: Int64; var size: Int64; var mtimeNs: Int64; var addedAt: Int64; var unreadable: String?
+        /// What the summary counts: a live pair's photo, a Motion Photo, a burst's lead.
+        var paired: Bool; var motion: Bool; var burstLead: Bool
+    }
 
     func knownRows(_ filter: SQLExpression) throws(GpickError) -> [String: Known] {
         try index.read { db in
             var map: [String: Known] = [:]
             // Sized once: growing a dictionary of 10,000 paths rehashes them all several times.
             map.reserveCapacity(try Asset.filter(filter).fetchCount(db))
-            let rows = try Row.fetchCursor(db, Asset.select(sql: "path, id, device, inode, size, mtimeNs, addedAt, unreadable").filter(filter))
+            let rows = try Row.fetchCursor(db, Asset.select(sql: """
+                path, id, device, inode, size, mtimeNs, addedAt, unreadable, pairedMovie IS NOT NULL, motionKind IS NOT NULL, burstLead
+                """).filter(filter))
             while let r = try rows.next() {
-                map[r[0]] = Known(id: r[1], device: r[2], inode: r[3], size: r[4], mtimeNs: r[5], addedAt: r[6], unreadable: r[7])
+                map[r[0]] = Known(id: r[1], device: r[2], inode: r[3], size: r[4], mtimeNs: r[5], addedAt: r[6], unreadable: r[7],
+                                  paired: r[8], motion: r[9], burstLead: r[10])
             }
             return map
         }
     }
 
+    /// The summary's counts (live pairs, Motion Photos, bursts, unreadable) over `rows`.
+    static func counts(_ rows: [String: Known]) -> [Int] {
+        var c = [0, 0, 0, 0]
+        for k in rows.values {
+            if k.paired { c[0] += 1 }
+            if k.motion { c[1] += 1 }
+            if k.burstLead { c[2] += 1 }
+            if k.unreadable != nil { c[3] += 1 }
+        }
+        return c
+    }
+
     /// Reads what is new or changed among `found`, deletes what of `scope` was not found,
     /// keeps moved files' rows, then links pairs and bursts again.
     func reconcile(found: [FoundFile], known: [String: Known], scope: [String: Known], summary: inout ScanSummary,
-                   _ report: @Sendable (ScanEvent) -> Void) throws(GpickError) {
+                   countsIfUnchanged: [Int]? = nil, _ report: @Sendable (ScanEvent) -> Void) throws(GpickError) {
         summary.found = found.count
         // Which files need reading: new, changed, or unreadable last time (permissions change
         // without touching mtime).
         var toRead: [FoundFile] = []
-        var seen = Set<String>()
-        seen.reserveCapacity(found.count)
+        var foundInScope = 0
         for f in found {
-            seen.insert(f.path)
+            if scope[f.path] != nil { foundInScope += 1 }
             if let k = known[f.path], k.device == f.device, k.inode == f.inode, k.size == f.size, k.mtimeNs == f.mtimeNs, k.unreadable == nil {
                 summary.unchanged += 1
             } else {
                 toRead.append(f)
             }
         }
-        let gone = scope.filter { path, _ in !seen.contains(path) }
+        // Found paths are distinct (the walk meets each once): every row in scope was found
+        // when as many were; only otherwise are the missing ones looked for.
+        let gone = foundInScope == scope.count ? [:] : scope.filter { [seen = Set(found.map(\.path))] path, _ in !seen.contains(path) }
         report(.walked(found: found.count, toRead: toRead.count))
 
         // A file that moved keeps its row (and when it arrived): same inode, size and mtime.
@@ -164,14 +205,21 @@ public struct LibraryScanner: Sendable {
             return (0..<4).map { row?[$0] ?? 0 }
         }
         // Nothing changed: no write transaction (no lock taken, nothing synced to disk).
-        let counts: [Int] = changed ? try index.write { db in
-            try Asset.deleteAll(db, keys: removeIDs)
-            for var a in writesDone {
-                if a.id != nil { try a.update(db) } else { try a.insert(db) }
+        let counts: [Int]
+        if changed {
+            counts = try index.write { db in
+                try Asset.deleteAll(db, keys: removeIDs)
+                for var a in writesDone {
+                    if a.id != nil { try a.update(db) } else { try a.insert(db) }
+                }
+                try AssetLinker.link(db)
+                return try count(db)
             }
-            try AssetLinker.link(db)
-            return try count(db)
-        } : try index.read(count)
+        } else if let countsIfUnchanged {
+            counts = countsIfUnchanged
+        } else {
+            counts = try index.read(count)
+        }
         summary.livePairs = counts[0]
         summary.motionPhotos = counts[1]
         summary.bursts = counts[2]

@@ -23,11 +23,11 @@ struct ScanCommand: AsyncParsableCommand {
             if rebuild, let aside = try LibraryIndex.setAside(path: library.indexPath) {
                 events.notice("the old index was moved to \(aside)")
             }
-            let index = try await library.openIndex()
-            let roots = library.roots
-            events.started(["roots": roots.paths, "index": index.path])
+            let roots = library.roots, path = library.indexPath
             let summary = try await OffPool.run { () throws(GpickError) in
-                try LibraryScanner(index: index, roots: roots).scan { Self.show($0, events) }
+                try LibraryScanner.scan(indexAt: path, roots: roots, opened: { index in
+                    events.started(["roots": roots.paths, "index": index.path])
+                }) { Self.show($0, events) }
             }
             Console.endProgress()
             events.finished(Self.fields(summary))
