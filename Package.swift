@@ -62,7 +62,9 @@ let package = Package(
             "CGLib", "CGpickBase", "GpickBase", "GpickFormats", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Images for the pick half: libvips, freedesktop thumbnails, ImageSource, contact sheets.
-        .target(name: "GpickImages", dependencies: ["CGLib", "CVips", "GpickBase", "GpickFormats", "GpickKit", "GpickLibrary"]),
+        // zlib's CRC-32: PNG chunks are checked before libvips decodes them.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "GpickImages", dependencies: ["CGLib", "CVips", "CZlib", "GpickBase", "GpickFormats", "GpickKit", "GpickLibrary"]),
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
         .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
                 resources: [.embedInCode("Web/picker.js"), .embedInCode("Web/picker.css")]),

@@ -55,7 +55,9 @@ public struct ThumbnailRequest: Sendable {
                     Vips.takeErrorText()
                     return nil
                 }
-                return try StillImage.thumbnail(source: source, name: name, box: box, limits: limits).picture
+                return try StillImage.thumbnail(source: source, name: name, box: box, limits: limits) { () throws(GpickError) in
+                    try PNGChecksums.verify(fd: file.fd, name: name)
+                }.picture
             }
             if let still { return (try still.srgb8(subject: name), .still) }
             try Self.requireVideo(fd: file.fd, name: name)

@@ -129,6 +129,35 @@ struct ThumbnailCacheTests {
         #expect(c.existing(for: photo, size: .normal) == nil)
     }
 
+    /// A PNG's damage is told the same way every time (libvips alone thumbnailed this file in 9
+    /// runs of 40): a critical chunk's checksum, and a file cut before IEND. A damaged text chunk
+    /// is only ignored, as libpng does.
+    @Test func aDamagedPNGIsRefusedEveryTime() async throws {
+        let dir = Fixture.dir()
+        var png = TestPNG.make(width: 64, height: 64, rgba: [UInt8](repeating: 120, count: 64 * 64 * 4), text: [("Comment", "hello")])
+        let good = "\(dir)/good.png", flipped = "\(dir)/flipped.png", cut = "\(dir)/cut.png", text = "\(dir)/text.png"
+        try Fixture.write(png, to: good)
+        try Fixture.write(Array(png.dropLast(12)), to: cut)
+        // A byte of the text chunk's keyword changed, its CRC left as it was.
+        var badText = png
+        let at = try #require((0..<png.count - 4).first { png[$0..<$0 + 4].elementsEqual("tEXt".utf8) })
+        badText[at + 5] ^= 0x01
+        try Fixture.write(badText, to: text)
+        for i in stride(from: png.count / 2, to: png.count / 2 + 40, by: 4) { png[i] ^= 0x5A }
+        try Fixture.write(png, to: flipped)
+        for _ in 0..<20 {
+            do {
+                _ = try await StillImage.thumbnail(at: flipped, box: .square(128))
+                Issue.record("flipped.png was decoded")
+            } catch {
+                #expect(error.kind == .input && error.message.contains(flipped) && error.message.contains("IDAT chunk's checksum"), "\(error.message)")
+            }
+        }
+        await #expect(throws: GpickError.self) { _ = try await StillImage.thumbnail(at: cut, box: .square(128)) }
+        #expect(try await StillImage.thumbnail(at: good, box: .square(128)).width == 64)
+        #expect(try await StillImage.thumbnail(at: text, box: .square(128)).width == 64, "a damaged text chunk is only ignored")
+    }
+
     @Test func remembersFilesThatCannotBeDecodedUntilTheyChange() async throws {
         let dir = Fixture.dir()
         let c = cache(dir)

@@ -101,7 +101,9 @@ public enum StillImage {
                 let source = try Vips.check(cvips_source_new_from_memory(bytes.baseAddress, bytes.count),
                                             "cannot read", subject: name)
                 defer { cvips_unref_source(source) }
-                return try thumbnail(source: source, name: name, limits: limits, boxFor: boxFor).picture
+                return try thumbnail(source: source, name: name, limits: limits, boxFor: boxFor) { () throws(GpickError) in
+                    try PNGChecksums.verify(data: data, name: name)
+                }.picture
             }
         }.get()
     }
@@ -111,19 +113,25 @@ public enum StillImage {
     static func thumbnail(fd: Int32, name: String, box: ImageBox, limits: DecodeLimits) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
         try Vips.start()
         return try withSource(fd: fd, name: name) { source throws(GpickError) in
-            try thumbnail(source: source, name: name, box: box, limits: limits)
+            try thumbnail(source: source, name: name, limits: limits, boxFor: { _ in box }) { () throws(GpickError) in
+                try PNGChecksums.verify(fd: fd, name: name)
+            }
         }
     }
 
-    static func thumbnail(source: UnsafeMutablePointer<VipsSource>, name: String, box: ImageBox,
-                          limits: DecodeLimits) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
-        try thumbnail(source: source, name: name, limits: limits) { _ in box }
+    /// `verify` runs once the header has passed `limits`, before any pixel is decoded: the
+    /// file's own integrity checks (PNGChecksums), which a bomb's header must not wait for.
+    static func thumbnail(source: UnsafeMutablePointer<VipsSource>, name: String, box: ImageBox, limits: DecodeLimits,
+                          verify: () throws(GpickError) -> Void = {}) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
+        try thumbnail(source: source, name: name, limits: limits, boxFor: { _ in box }, verify: verify)
     }
 
     static func thumbnail(source: UnsafeMutablePointer<VipsSource>, name: String, limits: DecodeLimits,
-                          boxFor: (ImageHeader) -> ImageBox) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
+                          boxFor: (ImageHeader) -> ImageBox,
+                          verify: () throws(GpickError) -> Void = {}) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
         let header = try header(source: source, name: name)
         try limits.check(header, name: name)
+        try verify()
         let box = boxFor(header)
         var out: UnsafeMutablePointer<VipsImage>? = nil
         let status = cvips_thumbnail_source(source, &out, Int32(box.width), Int32(box.height), box.crop, box.vipsSize, loaderOptions)
