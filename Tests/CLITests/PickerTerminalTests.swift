@@ -134,12 +134,16 @@ import Testing
         chmod(scanner, 0o755)
         let picker = try await Running(lib, ["--no-camera"], env: ["GST_PLUGIN_SCANNER": scanner, "GST_REGISTRY": lib.dir + "/registry.bin"])
         try await picker.waitFor("clip.mp4")
+        // A hang guard, not a timing: in one loaded full run GStreamer took over 20 s to start.
         var pid: pid_t = 0
-        for _ in 0..<400 where pid == 0 {
+        let deadline = Date().addingTimeInterval(60)
+        while pid == 0 && Date() < deadline {
             pid = (try? String(contentsOfFile: started, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
             if pid == 0 { try await Task.sleep(nanoseconds: 50_000_000) }
         }
-        try #require(pid > 0, "the video's thumbnail started GStreamer, which ran the plugin scanner")
+        let stderr = (try? String(contentsOfFile: picker.err, encoding: .utf8)) ?? ""
+        let screen = pid > 0 ? "" : try await picker.pane()
+        try #require(pid > 0, "the video's thumbnail started GStreamer, which ran the plugin scanner: \(stderr) \(screen)")
         defer { kill(pid, SIGKILL) }
         try await picker.keys("Enter")
         let r = try await picker.finish()
