@@ -91,9 +91,11 @@ public struct LibraryScanner: Sendable {
         if paths.count > 256 { return try scan(report) }
         var found: [FoundFile] = []
         var scopeFilter: [SQLExpression] = []
+        var taken = Set<String>()
         for raw in paths {
             let path = MediaRoots.canonical(raw)
-            guard let root = roots.root(of: path),
+            // Once each (watch can report a path twice): reconcile counts found paths as distinct.
+            guard taken.insert(path).inserted, let root = roots.root(of: path),
                   !path.dropFirst(root.count).split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { continue }
             scopeFilter.append(Column("path") == path)
             scopeFilter.append(MediaRoots(paths: [path]).contains)  // what was a folder there

@@ -51,6 +51,19 @@ import Testing
         "clips/rec-001.mp4": "v.mp4", "clips/rec-002.mp4": "v.mp4",
     ]
 
+    /// A refresh told of the same path twice, and of one whose file is gone: the gone one leaves
+    /// the index (the found files are counted once each).
+    @Test func aRefreshWithARepeatedPathStillRemovesTheGoneFile() async throws {
+        let lib = try Library(["a.jpg": "a.jpg", "b.jpg": "a.jpg"])
+        #expect(try await lib.scan().added == 2)
+        try FileManager.default.removeItem(atPath: lib.root + "/b.jpg")
+        let scanner = LibraryScanner(index: lib.index, roots: lib.roots)
+        let paths = [lib.root + "/a.jpg", lib.root + "/a.jpg", lib.root + "/b.jpg"]
+        let summary = try await OffPool.run { () throws(GpickError) in try scanner.refresh(paths: paths) }
+        #expect(summary.removed == 1 && summary.found == 1, "\(summary)")
+        #expect(try lib.list().keys.sorted() == ["a.jpg"])
+    }
+
     @Test func pairsAndSubtypesComeFromContentNotNames() async throws {
         let lib = try Library(Self.tree)
         // Truncate one file inside its header: indexed as unreadable, with the reason.
