@@ -143,6 +143,8 @@ import Testing
         }
         let stderr = (try? String(contentsOfFile: picker.err, encoding: .utf8)) ?? ""
         let screen = pid > 0 ? "" : try await picker.pane()
+        // Failing here, the picker and its terminal must not be left running.
+        if pid == 0 { _ = try? await picker.tmux.run(["kill-server"]) }
         try #require(pid > 0, "the video's thumbnail started GStreamer, which ran the plugin scanner: \(stderr) \(screen)")
         defer { kill(pid, SIGKILL) }
         try await picker.keys("Enter")
