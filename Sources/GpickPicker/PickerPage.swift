@@ -1,4 +1,5 @@
 import Foundation
+import GpickImages
 import GpickKit
 
 /// The picker's one page and its two assets, served by gpick (no framework, no network fetch).
@@ -10,7 +11,10 @@ enum PickerPage {
     static let preloadedRows = 3
     /// The size the preload asks for: a 129–256 px cell, as 4 to 12 columns across a laptop's
     /// window give. The page uses the preload only if its cells are of that size.
-    static let preloadedPixels = 256
+    static let preloadedPixels = ThumbnailCache.Size.large.pixels
+    /// The cache's sizes, smallest first: the page rounds a cell up to one of them, as
+    /// `PickerRoutes.size(px:)` does, so that its first request is the preloaded one.
+    static let thumbnailSizes = ThumbnailCache.Size.allCases.map(\.pixels).sorted()
 
     /// The first request for thumbnails, started by the page's head before its script runs: a
     /// vertical grid's first rows (the script asks for exactly this URL, see picker.js).
@@ -40,7 +44,7 @@ enum PickerPage {
         let settings: [String: Any] = [
             "columns": c.layout.itemsPerRow, "scroll": c.layout.scroll.rawValue, "multi": c.allowsMultiple,
             "actions": layout.actions, "camera": layout.showsCamera, "cameraMode": c.capture.cameraMode.rawValue,
-            "stage": stage.rawValue, "preloadedRows": preloadedRows,
+            "stage": stage.rawValue, "preloadedRows": preloadedRows, "thumbnailSizes": thumbnailSizes,
         ].merging(counts) { $1 }.merging(preload.map { ["preload": $0] } ?? [:]) { $1 }
         let json = (try? JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"

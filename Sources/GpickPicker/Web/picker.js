@@ -196,7 +196,8 @@ function render(items, total = items.length) {
     // Asked for as the cache's size that covers the cell (the server rounds up the same way),
     // so that the page's first request is the one its head already started (PickerPage.swift).
     const px = Math.ceil(side * (window.devicePixelRatio || 1));
-    eagerPx = [128, 256, 512, 1024].find(s => s >= px) || 1024;
+    const sizes = config.thumbnailSizes;
+    eagerPx = sizes.find(s => s >= px) || sizes[sizes.length - 1];
   }
   eagerImgs = [];
   for (const item of items.slice(0, first)) cells.push(itemCell(item));
