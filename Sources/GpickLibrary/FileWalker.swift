@@ -28,7 +28,10 @@ struct FileWalker {
 
     init(roots: MediaRoots) { self.roots = roots }
 
-    static let photoExtensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "webp", "gif", "heic", "heif", "avif", "tif", "tiff"]
+    static let photoExtensions = Set(["jpg", "jpeg", "jpe", "png", "webp", "gif", "heic", "heif", "avif", "tif", "tiff", "jxl"])
+        .union(rawExtensions)
+    /// Camera RAW files, shown by their embedded previews.
+    static let rawExtensions: Set<String> = ["dng", "cr2", "cr3", "nef", "nrw", "arw", "srf", "sr2", "raf", "orf", "rw2", "pef", "srw"]
     static let videoExtensions: Set<String> = ["mp4", "m4v", "mov", "qt", "3gp", "mkv", "webm", "avi"]
 
     static func isMedia(_ name: String) -> Bool {

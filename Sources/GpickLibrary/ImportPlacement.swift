@@ -93,11 +93,11 @@ enum ImportPlacement {
     /// The name a source gets in the library: its own, literally (`%s%n` stays), without leading
     /// dots (hidden files are not media to the library), and with the extension its content calls
     /// for when its own is not a media one (the scanner goes by extension first).
-    static func importName(_ source: String, container: MediaMetadata.Container) -> String {
+    static func importName(_ source: String, container: MediaMetadata.Container, mimeType: String = "") -> String {
         var name = String(source.split(separator: "/").last ?? "")
         while name.hasPrefix(".") { name.removeFirst() }
         if name.isEmpty { name = "imported" }
-        if !FileWalker.isMedia(name) { name += "." + fileExtension(container) }
+        if !FileWalker.isMedia(name) { name += "." + fileExtension(container, mimeType: mimeType) }
         return fitting(stem: name.deletingFilenameExtension, suffix: "", ext: name.filenameExtension)
     }
 
@@ -115,7 +115,7 @@ enum ImportPlacement {
         return String(stem) + tail
     }
 
-    static func fileExtension(_ c: MediaMetadata.Container) -> String {
+    static func fileExtension(_ c: MediaMetadata.Container, mimeType: String = "") -> String {
         switch c {
         case .jpeg: "jpg"
         case .png: "png"
@@ -124,6 +124,8 @@ enum ImportPlacement {
         case .heif: "heic"
         case .avif: "avif"
         case .tiff: "tif"
+        case .jxl: "jxl"
+        case .raw: rawExtensions[mimeType] ?? "dng"
         case .mp4: "mp4"
         case .quicktime: "mov"
         case .matroska: "mkv"
@@ -132,6 +134,12 @@ enum ImportPlacement {
         case .unknown: "bin"
         }
     }
+
+    /// A camera RAW file's extension from the MIME type its reader gave it.
+    static let rawExtensions = [
+        "image/x-adobe-dng": "dng", "image/x-canon-cr2": "cr2", "image/x-canon-cr3": "cr3", "image/x-fuji-raf": "raf",
+        "image/x-olympus-orf": "orf", "image/x-panasonic-rw2": "rw2", "image/x-raw": "tif",
+    ]
 
     // MARK: - Renaming without replacing
 

@@ -56,6 +56,7 @@ public struct Importer: Sendable {
         var isVideo: Bool
         var takenAt: Int64
         var container: MediaMetadata.Container
+        var mimeType: String
         var contentIdentifier: String?
     }
 
@@ -153,7 +154,7 @@ public struct Importer: Sendable {
         return Probe(source: source, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
                      mtime: st.st_mtim, isVideo: meta.isVideo,
                      takenAt: meta.takenAt.flatMap(AssetReader.unixSeconds) ?? mtime,
-                     container: meta.container, contentIdentifier: meta.contentIdentifier?.uppercased())
+                     container: meta.container, mimeType: meta.mimeType, contentIdentifier: meta.contentIdentifier?.uppercased())
     }
 
     static func regularFile(_ fd: Int32, _ source: String) throws(GpickError) -> stat {
@@ -193,7 +194,7 @@ public struct Importer: Sendable {
         defer { close(folderFD) }
         if state.swept.insert(folder).inserted { ImportPlacement.sweepLeftovers(folderFD) }
 
-        let name = ImportPlacement.importName(p.source, container: p.container)
+        let name = ImportPlacement.importName(p.source, container: p.container, mimeType: p.mimeType)
         var moved = false
         var placed: String?
         // --move on one file system: a rename, and the file is the same file.

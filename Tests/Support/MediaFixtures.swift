@@ -109,6 +109,8 @@ public struct MediaFixtures: Sendable {
             (ffmpeg, lavfi + ["testsrc=s=96x64", "-frames:v", "1", p("i.tiff")]),
             (vips, ["black", p("i.heic"), "120", "80", "--bands", "3"]),
             (vips, ["black", p("i.avif"), "130", "70", "--bands", "3"]),
+            (vips, ["black", p("i.jxl"), "120", "80", "--bands", "3"]),
+            (vips, ["black", p("odd.jxl"), "3001", "1999", "--bands", "3"]),
         ])
         // 2. Edits: one exiftool process for all of them, ffmpeg's rotations beside it.
         let config = p("gpick.config")

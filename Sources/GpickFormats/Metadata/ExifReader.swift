@@ -5,8 +5,10 @@ import GpickBase
 /// says that the scanner keeps.
 struct ExifFacts: Equatable {
     var width: Int?, height: Int?          // IFD0 ImageWidth/ImageLength (TIFF files)
+    var pixelWidth: Int?, pixelHeight: Int?  // the Exif IFD's PixelXDimension/PixelYDimension
+    var subSecOriginal: String?
     var orientation: Int?
-    var make: String?
+    var make: String?, model: String?
     var software: String?
     var dateTime: String?, dateTimeOriginal: String?, createDate: String?
     var offsetTime: String?, offsetTimeOriginal: String?, offsetTimeDigitized: String?
@@ -17,10 +19,15 @@ struct ExifFacts: Equatable {
 
     /// DateTimeOriginal with its offset, else CreateDate, else IFD0 DateTime.
     var takenAt: TakenDate? {
-        let candidates = [(dateTimeOriginal, offsetTimeOriginal), (createDate, offsetTimeDigitized), (dateTime, offsetTime)]
-        for case let (text?, offset) in candidates {
+        // A camera keeps one time zone: without OffsetTimeOriginal, the other offsets stand in.
+        let anyOffset = offsetTimeOriginal ?? offsetTimeDigitized ?? offsetTime
+        let candidates = [(dateTimeOriginal, anyOffset, subSecOriginal), (createDate, offsetTimeDigitized ?? anyOffset, nil),
+                          (dateTime, offsetTime ?? anyOffset, nil)]
+        for case let (text?, offset, sub) in candidates {
             guard var date = TakenDate.parse(text) else { continue }
             if date.offsetSeconds == nil { date.offsetSeconds = offset.flatMap(TakenDate.parseOffset) }
+            // Digits only ("853"; some cameras pad with spaces).
+            if let sub = sub?.trimmed(), !sub.isEmpty, sub.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { date.subsecond = sub }
             return date
         }
         return nil
@@ -34,6 +41,8 @@ struct ExifReader {
     /// Where the TIFF header ("II*\0" / "MM\0*") starts in `source`; IFD offsets count from here.
     let base: Int
     let littleEndian: Bool
+    /// 42 for TIFF; Olympus ORF (0x4F52, 0x5352) and Panasonic RW2 (0x55) use their own.
+    let magic: Int
 
     static let maxEntries = 1000
     static let maxValueBytes = 64 * 1024
@@ -43,12 +52,16 @@ struct ExifReader {
         let raw: ArraySlice<UInt8>   // the 4-byte value/offset field
     }
 
-    init?(source: some ByteSource, base: Int) throws(GpickError) {
+    init?(source: some ByteSource, base: Int, rawMagic: Bool = false) throws(GpickError) {
         let header = try source.read(at: base, count: 8)
         let h = ByteView(header), le: Bool
         if h.matches(0, "II") { le = true } else if h.matches(0, "MM") { le = false } else { return nil }
-        guard ByteView(header, littleEndian: le).u16(2) == 42 else { return nil }  // 43 is BigTIFF: not read here
+        // 43 is BigTIFF: not read here.
+        guard let magic = ByteView(header, littleEndian: le).u16(2), magic == 42 || rawMagic && [0x4F52, 0x5352, 0x55].contains(magic) else {
+            return nil
+        }
         littleEndian = le
+        self.magic = magic
         self.source = source
         self.base = base
     }
@@ -69,6 +82,7 @@ struct ExifReader {
             case 0x0100: f.width = int(e)
             case 0x0101: f.height = int(e)
             case 0x010F: f.make = try text(e)
+            case 0x0110: f.model = try text(e)
             case 0x0112: f.orientation = int(e).flatMap { (1...8).contains($0) ? $0 : nil }
             case 0x0131: f.software = try text(e)
             case 0x0132: f.dateTime = try text(e)
@@ -80,6 +94,9 @@ struct ExifReader {
             for e in entries {
                 switch e.tag {
                 case 0x9003: f.dateTimeOriginal = try text(e)
+                case 0x9291: f.subSecOriginal = try text(e)
+                case 0xA002: f.pixelWidth = int(e)
+                case 0xA003: f.pixelHeight = int(e)
                 case 0x9004: f.createDate = try text(e)
                 case 0x9010: f.offsetTime = try text(e)
                 case 0x9011: f.offsetTimeOriginal = try text(e)

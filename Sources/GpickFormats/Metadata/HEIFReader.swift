@@ -12,92 +12,77 @@ enum HEIFReader {
         let name = container == .avif ? "AVIF" : "HEIF"
         guard let metaBox = top.first(where: { $0.type == "meta" }) else { throw GpickError(.input, "truncated \(name) image: no meta box") }
         guard let v = try Box.load(metaBox, from: src, limit: maxMeta) else { return meta }
-        let kids = Box.children(v, in: span(metaBox.headerSize + 4, v.count))  // meta is a full box here
-        let primary = kids.first { $0.type == "pitm" }.flatMap { p in
-            v.u8(p.payload.lowerBound) == 0 ? v.u16(p.payload.lowerBound + 4) : v.u32(p.payload.lowerBound + 4)
+        let items = HEIFItems(view: v, meta: Box(type: "meta", offset: 0, headerSize: metaBox.headerSize, size: v.count))
+        if let size = items.size(of: items.primary) {
+            meta.width = size.width
+            meta.height = size.height
         }
-        var rotation: Int?
-        if let iprp = kids.first(where: { $0.type == "iprp" }) {
-            let props = Box.children(v, in: iprp.payload)
-            if let ipco = props.first(where: { $0.type == "ipco" }) {
-                let list = Box.children(v, in: ipco.payload)
-                var chosen: [Box] = []
-                if let primary, let ipma = props.first(where: { $0.type == "ipma" }) {
-                    chosen = associations(v, ipma, item: primary).compactMap { $0 >= 1 && $0 <= list.count ? list[$0 - 1] : nil }
-                }
-                // Without a usable ipma, the largest ispe is the image (the others are thumbnails and tiles).
-                let sizes = (chosen.isEmpty ? list : chosen).filter { $0.type == "ispe" }.compactMap { b -> (Int, Int)? in
-                    guard let w = v.u32(b.payload.lowerBound + 4), let h = v.u32(b.payload.lowerBound + 8) else { return nil }
-                    return (w, h)
-                }
-                if let best = sizes.max(by: { Double($0.0) * Double($0.1) < Double($1.0) * Double($1.1) }) {
-                    meta.width = best.0
-                    meta.height = best.1
-                }
-                if let irot = chosen.first(where: { $0.type == "irot" }), let angle = v.u8(irot.payload.lowerBound) {
-                    rotation = [1, 8, 3, 6][angle & 3]  // counter-clockwise quarter turns
-                }
+        var xmp = XMPFacts()
+        if let primary = items.primary {
+            // Metadata items point at the image they describe (cdsc); a file may also have them unlinked.
+            let described = Set(items.referencing(primary, type: "cdsc"))
+            let ordered = items.items.sorted { described.contains($0.id) && !described.contains($1.id) }
+            if let exif = ordered.first(where: { $0.type == "Exif" }),
+               var bytes = try items.bytes(of: exif.id, in: src, limit: maxExif),
+               let skip = ByteView(bytes).u32(0), skip <= bytes.count - 4 - 8 {
+                bytes.removeFirst(4 + skip)
+                if let e = try ExifReader.facts(source: MemoryBytes(bytes), base: 0) { JPEGReader.apply(e, to: &meta) }
             }
+            if let item = ordered.first(where: { $0.type == "mime" && $0.contentType == "application/rdf+xml" }),
+               let bytes = try items.bytes(of: item.id, in: src, limit: XMPScanner.maxBytes) {
+                xmp = XMPFacts(bytes)
+                meta.isPanorama = meta.isPanorama || xmp.isPanorama
+            }
+            meta.images = images(items, primary: primary)
         }
-        if let exif = try exifItem(src, v, kids, metaBox: metaBox),
-           let e = try ExifReader.facts(source: MemoryBytes(exif), base: 0) {
-            JPEGReader.apply(e, to: &meta)
-        }
-        // HEIF decoders apply irot and ignore EXIF's orientation: reporting EXIF's would turn twice.
-        meta.orientation = rotation
+        // HEIF decoders apply irot and imir and ignore EXIF's orientation: reporting EXIF's would turn twice.
+        meta.orientation = items.primary.flatMap(items.orientation(of:))
+        let samsung = meta.make?.lowercased().contains("samsung") == true
+        let found = try motionVideo(src, xmp: xmp, samsung: samsung, after: metaBox)
+        meta.motionPhoto = found.info
+        meta.motionPhotoProblem = found.problem
         return meta
     }
 
-    /// The property indices (1-based) ipma associates with `item`.
-    static func associations(_ v: ByteView, _ ipma: Box, item: Int) -> [Int] {
-        let p = ipma.payload.lowerBound
-        guard let version = v.u8(p), let flags = v.u8(p + 3), let count = v.u32(p + 4) else { return [] }
-        let wide = flags & 1 == 1
-        var i = p + 8
-        for _ in 0..<min(count, 65_536) {
-            guard let id = version < 1 ? v.u16(i) : v.u32(i) else { return [] }
-            i += version < 1 ? 2 : 4
-            guard let n = v.u8(i) else { return [] }
-            i += 1
-            var out: [Int] = []
-            for _ in 0..<n {
-                guard let a = wide ? v.u16(i) : v.u8(i) else { return [] }
-                out.append(wide ? a & 0x7FFF : a & 0x7F)
-                i += wide ? 2 : 1
-            }
-            if id == item { return out }
-            if i >= ipma.payload.upperBound { break }
+    /// A HEIF Motion Photo's video: Google's format 1.0 for HEIF (and Samsung's One UI 6 and
+    /// later) puts the MP4 in a top-level `mpvd` box after `meta`, and lists it in the XMP as for
+    /// JPEG. The top-level walk after `meta` costs nothing for a still whose `mdat` ends the file.
+    static func motionVideo(_ src: some ByteSource, xmp: XMPFacts, samsung: Bool, after meta: Box) throws(GpickError) -> EmbeddedVideo.Outcome {
+        let top = try Box.topLevel(src, until: ["mpvd"])
+        if let mpvd = top.first(where: { $0.type == "mpvd" }), mpvd.size <= src.size - mpvd.offset,
+           try EmbeddedVideo.isMP4(src, at: mpvd.payload.lowerBound) {
+            return EmbeddedVideo.Outcome(info: MotionPhotoInfo(
+                kind: xmp.motionPhoto || !samsung ? .google : .samsung,
+                video: ByteRange(offset: mpvd.payload.lowerBound, length: mpvd.payload.count), presentationUs: xmp.presentationUs))
         }
-        return []
+        guard xmp.motionPhoto || xmp.microVideo || samsung else { return EmbeddedVideo.Outcome() }
+        return try EmbeddedVideo.locate(src, xmp: xmp, samsung: samsung, imageDataStart: meta.offset + meta.size)
     }
 
-    /// The first Exif item's TIFF bytes (after its 4-byte header offset).
-    static func exifItem(_ src: some ByteSource, _ v: ByteView, _ kids: [Box], metaBox: Box) throws(GpickError) -> [UInt8]? {
-        guard let iinf = kids.first(where: { $0.type == "iinf" }), let iloc = kids.first(where: { $0.type == "iloc" }) else { return nil }
-        let ip = iinf.payload.lowerBound
-        let entriesStart = ip + (v.u8(ip) == 0 ? 6 : 8)
-        var exifID: Int?
-        for infe in Box.children(v, in: span(entriesStart, iinf.payload.upperBound)) where infe.type == "infe" {
-            let q = infe.payload.lowerBound
-            guard let version = v.u8(q), version >= 2 else { continue }
-            let typeAt = q + 4 + (version == 2 ? 2 : 4) + 2
-            if v.fourCC(typeAt) == "Exif" { exifID = version == 2 ? v.u16(q + 4) : v.u32(q + 4); break }
+    /// The primary image, then its thumbnails and auxiliary images, named.
+    static func images(_ items: HEIFItems, primary: Int) -> [EmbeddedImage] {
+        func image(_ id: Int, _ role: EmbeddedImage.Role) -> EmbeddedImage {
+            let size = items.size(of: id)
+            let type = items.items.first { $0.id == id }?.type
+            let mime: String? = switch type {
+            case "hvc1", "grid": "image/heic"
+            case "av01": "image/avif"
+            case "jpeg": "image/jpeg"
+            default: nil
+            }
+            return EmbeddedImage(role: role, width: size?.width, height: size?.height, mimeType: mime)
         }
-        guard let exifID, let (method, offset, length) = location(v, iloc, item: exifID) else { return nil }
-        var bytes: [UInt8]
-        switch method {
-        case 0:  // in the file
-            guard offset >= 0, length >= 8, length <= maxExif, offset <= src.size - length else { return nil }
-            bytes = try src.read(at: offset, count: length)
-        case 1:  // in the meta box's idat
-            guard let idat = kids.first(where: { $0.type == "idat" }), offset >= 0, length >= 8,
-                  let s = v.slice(idat.payload.lowerBound + offset, min(length, maxExif)) else { return nil }
-            bytes = Array(s)
-        default: return nil
+        var out = [image(primary, .primary)]
+        out += items.referencing(primary, type: "thmb").map { image($0, .thumbnail) }
+        for aux in items.referencing(primary, type: "auxl") {
+            let urn = items.auxiliaryType(of: aux)?.lowercased() ?? ""
+            let role: EmbeddedImage.Role = if urn.contains("gainmap") { .gainMap }
+                else if urn.contains("depth") || urn.contains("disparity") { .depth }
+                else if urn.contains("alpha") || urn.hasSuffix("auxid:1") { .alpha }
+                else { .auxiliary }
+            out.append(image(aux, role))
         }
-        guard let skip = ByteView(bytes).u32(0), skip <= bytes.count - 4 - 8 else { return nil }
-        bytes.removeFirst(4 + skip)
-        return bytes
+        return out
     }
 
     /// iloc's first extent of `item`: construction method, offset, length.

@@ -7,8 +7,11 @@ import GpickBase
 public struct TakenDate: Sendable, Equatable, Codable {
     public var year, month, day, hour, minute, second: Int
     public var offsetSeconds: Int?
+    /// The digits of the fraction of the second, as EXIF's SubSecTimeOriginal gives them ("853").
+    public var subsecond: String?
 
-    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offsetSeconds: Int? = nil) {
+    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offsetSeconds: Int? = nil,
+                subsecond: String? = nil) {
         self.year = year
         self.month = month
         self.day = day
@@ -16,6 +19,18 @@ public struct TakenDate: Sendable, Equatable, Codable {
         self.minute = minute
         self.second = second
         self.offsetSeconds = offsetSeconds
+        self.subsecond = subsecond
+    }
+
+    /// ISO 8601 as the file says it: "2024-01-12T21:38:53.853-08:00", without an offset when the
+    /// file gives none (then it is the local time where it was taken).
+    public var iso8601: String {
+        var s = cFormat("%04d-%02d-%02dT%02d:%02d:%02d", year, month, day, hour, minute, second)
+        if let subsecond, !subsecond.isEmpty { s += "." + subsecond }
+        if let o = offsetSeconds {
+            s += (o < 0 ? "-" : "+") + cFormat("%02d:%02d", abs(o) / 3600, abs(o) % 3600 / 60)
+        }
+        return s
     }
 }
 
@@ -45,10 +60,33 @@ public struct MotionPhotoInfo: Sendable, Equatable, Codable {
     }
 }
 
+/// One picture a still holds: its main image, and the others phones and cameras store beside
+/// it (thumbnails, RAW previews, an HDR gain map, a depth map).
+public struct EmbeddedImage: Sendable, Equatable, Codable {
+    public enum Role: String, Sendable, Codable {
+        case primary, thumbnail, preview, gainMap = "gain-map", depth, alpha, auxiliary
+    }
+    public var role: Role
+    public var width: Int?
+    public var height: Int?
+    public var mimeType: String?
+    /// Where its bytes are, when they are one contiguous JPEG in the file (an EXIF thumbnail, a
+    /// RAW file's preview).
+    public var bytes: ByteRange?
+
+    public init(role: Role, width: Int? = nil, height: Int? = nil, mimeType: String? = nil, bytes: ByteRange? = nil) {
+        self.role = role
+        self.width = width
+        self.height = height
+        self.mimeType = mimeType
+        self.bytes = bytes
+    }
+}
+
 /// What the media library's scanner needs of a file, read from its headers only.
 public struct MediaMetadata: Sendable, Equatable, Codable {
     public enum Container: String, Sendable, Codable {
-        case jpeg, png, webp, gif, heif, avif, tiff, mp4, quicktime, matroska, webm, avi, unknown
+        case jpeg, png, webp, gif, heif, avif, tiff, jxl, raw, mp4, quicktime, matroska, webm, avi, unknown
     }
 
     public var container: Container
@@ -71,7 +109,12 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var motionPhotoProblem: String?
     public var isPanorama: Bool
     public var software: String?
+    /// The camera, as EXIF's Make and Model say.
+    public var make: String?
+    public var model: String?
     public var userComment: String?
+    /// The pictures the file holds, the primary image first; empty when only the primary is known.
+    public var images: [EmbeddedImage] = []
     /// The EXIF (IFD1) JPEG thumbnail's bytes in the file.
     public var exifThumbnail: ByteRange?
 
@@ -99,6 +142,14 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     }
 }
 
+extension MediaMetadata {
+    /// The size as shown: width and height swapped when the orientation turns a quarter.
+    public var uprightSize: (width: Int, height: Int)? {
+        guard let width, let height else { return nil }
+        return (orientation ?? 1) >= 5 ? (height, width) : (width, height)
+    }
+}
+
 extension MediaMetadata.Container {
     /// The MIME type a file of this container is served as.
     public var mimeType: String {
@@ -110,6 +161,8 @@ extension MediaMetadata.Container {
         case .heif: "image/heic"
         case .avif: "image/avif"
         case .tiff: "image/tiff"
+        case .jxl: "image/jxl"
+        case .raw: "image/x-raw"
         case .mp4: "video/mp4"
         case .quicktime: "video/quicktime"
         case .matroska: "video/x-matroska"

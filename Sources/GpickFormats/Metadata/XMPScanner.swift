@@ -139,6 +139,16 @@ struct XMPFacts: Equatable {
     var itemLength: Int?
     var itemPadding: Int?
     var isPanorama = false
+    /// Container:Directory's items in order (Primary first): Motion Photos, Ultra HDR gain maps.
+    var directory: [(semantic: String, mime: String?, length: Int?, padding: Int?)] = []
+
+    static func == (a: XMPFacts, b: XMPFacts) -> Bool {
+        a.motionPhoto == b.motionPhoto && a.microVideo == b.microVideo && a.microVideoOffset == b.microVideoOffset
+            && a.presentationUs == b.presentationUs && a.hasVideoItem == b.hasVideoItem && a.itemLength == b.itemLength
+            && a.itemPadding == b.itemPadding && a.isPanorama == b.isPanorama
+            && a.directory.map(\.semantic) == b.directory.map(\.semantic) && a.directory.map(\.mime) == b.directory.map(\.mime)
+            && a.directory.map(\.length) == b.directory.map(\.length) && a.directory.map(\.padding) == b.directory.map(\.padding)
+    }
 
     init() {}
 
@@ -152,8 +162,12 @@ struct XMPFacts: Equatable {
         let pts = x.value(XMPScanner.camera, "MotionPhotoPresentationTimestampUs").flatMap { Int64($0) }
             ?? x.value(XMPScanner.camera, "MicroVideoPresentationTimestampUs").flatMap { Int64($0) }
         presentationUs = pts.flatMap { $0 >= 0 ? $0 : nil }  // −1 = unknown
+        let items = x.directoryItems()
+        directory = items.compactMap { i in
+            i["Semantic"].map { ($0, i["Mime"], i["Length"].flatMap { Int($0) }, i["Padding"].flatMap { Int($0) }) }
+        }
         if motionPhoto || microVideo,
-           let video = x.directoryItems().first(where: { $0["Semantic"]?.lowercased() == "motionphoto" }) {
+           let video = items.first(where: { $0["Semantic"]?.lowercased() == "motionphoto" }) {
             hasVideoItem = true
             itemLength = video["Length"].flatMap { Int($0) }
             itemPadding = video["Padding"].flatMap { Int($0) }
