@@ -35,8 +35,11 @@ let package = Package(
         // funnel for libc calls, atomic files, threads and the one way off the cooperative pool.
         .systemLibrary(name: "CGpickBase"),
         .target(name: "GpickBase", dependencies: ["CGpickBase"]),
-        // Byte-level containers (MP4 atoms, JPEG MakerNote, Motion Photo XMP): pure bytes.
-        .target(name: "GpickFormats", dependencies: ["GpickBase"]),
+        // libexif, which writes the EXIF block of every still gpick takes.
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        // Byte-level containers (MP4 atoms, JPEG MakerNote, Motion Photo XMP, the metadata readers)
+        // and the stills' EXIF.
+        .target(name: "GpickFormats", dependencies: ["GpickBase", "CExif"]),
         // Layer 1: a small safe Swift core over GStreamer.
         .target(name: "GstCore", dependencies: ["CGStreamer", "GpickBase"]),
         // Layer 2: the capture toolkit.

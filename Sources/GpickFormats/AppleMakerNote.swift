@@ -9,7 +9,7 @@ public enum AppleMakerNote {
 
     /// The MakerNote body: header, a one-entry IFD (tag 17, ASCII), the string. Offsets inside are
     /// relative to the MakerNote's start, as Apple's are.
-    static func makerNote(uuid: String) -> [UInt8] {
+    public static func makerNote(uuid: String) -> [UInt8] {
         let text = Array(uuid.utf8) + [0]
         var b = header
         b += be16(1)                                   // entry count

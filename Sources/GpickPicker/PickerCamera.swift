@@ -66,7 +66,7 @@ actor PickerCamera {
         guard let frame = session.latestFrame else {
             throw session.failureReason ?? GpickError(.runtime, "the camera has not delivered a frame yet")
         }
-        let bytes = try await encoder.encode(frame)
+        let bytes = try await encoder.encode(frame, camera: session.camera)
         try await AtomicWrite.store(bytes, to: name)
         return [name.path]
     }

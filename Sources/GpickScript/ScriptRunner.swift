@@ -270,7 +270,7 @@ public actor ScriptRunner {
         for try await frame in session.nextFrames(count, every: every) {
             let stamp = frame.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
             emit("capture-exposure-complete", ["line": line, "index": taken + 1, "stamp": stamp?.description ?? "none"])
-            let bytes = try await encoder.encode(frame)
+            let bytes = try await encoder.encode(frame, camera: session.camera)
             let file = count == 1 ? target : target.numbered(taken + 1, of: count)
             try await AtomicWrite.store(bytes, to: file)
             taken += 1

@@ -127,6 +127,8 @@ import Testing
         // The still is a frame of the test camera (its stamp says so), written whole.
         #expect(try await Media.frames(path).first?.stamp?.sourceID == 1)
         #expect(TestEnvironment.files(in: out) == ["pick-0001.jpg"])
+        // Dated and named as every still gpick writes: other photo software can sort it.
+        #expect(try await ExifTags.problems(path) == [])
     }
 
     /// The flip's screenshots, every ~40 ms: the cell never goes black (the blurred last frame

@@ -177,13 +177,20 @@ struct SaveWorld {
         #expect(saved["duplicate"] as? Bool == false)
         #expect(saved["bytes"] as? Int == (try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int))
 
-        // The test source's first still is the same frame each time: its content is there already.
+        // The test source's first still is the same frame each time, but each photo's EXIF holds
+        // the moment it was taken: a second snap is a second photo, kept beside the first.
         let again = w.out + "/again.jpg"
         let d = try await w.gpick(["snap", "--json", "-o", again, "--save-to-library", "--library", w.library])
         #expect(d.status == 0, "\(d.stderr)")
-        #expect(try await LibraryCLI.sameBytes(again, shot))
-        let dup = try #require(LibraryCLI.events(d.stdout).first { $0["event"] as? String == "saved" })
-        #expect(dup["duplicate"] as? Bool == true && dup["path"] as? String == target && dup["source"] as? String == again, "\(dup)")
-        #expect(TestEnvironment.allFiles(under: w.library).count == 1)
+        #expect(try await !LibraryCLI.sameBytes(again, shot))
+        let second = try #require(LibraryCLI.events(d.stdout).first { $0["event"] as? String == "saved" })
+        #expect(second["duplicate"] as? Bool == false && second["path"] as? String != target, "\(second)")
+        #expect(TestEnvironment.allFiles(under: w.library).count == 2)
+        // The same file saved again is a duplicate, and no error.
+        let j = try await Subprocess.run(LibraryCLI.binary, ["library", "import", "--json", "--library", w.library, shot], env: w.env)
+        #expect(j.status == 0, "\(j.stderr)")
+        let dup = try #require(LibraryCLI.events(j.stdout).first { $0["event"] as? String == "duplicate" }, "\(j.stdout)")
+        #expect(dup["path"] as? String == target, "\(dup)")
+        #expect(TestEnvironment.allFiles(under: w.library).count == 2)
     }
 }

@@ -68,7 +68,7 @@ do {
         let session = CaptureSession(config)
         try await session.start()
         for try await f in session.nextFrames(1) {
-            try await AtomicWrite.store(try await encoder.encode(f), to: try OutputPath("\(dir)/s\(i).jpg"))
+            try await AtomicWrite.store(try await encoder.encode(f, camera: session.camera), to: try OutputPath("\(dir)/s\(i).jpg"))
         }
         let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/r\(i).mp4"),
                                                  settings: RecordingSettings(container: .mp4, duration: 0.2))

@@ -18,7 +18,7 @@ do {
     let encoder = try await StillEncoder.make(format: .jpeg, quality: 90, library: config.library)
     for try await frame in session.nextFrames(1) {
         let still = try OutputPath("\(dir)/sample-still.jpg")
-        try await AtomicWrite.store(try await encoder.encode(frame), to: still)
+        try await AtomicWrite.store(try await encoder.encode(frame, camera: session.camera), to: still)
         print("still: \(still)")
     }
     await encoder.close()

@@ -1,6 +1,7 @@
 import CGStreamer
 import CVips
 import GpickBase
+import GpickFormats
 import GpickKit
 import GstCore
 
@@ -30,11 +31,13 @@ public struct CameraImageSource: ImageSource {
         }
     }
 
-    /// The newest frame as a JPEG at the camera's size (a camera has no stored original).
+    /// The newest frame as a JPEG at the camera's size (a camera has no stored original), with
+    /// the EXIF every still gpick writes: when, and which camera.
     public func fullResolutionData() async throws(GpickError) -> [UInt8] {
         let frame = try await frame()
+        let exif = StillExif(frame: frame, camera: session.camera)
         return try await OffPool.run { () throws(GpickError) in
-            try Self.picture(of: frame, request: ImageRequest(size: .fullResolution)).encoded(as: .jpeg)
+            try exif.insert(into: try Self.picture(of: frame, request: ImageRequest(size: .fullResolution)).encoded(as: .jpeg))
         }
     }
 

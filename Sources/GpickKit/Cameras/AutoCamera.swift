@@ -1,3 +1,4 @@
+import GpickFormats
 import GstCore
 
 /// What `--source auto` chose, and why (for `--json` and the one notice when it is the test source).
@@ -7,6 +8,8 @@ public struct CameraChoice: Sendable {
     public var kind: Camera.Kind?
     public var name: String?
     public var reason: String
+    /// The camera as a still's EXIF names it.
+    public var identity: CameraIdentity = .testSource
 }
 
 /// `auto`: the camera a desktop user expects. A PipeWire node when a PipeWire daemon is
@@ -24,12 +27,13 @@ public enum AutoCamera {
         let pipewire = of(.pipewire)
         if pipewireRunning, let c = pipewire.first {
             return CameraChoice(source: c.source, kind: .pipewire, name: c.name,
-                                reason: "PipeWire is running and shares \"\(c.name)\" (PipeWire lets other apps use it too)")
+                                reason: "PipeWire is running and shares \"\(c.name)\" (PipeWire lets other apps use it too)",
+                                identity: .of(c))
         }
         var passed = [pipewireRunning ? "PipeWire is running but shares no camera" : "PipeWire is not running"]
         if let c = of(.libcamera).first {
             return CameraChoice(source: c.source, kind: .libcamera, name: c.name,
-                                reason: passed.joined(separator: "; ") + "; libcamera has \"\(c.name)\"")
+                                reason: passed.joined(separator: "; ") + "; libcamera has \"\(c.name)\"", identity: .of(c))
         }
         passed.append("libcamera found no camera")
         var refused: [String] = []
@@ -37,7 +41,8 @@ public enum AutoCamera {
             do {
                 try c.source.checkAccessible()
                 return CameraChoice(source: c.source, kind: .v4l2, name: c.name,
-                                    reason: passed.joined(separator: "; ") + "; \(c.source.target ?? c.name) (\"\(c.name)\") can be opened")
+                                    reason: passed.joined(separator: "; ") + "; \(c.source.target ?? c.name) (\"\(c.name)\") can be opened",
+                                    identity: .of(c))
             } catch {
                 refused.append(error.message)
             }

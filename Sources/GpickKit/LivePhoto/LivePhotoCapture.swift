@@ -74,7 +74,8 @@ public enum LivePhotoCapture {
             throw session.failureReason ?? GpickError(.runtime, "no frame to take a live photo from")
         }
         let stamp = frame.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
-        let jpeg = try await encoder.encode(frame)
+        let exif = StillExif(frame: frame, camera: session.camera)
+        let jpeg = try await encoder.encode(frame, exif: exif)
         let before = UInt64(settings.before * 1e9), after = UInt64(settings.after * 1e9)
         let from = shutter > before ? shutter - before : 0
         ring.pin(from)
@@ -112,7 +113,9 @@ public enum LivePhotoCapture {
             let clip = try r.get()
             let (stillOut, movOut) = (outs[outs.count - 2], outs[outs.count - 1])
             let uuid = UUID().uuidString.uppercased()
-            files.append((stillOut, try AppleMakerNote.insert(uuid: uuid, into: jpeg)))
+            var appleExif = exif
+            appleExif.makerNote = AppleMakerNote.makerNote(uuid: uuid)
+            files.append((stillOut, try appleExif.insert(into: jpeg)))
             files.append((movOut, try AppleLivePhoto.patch(mov: clip.bytes, uuid: uuid, stillTime: stillTime)))
             (result.still, result.movie, result.contentIdentifier) = (stillOut.path, movOut.path, uuid)
             (result.clipDuration, result.clipFrames) = (clip.duration, clip.frames)

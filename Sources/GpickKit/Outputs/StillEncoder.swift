@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GpickFormats
 import GstCore
 
 public enum StillFormat: String, Sendable, CaseIterable {
@@ -18,8 +19,8 @@ public enum StillFormat: String, Sendable, CaseIterable {
 }
 
 /// Encodes raw frames to still images in a small pipeline of its own (appsrc → encoder → appsink)
-/// that stays up between stills; gpick writes the bytes itself, atomically.
-///
+/// that stays up between stills; gpick adds the EXIF block (`StillExif`: when, which camera) and
+/// writes the bytes itself, atomically.
 public final class StillEncoder: Sendable {
     public let format: StillFormat
     private let pipeline: Pipeline
@@ -30,7 +31,7 @@ public final class StillEncoder: Sendable {
     /// Read and written only under `queue`'s lock.
     private struct Queue: ~Copyable {
         /// Waiting encodes in push order, with where each still is to be written (if anywhere).
-        var pending: [(target: OutputPath?, waiter: CheckedContinuation<Encoded, Error>)] = []
+        var pending: [(target: OutputPath?, exif: StillExif?, waiter: CheckedContinuation<Encoded, Error>)] = []
         var ready: [[UInt8]] = []
         var failure: GpickError?
     }
@@ -77,19 +78,30 @@ public final class StillEncoder: Sendable {
 
     deinit { busTask.withLock { $0 }?.cancel() }
 
-    private struct Encoded { let bytes: [UInt8]; let written: Bool }
+    /// `final`: stamped with its EXIF (and written, when it had a target) by `deliver`.
+    private struct Encoded { let bytes: [UInt8]; let final: Bool }
 
-    private func deliver(_ bytes: [UInt8]) {
-        guard let (target, waiter) = queue.withLock({ q -> (OutputPath?, CheckedContinuation<Encoded, Error>)? in
-            guard !q.pending.isEmpty else { q.ready.append(bytes); return nil }
+    private func deliver(_ encoded: [UInt8]) {
+        guard let (target, exif, waiter) = queue.withLock({ q -> (OutputPath?, StillExif?, CheckedContinuation<Encoded, Error>)? in
+            guard !q.pending.isEmpty else { q.ready.append(encoded); return nil }
             return q.pending.removeFirst()
         }) else { return }
-        // Written here, on the encoder's own streaming thread: the still reaches its file without
-        // a hop to the cooperative pool and out to another thread for the blocking write.
-        if let target {
-            do { try AtomicWrite.write(bytes, to: target) } catch { waiter.resume(throwing: error); return }
+        // Stamped and written here, on the encoder's own streaming thread: the still reaches its
+        // file without a hop to the cooperative pool and out to another thread for the blocking write.
+        let bytes: [UInt8]
+        do {
+            bytes = try stamp(encoded, exif)
+            if let target { try AtomicWrite.write(bytes, to: target) }
+        } catch {
+            waiter.resume(throwing: error)
+            return
         }
-        waiter.resume(returning: Encoded(bytes: bytes, written: target != nil))
+        waiter.resume(returning: Encoded(bytes: bytes, final: true))
+    }
+
+    private func stamp(_ bytes: [UInt8], _ exif: StillExif?) throws(GpickError) -> [UInt8] {
+        guard let exif else { return bytes }
+        return format == .jpeg ? try exif.insert(into: bytes) : try exif.insert(intoPNG: bytes)
     }
 
     private func fail(_ e: GpickError) {
@@ -101,9 +113,14 @@ public final class StillEncoder: Sendable {
         for w in waiters { w.resume(throwing: e) }
     }
 
-    /// Encodes one frame (results come back in push order) and, with a `target`, writes it there
-    /// atomically before returning its bytes.
-    public func encode(_ frame: Sample, storingTo target: OutputPath? = nil) async throws(GpickError) -> [UInt8] {
+    /// Encodes one frame taken now by `camera` (results come back in push order), with its EXIF
+    /// block, and with a `target` writes it there atomically before returning its bytes.
+    public func encode(_ frame: Sample, storingTo target: OutputPath? = nil, camera: CameraIdentity) async throws(GpickError) -> [UInt8] {
+        try await encode(frame, storingTo: target, exif: StillExif(frame: frame, camera: camera))
+    }
+
+    /// The same with the EXIF block given (nil: none, for bytes that are not a user's photo).
+    public func encode(_ frame: Sample, storingTo target: OutputPath? = nil, exif: StillExif?) async throws(GpickError) -> [UInt8] {
         if let f = queue.withLock({ $0.failure }) { throw f }
         do { try input.push(frame) } catch { throw GpickError(.runtime, "still encoder: \(error.message)") }
         let encoded: Encoded
@@ -111,16 +128,18 @@ public final class StillEncoder: Sendable {
             encoded = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Encoded, Error>) in
                 let now = queue.withLock { q -> Result<Encoded, Error>? in
                     if let f = q.failure { return .failure(f) }
-                    if !q.ready.isEmpty { return .success(Encoded(bytes: q.ready.removeFirst(), written: false)) }
-                    q.pending.append((target, c))
+                    if !q.ready.isEmpty { return .success(Encoded(bytes: q.ready.removeFirst(), final: false)) }
+                    q.pending.append((target, exif, c))
                     return nil
                 }
                 if let now { c.resume(with: now) }
             }
         } catch let e as GpickError { throw e } catch { throw GpickError(.runtime, "\(error)") }
-        // Encoded before this call waited for it: written from here instead.
-        if let target, !encoded.written { try await AtomicWrite.store(encoded.bytes, to: target) }
-        return encoded.bytes
+        // Encoded before this call waited for it: stamped and written from here instead.
+        guard !encoded.final else { return encoded.bytes }
+        let bytes = try stamp(encoded.bytes, exif)
+        if let target { try await AtomicWrite.store(bytes, to: target) }
+        return bytes
     }
 
     /// Stops the encoder's pipeline, off the cooperative pool.
@@ -133,5 +152,14 @@ public final class StillEncoder: Sendable {
         input.endOfStream()
         _ = try? pipeline.setState(.null)
         busTask.withLock { $0 }?.cancel()
+    }
+}
+
+extension StillExif {
+    /// The EXIF of `frame`, taken now by `camera`: its pixel size, upright, by this gpick.
+    public init(frame: Sample, camera: CameraIdentity, takenAt: Double = StillExif.now()) {
+        let info = frame.videoInfo
+        self.init(camera: camera, software: "gpick \(GpickVersion.current)", takenAt: takenAt,
+                  width: info?.width ?? 0, height: info?.height ?? 0)
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GpickFormats
 import GstCore
 
 /// The cameras of a session: which one is where, flipping and suspending without stopping the
@@ -124,22 +125,29 @@ extension CaptureSession {
     func resolvedSpec(for p: CameraPosition) async throws(GpickError) -> SourceSpec {
         if let s = state.withLock({ $0.cameras[p] }) { return s }
         let resolved: SourceSpec
+        let identity: CameraIdentity
         switch p == .back ? configuration.source : configuration.front {
         case .auto? where p == .back:
             let choice = await AutoCamera.choose()
             emit(.sourceChosen(choice))
-            resolved = choice.source
+            (resolved, identity) = (choice.source, choice.identity)
         case let given? where given != .auto:
-            resolved = given.cameraKind == .pipewire || given.cameraKind == .libcamera
-                ? try await CameraDirectory.find(given).source : given
+            if given.cameraKind == .pipewire || given.cameraKind == .libcamera {
+                let camera = try await CameraDirectory.find(given)
+                (resolved, identity) = (camera.source, .of(camera))
+            } else {
+                (resolved, identity) = (given, .of(given))
+            }
         default:
             // A front camera not given (or `auto`): the default one for the back camera.
             resolved = try await defaultFront(for: try await resolvedSpec(for: .back))
+            identity = .of(resolved)
         }
         // The first resolution wins (two callers may race to the front camera's default).
         return state.withLock { s in
             if let existing = s.cameras[p] { return existing }
             s.cameras[p] = resolved
+            s.identities[p] = identity
             return resolved
         }
     }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GpickFormats
 import GstCore
 
 /// A capture session: one pipeline that keeps running (switch → format → tees) while outputs
@@ -23,6 +24,8 @@ public final class CaptureSession: Sendable {
     struct State: ~Copyable {
         /// The cameras at each position, once resolved (`auto`, the default front camera).
         var cameras: [CameraPosition: SourceSpec] = [:]
+        /// Those cameras as a still's EXIF names them.
+        var identities: [CameraPosition: CameraIdentity] = [:]
         var position: CameraPosition
         var graph: Graph?
         /// The session file every stage uses (its input stage).
@@ -91,6 +94,10 @@ public final class CaptureSession: Sendable {
         state.withLock { $0.cameras[$0.position] } ?? (position == .back ? configuration.source : configuration.front ?? .auto)
     }
     public var position: CameraPosition { state.withLock { $0.position } }
+    /// The camera at the current position as a still's EXIF names it (Make and Model).
+    public var camera: CameraIdentity {
+        state.withLock { $0.identities[$0.position] } ?? .of(source)
+    }
     public var sourceState: SourceState { state.withLock { $0.sourceState } }
     public var hasAudio: Bool { configuration.audio != .none || configuration.audioFile != nil }
     var graph: Graph? { state.withLock { $0.graph } }

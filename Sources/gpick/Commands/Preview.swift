@@ -136,7 +136,7 @@ actor KeySnapper {
                 next += 1
             } while FileManager.default.fileExists(atPath: target.path)
             for try await frame in session.nextFrames(1) {
-                let bytes = try await encoder!.encode(frame)
+                let bytes = try await encoder!.encode(frame, camera: session.camera)
                 try await AtomicWrite.store(bytes, to: target)
                 events.fileWritten(target.path, bytes: Int64(bytes.count))
             }

@@ -125,7 +125,7 @@ struct Run: AsyncParsableCommand {
                     try await withSession(config, events: events) { session in
                         var written = false
                         for try await frame in session.nextFrames(1) {
-                            let bytes = try await encoder.encode(frame)
+                            let bytes = try await encoder.encode(frame, camera: session.camera)
                             try await AtomicWrite.store(bytes, to: target)
                             events.fileWritten(target.path, bytes: Int64(bytes.count))
                             written = true

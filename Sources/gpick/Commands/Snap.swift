@@ -102,7 +102,7 @@ struct Snap: AsyncParsableCommand {
                         events.emit("capture-exposure-complete", ["index": received, "stamp": stamp?.description ?? "none"])
                     }
                     let path = count == 1 ? target : target.numbered(written + 1, of: count)
-                    let bytes = try await encoder.encode(frame, storingTo: path)
+                    let bytes = try await encoder.encode(frame, storingTo: path, camera: session.camera)
                     written += 1
                     paths.append(path.path)
                     events.emit("capture-data-delivered", ["index": written, "path": path.path, "bytes": bytes.count])
