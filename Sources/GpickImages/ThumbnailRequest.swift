@@ -48,6 +48,12 @@ public struct ThumbnailRequest: Sendable {
         let name = path
         let box = box, limits = limits
         if content != .video {
+            // A camera RAW file: its largest JPEG preview, as digiKam and tumbler show it.
+            let embedded = EmbeddedPictures.read(fd: file.fd, name: name)
+            if let meta = embedded, meta.container == .raw {
+                return (try EmbeddedPictures.rawPreview(meta, fd: file.fd, name: name, box: box, limits: limits), .still)
+            }
+            let thumbnails = embedded.map(EmbeddedPictures.thumbnailSizes) ?? []
             // One libvips source for both the question and the decode: what is asked about is
             // what is decoded. nil: no loader of ours reads it.
             let still = try StillImage.withSource(fd: file.fd, name: name) { source throws(GpickError) -> VipsPicture? in
@@ -55,7 +61,7 @@ public struct ThumbnailRequest: Sendable {
                     Vips.takeErrorText()
                     return nil
                 }
-                return try StillImage.thumbnail(source: source, name: name, box: box, limits: limits) { () throws(GpickError) in
+                return try StillImage.thumbnail(source: source, name: name, box: box, limits: limits, thumbnails: thumbnails) { () throws(GpickError) in
                     try PNGChecksums.verify(fd: file.fd, name: name)
                 }.picture
             }

@@ -233,12 +233,12 @@ struct ThumbnailCacheTests {
                 do throws(GpickError) { _ = try StillImage.thumbnail(path: file, box: .square(256)); return nil } catch { return error }
             }
             #expect(Date().timeIntervalSince(start) < 10)
-            #expect(direct?.message == "\(file): image too large: \(size) pixels (limit 100 MP)")
+            #expect(direct?.message == "\(file): image too large: \(size) pixels (limit 1000 MP)")
             do {
                 _ = try await c.thumbnail(for: file, mimeType: nil, size: .large)
                 Issue.record("\(file) was decoded")
             } catch {
-                #expect(error.message == "\(file): image too large: \(size) pixels (limit 100 MP)")
+                #expect(error.message == "\(file): image too large: \(size) pixels (limit 1000 MP)")
             }
             #expect(FileManager.default.fileExists(atPath: c.failPath(for: file)))
         }

@@ -25,24 +25,64 @@ public struct ImageHeader: Sendable, Equatable {
 }
 
 /// Bounds on what a decode may cost, checked on the header before any pixel is decoded, so a
-/// file claiming 100000×100000 pixels (a decompression bomb) is refused at once.
+/// file claiming 100000×100000 pixels (a decompression bomb) is refused at once, while a 200 MP
+/// phone photo is thumbnailed: what counts is what the loader will really decode for the box
+/// asked (JPEG's shrink-on-load, a HEIF's own thumbnail item), not the photo's full size.
 public struct DecodeLimits: Sendable, Equatable {
-    /// Pixels an image may have at most.
+    /// Pixels an image may claim at most (far beyond any camera's; a bomb claims more).
     public var maxPixels: Int
+    /// Pixels a decode may produce at most.
+    public var maxDecodedPixels: Int
     /// Bytes a loader that decodes the whole image into memory may need at most.
     public var maxWholeImageBytes: Int
 
-    public init(maxPixels: Int = 100_000_000, maxWholeImageBytes: Int = 256 << 20) {
+    public init(maxPixels: Int = 1_000_000_000, maxDecodedPixels: Int = 100_000_000, maxWholeImageBytes: Int = 256 << 20) {
         self.maxPixels = maxPixels
+        self.maxDecodedPixels = min(maxDecodedPixels, maxPixels)
         self.maxWholeImageBytes = maxWholeImageBytes
     }
 
-    func check(_ h: ImageHeader, name: String) throws(GpickError) {
+    /// What decoding `h` into `box` holds: JPEG shrinks by up to 8 while it decodes, WebP scales
+    /// as it decodes, a HEIF uses its thumbnail item when that covers the box (as libvips'
+    /// thumbnail does), and anything else is decoded whole.
+    static func decoded(_ h: ImageHeader, box: ImageBox?, thumbnails: [(width: Int, height: Int)]) -> (width: Int, height: Int) {
+        guard let box else { return (h.storedWidth, h.storedHeight) }
+        let (w, hh) = (h.storedWidth, h.storedHeight)
+        let upright = h.orientation >= 5 ? (hh, w) : (w, hh)
+        // The scale the box asks for (fit: the smaller side ratio wins; fill: the larger).
+        let sx = Double(upright.0) / Double(box.width), sy = Double(upright.1) / Double(box.height)
+        let factor = box.mode == .fill ? min(sx, sy) : max(sx, sy)
+        switch h.loader {
+        case let l where l.hasPrefix("VipsForeignLoadJpeg"):
+            var shrink = 1
+            while shrink < 8, Double(shrink * 2) <= factor { shrink *= 2 }
+            return ((w + shrink - 1) / shrink, (hh + shrink - 1) / shrink)
+        case let l where l.hasPrefix("VipsForeignLoadWebp") && factor > 1:
+            return (Int((Double(w) / factor).rounded(.up)), Int((Double(hh) / factor).rounded(.up)))
+        case let l where l.hasPrefix("VipsForeignLoadHeif"):
+            // libheif reports (and libvips checks) the thumbnail's size as shown, after irot.
+            let needed = Double(max(upright.0, upright.1)) / factor
+            // Strictly larger, as libvips asks: a thumbnail it would have to enlarge is not used.
+            if let t = thumbnails.filter({ Double(max($0.width, $0.height)) > needed })
+                .min(by: { $0.width * $0.height < $1.width * $1.height }) {
+                return t
+            }
+            return (w, hh)
+        default:
+            return (w, hh)
+        }
+    }
+
+    func check(_ h: ImageHeader, name: String, box: ImageBox? = nil, thumbnails: [(width: Int, height: Int)] = []) throws(GpickError) {
         let megapixels = { (p: Int) in p % 1_000_000 == 0 ? "\(p / 1_000_000)" : cFormat("%.1f", Double(p) / 1e6) }
         if h.pixels > maxPixels {
             throw GpickError(.input, "\(name): image too large: \(h.storedWidth)×\(h.storedHeight) pixels (limit \(megapixels(maxPixels)) MP)")
         }
-        let bytes = h.pixels * h.bands * h.bytesPerBand
+        let d = Self.decoded(h, box: box, thumbnails: thumbnails)
+        if d.width * d.height > maxDecodedPixels {
+            throw GpickError(.input, "\(name): image too large to decode: \(h.storedWidth)×\(h.storedHeight) pixels (limit \(megapixels(maxDecodedPixels)) MP decoded at once)")
+        }
+        let bytes = d.width * d.height * h.bands * h.bytesPerBand
         if h.decodesWhole, bytes > maxWholeImageBytes {
             throw GpickError(.input, "\(name): image too large to decode: \(h.storedWidth)×\(h.storedHeight) pixels would need \(bytes >> 20) MiB (limit \(maxWholeImageBytes >> 20) MiB)")
         }
@@ -62,6 +102,20 @@ public enum StillImage {
     public static func header(path: String) throws(GpickError) -> ImageHeader {
         let file = try OpenFile(path)
         return try withSource(fd: file.fd, name: path) { source throws(GpickError) in try header(source: source, name: path) }
+    }
+
+    /// The header of an encoded image held in memory.
+    @available(*, noasync, message: "run it off the cooperative pool")
+    public static func header(data: [UInt8], name: String) throws(GpickError) -> ImageHeader {
+        try Vips.start()
+        guard !data.isEmpty else { throw GpickError(.input, "\(name): empty image data") }
+        return try data.withUnsafeBytes { bytes in
+            Result { () throws(GpickError) -> ImageHeader in
+                let source = try Vips.check(cvips_source_new_from_memory(bytes.baseAddress, bytes.count), "cannot read", subject: name)
+                defer { cvips_unref_source(source) }
+                return try header(source: source, name: name)
+            }
+        }.get()
     }
 
     public static func header(at path: String) async throws(GpickError) -> ImageHeader {
@@ -112,8 +166,9 @@ public enum StillImage {
     /// what is decoded is what is described).
     static func thumbnail(fd: Int32, name: String, box: ImageBox, limits: DecodeLimits) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
         try Vips.start()
+        let thumbnails = EmbeddedPictures.thumbnailSizes(fd: fd, name: name)
         return try withSource(fd: fd, name: name) { source throws(GpickError) in
-            try thumbnail(source: source, name: name, limits: limits, boxFor: { _ in box }) { () throws(GpickError) in
+            try thumbnail(source: source, name: name, limits: limits, thumbnails: thumbnails, boxFor: { _ in box }) { () throws(GpickError) in
                 try PNGChecksums.verify(fd: fd, name: name)
             }
         }
@@ -122,17 +177,21 @@ public enum StillImage {
     /// `verify` runs once the header has passed `limits`, before any pixel is decoded: the
     /// file's own integrity checks (PNGChecksums), which a bomb's header must not wait for.
     static func thumbnail(source: UnsafeMutablePointer<VipsSource>, name: String, box: ImageBox, limits: DecodeLimits,
+                          thumbnails: [(width: Int, height: Int)] = [],
                           verify: () throws(GpickError) -> Void = {}) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
-        try thumbnail(source: source, name: name, limits: limits, boxFor: { _ in box }, verify: verify)
+        try thumbnail(source: source, name: name, limits: limits, thumbnails: thumbnails, boxFor: { _ in box }, verify: verify)
     }
 
+    /// `thumbnails`: the sizes of the file's own thumbnail items (a HEIF's), which libvips
+    /// decodes instead of the image when one covers the box.
     static func thumbnail(source: UnsafeMutablePointer<VipsSource>, name: String, limits: DecodeLimits,
+                          thumbnails: [(width: Int, height: Int)] = [],
                           boxFor: (ImageHeader) -> ImageBox,
                           verify: () throws(GpickError) -> Void = {}) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
         let header = try header(source: source, name: name)
-        try limits.check(header, name: name)
-        try verify()
         let box = boxFor(header)
+        try limits.check(header, name: name, box: box, thumbnails: thumbnails)
+        try verify()
         var out: UnsafeMutablePointer<VipsImage>? = nil
         let status = cvips_thumbnail_source(source, &out, Int32(box.width), Int32(box.height), box.crop, box.vipsSize, loaderOptions)
         if status != 0 { cvips_unref(out); out = nil }
