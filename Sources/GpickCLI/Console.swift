@@ -27,7 +27,29 @@ package enum Console {
 
     /// All of `text` to stderr, unbuffered, as a diagnostic should be (a closed stderr is ignored).
     package static func writeError(_ text: String) {
-        Array(text.utf8).withUnsafeBytes { try? writeAll(2, $0, path: "stderr") }
+        Array(text.utf8).withUnsafeBytes { try? writeAll(errorFD.load(ordering: .relaxed), $0, path: "stderr") }
+    }
+
+    /// Where gpick's own lines go: stderr, or a copy of it once libraries are kept off it.
+    private static let errorFD = Atomic<Int32>(2)
+
+    /// Keeps what libraries print on their own (libpng's "libpng error: …", libjpeg's, libheif's,
+    /// libtiff's, GLib's warnings) off stderr: fd 2 becomes /dev/null, and gpick's own lines go to
+    /// a copy of the real stderr. With --verbose nothing changes. Call once, after parsing.
+    package static func keepLibraryTextOffStderr() {
+        guard !verbose, errorFD.load(ordering: .relaxed) == 2 else { return }
+        _ = stderrIsTTY  // decided on the real stderr
+        let copy = fcntl(2, F_DUPFD_CLOEXEC, 3)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        guard copy >= 0, null >= 0 else {
+            if copy >= 0 { close(copy) }
+            if null >= 0 { close(null) }
+            return
+        }
+        fflush(nil)  // nothing buffered for the old stderr is lost
+        guard dup2(null, 2) >= 0 else { close(copy); close(null); return }
+        close(null)
+        errorFD.store(copy, ordering: .relaxed)
     }
 
     /// Rewrites the progress line in place (TTY only).

@@ -11,6 +11,8 @@ package enum HelperMain {
         Console.lineBufferStandardOutput()
         do {
             var command = try root.parseAsRoot()
+            // Decoders (libpng, libjpeg, libheif, libtiff) print on their own; gpick says what matters.
+            Console.keepLibraryTextOffStderr()
             if var async = command as? AsyncParsableCommand {
                 try await async.run()
             } else {

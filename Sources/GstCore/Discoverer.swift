@@ -102,7 +102,10 @@ public enum Discoverer {
                     i += 1
                 }
             }
-            throw .missingPlugins(missing)
+            // A phone's clip carries data tracks (Pixel's `mett` motion metadata) no decoder is for:
+            // what matters is that its pictures and sound can be read.
+            let media = missing.contains { m in ["video/", "audio/", "image/"].contains { m.detail.hasPrefix($0) } || m.kind != "decoder" }
+            if media || missing.isEmpty { throw .missingPlugins(missing) }
         default:
             throw .unreadable(error ?? GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue),
                                                       message: "not a media file GStreamer can read", source: path))

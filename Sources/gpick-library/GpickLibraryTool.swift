@@ -13,7 +13,7 @@ struct GpickLibraryTool: AsyncParsableCommand {
         commandName: "gpick",
         abstract: "The pick half of gpick: the media library, thumbnails and the picker.",
         version: GpickVersion.current,
-        subcommands: [LibraryCommand.self, ThumbCommand.self, PickCommand.self]
+        subcommands: [LibraryCommand.self, ThumbCommand.self, PickCommand.self, InspectCommand.self]
     )
 
     static func main() async { await HelperMain.run(Self.self) }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GpickFormats
 import GstCore
 
 /// One decoded frame: its presentation time and the stamp it carries, if any.
@@ -31,6 +32,8 @@ public struct InspectReport: Sendable, Codable {
     public var motionPhoto: MotionPhotoReport?
     /// Set for either half of an Apple Live Photo pair.
     public var appleLivePhoto: AppleLivePhotoReport?
+    /// Set for photos: what gpick's own readers and the decoder say.
+    public var still: StillFacts?
 }
 
 public struct AppleLivePhotoReport: Sendable, Codable {
@@ -73,7 +76,9 @@ public enum MediaInspector {
             report.stamps = frames.map { $0.stamp?.description }
         }
         if isPhoto, let data = FileManager.default.contents(atPath: path), let parsed = MotionPhoto.parse([UInt8](data)) {
-            report.motionPhoto = await motionPhotoReport(parsed, data: data, path: path, library: library)
+            report.motionPhoto = await motionPhotoReport(
+                path: path, video: ByteRange(offset: max(0, data.count - parsed.videoLength), length: parsed.videoLength),
+                presentationUs: parsed.presentationUs, problems: parsed.problems, library: library)
         }
         report.appleLivePhoto = appleReport(path: path, isPhoto: isPhoto)
         return report
@@ -114,25 +119,32 @@ public enum MediaInspector {
         return r
     }
 
-    /// Extracts the embedded MP4 (the last Length bytes) and reads it back.
-    static func motionPhotoReport(_ p: MotionPhoto.Parsed, data: Data, path: String, library: PipelineLibrary) async -> MotionPhotoReport {
-        var r = MotionPhotoReport(presentationTimestampUs: p.presentationUs, videoLength: p.videoLength,
-                                  consistent: p.problems.isEmpty, problems: p.problems)
-        guard p.problems.isEmpty else { return r }
+    /// Extracts the embedded MP4 (`video` of the file) and reads it back: duration, frames, and
+    /// the stamp of the frame at the still's time.
+    static func motionPhotoReport(path: String, video: ByteRange, presentationUs: Int64?, problems: [String],
+                                  library: PipelineLibrary) async -> MotionPhotoReport {
+        var r = MotionPhotoReport(presentationTimestampUs: presentationUs, videoLength: video.length,
+                                  consistent: problems.isEmpty, problems: problems)
+        guard problems.isEmpty else { return r }
         let tmp = FileManager.default.temporaryDirectory.path + "/" + "gpick-mp-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).mp4"
         defer { unlink(tmp) }
-        guard FileManager.default.createFile(atPath: tmp, contents: data.suffix(p.videoLength)) else { return r }
+        guard let bytes = try? FileBytes(path: path).read(at: video.offset, count: video.length), bytes.count == video.length,
+              FileManager.default.createFile(atPath: tmp, contents: Data(bytes)) else {
+            r.problems.append("the embedded video cannot be read")
+            r.consistent = false
+            return r
+        }
         do {
             let info = try await Discoverer.discover(path: tmp)
             r.clipDuration = info.durationSeconds
             let frames = try await decodeFrames(path: tmp, library: library)
             r.clipFrames = frames.count
-            if let us = p.presentationUs {
+            if let us = presentationUs {
                 let t = Double(us) / 1e6
                 let at = frames.last { ($0.pts ?? 0) <= t + 0.0005 }
                 r.stampAtPresentation = at?.stamp?.description
             }
-            if let us = p.presentationUs, Double(us) / 1e6 > info.durationSeconds {
+            if let us = presentationUs, Double(us) / 1e6 > info.durationSeconds {
                 r.problems.append("presentation time \(Double(us) / 1e6) s is past the clip's end (\(info.durationSeconds) s)")
             }
         } catch {
@@ -171,7 +183,10 @@ public enum MediaInspector {
                     for await m in messages {
                         switch m {
                         case .endOfStream: return nil
-                        case .error(let e): return GpickError(.input, "\(path): \(e.message)")
+                        case .error(let e):
+                            // GStreamer's words ("Internal data stream error.") go to --verbose.
+                            return GpickError(.input, "\(path): cannot be decoded: the data is damaged or truncated",
+                                              detail: e.message + "\n" + e.diagnostic)
                         default: continue
                         }
                     }

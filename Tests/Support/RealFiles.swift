@@ -1,0 +1,53 @@
+import Foundation
+
+/// Photos written by phones and cameras (Samsung, Google Pixel, Apple, Nikon, Canon, OnePlus), from
+/// public sample repositories, with their provenance and licences in the README beside them. They
+/// are not in this repository: the corpus lives at `$GPICK_REAL_FILES`, else in `real-files/`
+/// of the shared folder beside the checkout (`../shared/real-files`). Each file is checked against
+/// its SHA-256, so a test never runs on a different file under the same name. Without the corpus
+/// the tests that need it are skipped, and say so.
+public enum RealFiles {
+    /// Name → SHA-256.
+    public static let manifest: [String: String] = [
+        "samsung-s22plus-oneui6-motion.heic": "4a604f5f28dee41565f766585ab4b29026e0031389504a0d2152a3b844a7e19c",
+        "google-format-motion-synthetic.heic": "9a0d28b943d0446ccc6b3973345149a2b7f251a5fffd45fe9284a878b2a42d24",
+        "pixel3axl-motion.MP.jpg": "8d9e5d91b4b1f864f7b6ef816eed1ed46d1dd674e050c4080c146abc6485dd2f",
+        "pixel8pro-ultrahdr.jpg": "2377e48d9a9c051a9c50b451258d6d21d161ceec2de89d1ca020b9b924d868d5",
+        "iphone8plus-rotated.heic": "73f604d7353df4848505a1f45a5517f736857fe047372f95c2f3d671df92c22c",
+        "iphone12pro-photo.avif": "925f59e0b4812b7a1973666d20d0b9bb5268491966fb47b091341df29dc35c0e",
+        "nikon-d1x-photo.jxl": "cdf84058e782d4620b0ada0aecf065dfda37080807652e611e3d0d0a14e295da",
+        "oneplus6-adobe-converted.dng": "da90b5bd31bb8af35cbe1b8c738d84960d2f52aad01caada6d320efe884fbaac",
+        "canon-eos7d-photo.webp": "4e8ab17e4447e6000c20ea2a00836de4541a960a9ae0fbc07980e9fb4f7415a2",
+        "samsung-s24ultra-200mp.heic": "4dd7209010986a50b1049e54de47ae2188faef6d548213a9799e11fae1a317c6",
+    ]
+
+    public static let directory: String? = {
+        let env = ProcessInfo.processInfo.environment["GPICK_REAL_FILES"]
+        let beside = URL(fileURLWithPath: TestEnvironment.repoRoot).deletingLastPathComponent().appendingPathComponent("shared/real-files").path
+        return [env, beside].compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0 + "/README.md") }
+    }()
+
+    /// The names present with the right content.
+    public static let verified: [String] = {
+        guard let dir = directory else { return [] }
+        return manifest.keys.sorted().filter { sha256("\(dir)/\($0)") == manifest[$0] }
+    }()
+
+    public static var available: Bool { !verified.isEmpty }
+
+    public static func path(_ name: String) -> String { "\(directory ?? "")/\(name)" }
+
+    /// sha256sum's answer (the tests run Debian's tools; no crypto library is linked).
+    static func sha256(_ path: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        p.arguments = [path]
+        let out = Pipe()
+        p.standardOutput = out
+        guard (try? p.run()) != nil else { return nil }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return text.split(separator: " ").first.map(String.init)
+    }
+}
