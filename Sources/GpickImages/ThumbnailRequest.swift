@@ -58,7 +58,12 @@ public struct ThumbnailRequest: Sendable {
             // what is decoded. nil: no loader of ours reads it.
             let still = try StillImage.withSource(fd: file.fd, name: name) { source throws(GpickError) -> VipsPicture? in
                 guard content == .still || cvips_foreign_find_load_source(source) != nil else {
-                    Vips.takeErrorText()
+                    let detail = Vips.takeErrorText()
+                    // A still's first bytes, but no loader takes it: its header is cut or damaged.
+                    if MetadataReader.looksLikeStill(path: name) {
+                        throw GpickError(.input, "cannot read \(name): the file is truncated or damaged (its header cannot be read)",
+                                         detail: detail)
+                    }
                     return nil
                 }
                 return try StillImage.thumbnail(source: source, name: name, box: box, limits: limits, thumbnails: thumbnails) { () throws(GpickError) in
