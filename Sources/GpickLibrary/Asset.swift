@@ -40,7 +40,8 @@ public struct Asset: Codable, Sendable, Equatable, Identifiable, FetchableRecord
     public var contentIdentifier: String?
     /// The movie of an Apple pair, on the photo.
     public var pairedMovie: String?
-    /// On an Apple pair's movie: its photo's id. Such rows are not listed.
+    /// On an Apple pair's movie (and a RAW+JPEG pair's RAW file): its photo's id. Such rows are
+    /// not listed.
     public var companionOf: Int64?
     /// Motion Photo: which kind, and where the embedded video is.
     public var motionKind: String?
@@ -54,6 +55,11 @@ public struct Asset: Codable, Sendable, Equatable, Identifiable, FetchableRecord
     public var unreadable: String?
     /// SHA-256 of the content, computed when an import needs it.
     public var contentHash: String?
+    /// Photos: the folder and the name without its extension, lower-cased. A camera's RAW file and
+    /// the JPEG it wrote of the same shot share it (IMG_0042.CR2 and IMG_0042.JPG).
+    public var pairKey: String? = nil
+    /// The RAW file of a RAW+JPEG pair, on the photo shown (the RAW is its companion).
+    public var pairedRaw: String? = nil
 
     public static let databaseTableName = "asset"
 
@@ -71,6 +77,7 @@ public struct Asset: Codable, Sendable, Equatable, Identifiable, FetchableRecord
         if burst { s.append("burst") }
         if panorama { s.append("panorama") }
         if screenshot { s.append("screenshot") }
+        if pairedRaw != nil { s.append("raw") }
         return s
     }
 

@@ -44,11 +44,19 @@ enum AssetReader {
             asset.burstKey = "gpick:" + stem
         }
         if !meta.isVideo {
+            asset.pairKey = pairKey(file.path)
             let aspect = asset.displaySize.map { Double(max($0.width, $0.height)) / Double(max(1, min($0.width, $0.height))) }
             asset.panorama = meta.isPanorama || (aspect ?? 0) > 2.0
             asset.screenshot = isScreenshot(name: (file.path as NSString).lastPathComponent, meta: meta)
         }
         return asset
+    }
+
+    /// The folder and the name without its extension, lower-cased: what a camera's RAW file and
+    /// its JPEG of the same shot share.
+    static func pairKey(_ path: String) -> String {
+        let ns = path as NSString
+        return (ns.deletingPathExtension as String).lowercased()
     }
 
     /// gpick's bursts are `NAME-001.jpg`, `NAME-002.jpg`…: three or more digits after a dash.

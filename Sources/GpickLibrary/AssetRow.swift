@@ -7,7 +7,7 @@ extension Asset {
         "id", "path", "root", "device", "inode", "size", "mtimeNs", "kind", "mimeType", "width", "height", "orientation",
         "duration", "takenAt", "addedAt", "live", "burst", "panorama", "screenshot", "contentIdentifier", "pairedMovie",
         "companionOf", "motionKind", "motionVideoOffset", "motionVideoLength", "burstKey", "burstLead", "unreadable",
-        "contentHash",
+        "contentHash", "pairKey", "pairedRaw",
     ]
 
     public static var databaseSelection: [any SQLSelectable] { columnOrder.map { Column($0) } }
@@ -24,6 +24,6 @@ extension Asset {
                   takenAt: row[13], addedAt: row[14], live: row[15], burst: row[16], panorama: row[17], screenshot: row[18],
                   contentIdentifier: row[19], pairedMovie: row[20], companionOf: row[21], motionKind: row[22],
                   motionVideoOffset: row[23], motionVideoLength: row[24], burstKey: row[25], burstLead: row[26],
-                  unreadable: row[27], contentHash: row[28])
+                  unreadable: row[27], contentHash: row[28], pairKey: row[29], pairedRaw: row[30])
     }
 }

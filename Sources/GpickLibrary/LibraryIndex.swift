@@ -90,6 +90,19 @@ public final class LibraryIndex: Sendable {
                 try db.execute(sql: "CREATE INDEX asset_\(subtype)_added ON asset(addedAt) WHERE \(subtype) = 1")
             }
         }
+        // RAW+JPEG pairs: a photo's folder and stem; existing rows get theirs here, as a scan
+        // would give them (unchanged files are not read again).
+        m.registerMigration("v3: RAW+JPEG pairs") { db in
+            try db.alter(table: "asset") { t in
+                t.add(column: "pairKey", .text).indexed()
+                t.add(column: "pairedRaw", .text)
+            }
+            let photos = try Row.fetchAll(db, sql: "SELECT id, path FROM asset WHERE kind = 'photo'")
+            for row in photos {
+                let path: String = row["path"]
+                try db.execute(sql: "UPDATE asset SET pairKey = ? WHERE id = ?", arguments: [AssetReader.pairKey(path), row["id"] as Int64])
+            }
+        }
         return m
     }
 

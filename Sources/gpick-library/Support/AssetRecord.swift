@@ -15,6 +15,7 @@ enum AssetRecord {
         if let o = a.orientation { f["orientation"] = o }
         if let d = a.duration { f["duration"] = (d * 1000).rounded() / 1000 }
         if let m = a.pairedMovie { f["paired-movie"] = m }
+        if let r = a.pairedRaw { f["paired-raw"] = r }
         if let k = a.motionKind, let o = a.motionVideoOffset, let l = a.motionVideoLength {
             f["motion-photo"] = ["kind": k, "video-offset": o, "video-length": l]
         }
