@@ -86,6 +86,7 @@ import Testing
         // The photo is kept beside the model, which names it; the model renders the same image.
         let frames = try await Media.frames("\(dir)/me-photo.jpg")
         #expect(frames.first?.stamp?.sourceID == 1, "the photo is the test camera's frame")
+        #expect(try await ExifTags.problems("\(dir)/me-photo.jpg") == [], "dated and named as every still gpick writes")
         let again = try await Subprocess.gpick(["avatar", "--model", "\(dir)/me.json", "-o", "\(dir)/again.png"])
         #expect(again.status == 0 && Self.bytes("\(dir)/me.png") == Self.bytes("\(dir)/again.png"), "\(again.stderr)")
 

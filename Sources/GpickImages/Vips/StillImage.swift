@@ -192,14 +192,17 @@ public enum StillImage {
         let box = boxFor(header)
         try limits.check(header, name: name, box: box, thumbnails: thumbnails)
         try verify()
-        var out: UnsafeMutablePointer<VipsImage>? = nil
-        let status = cvips_thumbnail_source(source, &out, Int32(box.width), Int32(box.height), box.crop, box.vipsSize, loaderOptions)
-        if status != 0 { cvips_unref(out); out = nil }
-        let lazy = VipsPicture(adopting: try Vips.check(out, "cannot read", subject: name))
-        // Decode now: errors surface here, and the result holds neither the file nor the
-        // caller's memory.
-        let rendered = try Vips.check(cvips_image_copy_memory(lazy.pointer), "cannot read", subject: name)
-        return (VipsPicture(adopting: rendered), header)
+        let cost = DecodeBudget.cost(header, decoded: DecodeLimits.decoded(header, box: box, thumbnails: thumbnails))
+        return try DecodeBudget.shared.run(cost: cost) { () throws(GpickError) in
+            var out: UnsafeMutablePointer<VipsImage>? = nil
+            let status = cvips_thumbnail_source(source, &out, Int32(box.width), Int32(box.height), box.crop, box.vipsSize, loaderOptions)
+            if status != 0 { cvips_unref(out); out = nil }
+            let lazy = VipsPicture(adopting: try Vips.check(out, "cannot read", subject: name))
+            // Decode now: errors surface here, and the result holds neither the file nor the
+            // caller's memory.
+            let rendered = try Vips.check(cvips_image_copy_memory(lazy.pointer), "cannot read", subject: name)
+            return (VipsPicture(adopting: rendered), header)
+        }
     }
 
     /// Header only: libvips' loaders read pixels lazily, so this reads no more than the header.
