@@ -67,7 +67,10 @@ let package = Package(
         // Images for the pick half: libvips, freedesktop thumbnails, ImageSource, contact sheets.
         // zlib's CRC-32: PNG chunks are checked before libvips decodes them.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "GpickImages", dependencies: ["CGLib", "CVips", "CZlib", "GpickBase", "GpickFormats", "GpickKit", "GpickLibrary"]),
+        // libde265: a HEIF grid too large to decode whole is decoded tile by tile.
+        .systemLibrary(name: "CDe265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"])]),
+        .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CImaging", "CVips", "CZlib", "GpickBase", "GpickFormats", "GpickKit",
+                                                    "GpickLibrary"]),
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
         .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
                 resources: [.embedInCode("Web/picker.js"), .embedInCode("Web/picker.css")]),
@@ -99,7 +102,7 @@ let package = Package(
         .executableTarget(name: "gpick-libbench", dependencies: ["GpickLibrary", .product(name: "GRDB", package: "GRDB.swift")],
                           path: "bench/libbench"),
         // ImageSource's in-process bench (bench/run.sh, L6): size() and the first progressive result.
-        .executableTarget(name: "gpick-imagebench", dependencies: ["GpickBase", "GpickImages", "GpickBenchSupport"], path: "bench/imagebench"),
+        .executableTarget(name: "gpick-imagebench", dependencies: ["GpickBase", "GpickFormats", "GpickImages", "GpickBenchSupport"], path: "bench/imagebench"),
         // The avatar renderer's in-process bench (bench/run.sh, A1): a 500 px initials avatar drawn and encoded.
         .executableTarget(name: "gpick-avatarbench", dependencies: ["GpickAvatar", "GpickBenchSupport"], path: "bench/avatarbench"),
         // What those two benches share: arguments, the clock, the printed summary.

@@ -48,10 +48,11 @@ public struct ThumbnailRequest: Sendable {
         let name = path
         let box = box, limits = limits
         if content != .video {
-            // A camera RAW file: its largest JPEG preview, as digiKam and tumbler show it.
+            // A camera RAW file's preview, as digiKam and tumbler show it; a HEIF grid too large
+            // to decode whole, tile by tile.
             let embedded = EmbeddedPictures.read(fd: file.fd, name: name)
-            if let meta = embedded, meta.container == .raw {
-                return (try EmbeddedPictures.rawPreview(meta, fd: file.fd, name: name, box: box, limits: limits), .still)
+            if let made = try EmbeddedPictures.thumbnail(fd: file.fd, name: name, box: box, limits: limits, metadata: embedded) {
+                return (try made.picture.srgb8(subject: name), .still)
             }
             let thumbnails = embedded.map(EmbeddedPictures.thumbnailSizes) ?? []
             // One libvips source for both the question and the decode: what is asked about is

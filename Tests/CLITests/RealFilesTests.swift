@@ -107,6 +107,21 @@ struct RealFilesTests {
         #expect((size.0 > size.1) == (e.upright.0 > e.upright.1), "\(e.name): \(size) for \(e.upright)")
     }
 
+    /// The 200 MP photo at the largest freedesktop size (1024 px): more than its 512 px thumbnail
+    /// item covers, so its 768 tiles are decoded one by one; libheif's whole decode would hold 1.2 GB.
+    @Test(.enabled(if: RealFiles.verified.contains("samsung-s24ultra-200mp.heic")))
+    func twoHundredMegapixelsAtTheLargestSize() async throws {
+        let out = TestEnvironment.tempDir() + "/t.png"
+        let r = try await Subprocess.run("/usr/bin/time", ["-f", "rss-kib=%M", LibraryCLI.binary, "thumb",
+                                                          RealFiles.path("samsung-s24ultra-200mp.heic"), "--size", "1024", "-o", out],
+                                         timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        let rss = r.stderrLines.last.flatMap { Int($0.dropFirst("rss-kib=".count)) } ?? .max
+        #expect(rss < 300 * 1024, "\(rss) KiB")
+        let size = try #require(try await Self.vipsUpright(out))
+        #expect(size.0 == 768 && size.1 == 1024, "\(size)")
+    }
+
     /// Scanned as a folder: Motion Photos are live (HEIC ones too), the Ultra HDR photo is not,
     /// every file has its date and upright size, and nothing is unreadable.
     @Test func scanFindsEveryFileLiveAndDated() async throws {

@@ -19,4 +19,25 @@ int gpick_placeholder_i420(const gpick_i420 *src, gpick_i420 *dst, int factor, i
 /// All three images have the same size; dst may alias a or b.
 void gpick_blend_i420(const gpick_i420 *a, const gpick_i420 *b, gpick_i420 *dst, int alpha);
 
+/// One decoded picture's Y, Cb and Cr planes: `bits` per sample (above 8, two bytes a sample),
+/// chroma subsampled by `1 << chroma_shift_x` across and `1 << chroma_shift_y` down.
+typedef struct {
+    const uint8_t *planes[3];
+    int strides[3];
+    int width;
+    int height;
+    int bits;
+    int chroma_shift_x;
+    int chroma_shift_y;
+    /// ITU-T H.273 matrix coefficients: 1 BT.709, 5 or 6 BT.601, 9 BT.2020; others BT.601.
+    int matrix;
+    int full_range;
+} gpick_ycbcr;
+
+/// Shrinks `in` by `factor` (box average; the last row and column average what there is) and
+/// writes it as 8-bit RGB at (`out_x`, `out_y`) of `out`, at most `out_w` × `out_h` pixels.
+/// Returns 0, or -1 for bad arguments.
+int gpick_ycbcr_box_rgb(const gpick_ycbcr *in, int factor, uint8_t *out, int out_stride, int out_x, int out_y,
+                        int out_w, int out_h);
+
 #endif

@@ -4,10 +4,39 @@ import GpickFormats
 
 /// The pictures a file carries besides its main image, as gpick's own readers find them: a
 /// HEIF's thumbnail items (which libvips decodes instead of a 200 MP image when one covers the
-/// box) and a camera RAW file's JPEG previews (gpick decodes no sensor data).
+/// box) and a camera RAW file's JPEG previews (gpick decodes no sensor data); and the HEIF grid
+/// too large to decode whole, decoded tile by tile.
 enum EmbeddedPictures {
+    /// The thumbnail of a file libvips alone would not make, or not within `limits`: a RAW file's
+    /// preview, a HEIF grid whose whole decode would exceed them and whose own thumbnail is too
+    /// small for the box. nil: libvips' own thumbnail is the way.
+    @available(*, noasync, message: "it decodes: run it off the cooperative pool")
+    static func thumbnail(fd: Int32, name: String, box: ImageBox, limits: DecodeLimits,
+                          metadata: MediaMetadata?) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader)? {
+        guard let meta = metadata, let w = meta.width, let h = meta.height else { return nil }
+        let upright = meta.uprightSize ?? (w, h)
+        func header(_ loader: String) -> ImageHeader {
+            ImageHeader(width: upright.width, height: upright.height, orientation: meta.orientation ?? 1, loader: loader,
+                        mimeType: meta.mimeType, storedWidth: w, storedHeight: h, bands: 3, bytesPerBand: 1, decodesWhole: false)
+        }
+        if meta.container == .raw {
+            return (try rawPreview(meta, fd: fd, name: name, box: box, limits: limits), header("gpick RAW preview"))
+        }
+        guard meta.container == .heif, w * h * 3 * 5 / 2 > limits.maxWholeImageBytes || w * h > limits.maxDecodedPixels else { return nil }
+        // libvips uses a thumbnail item that covers the box: that is faster still.
+        let needed = Double(max(box.width, box.height))
+        if thumbnailSizes(meta).contains(where: { Double(max($0.width, $0.height)) > needed }) { return nil }
+        guard let grid = try HEIFGrid.read(FileBytes(fd: fd, path: name)) else { return nil }
+        let k = HEIFTiles.factor(grid, box: box)
+        let shrunk = try DecodeBudget.shared.run(cost: grid.width / k * (grid.height / k) * 3) { () throws(GpickError) in
+            try HEIFTiles.picture(grid, fd: fd, name: name, factor: k, limits: limits)
+        }
+        return (try shrunk.scaled(to: box), header("gpick HEIF tiles"))
+    }
+
     /// The file's metadata from its headers; nil when gpick's readers do not know it (libvips may).
     static func read(fd: Int32, name: String) -> MediaMetadata? {
+        // The reader reads with pread: the descriptor's offset, which libvips uses, stays put.
         guard let bytes = try? FileBytes(fd: fd, path: name) else { return nil }
         return try? MetadataReader.read(bytes)
     }
@@ -18,10 +47,6 @@ enum EmbeddedPictures {
             guard let w = i.width, let h = i.height else { return nil }
             return (w, h)
         }
-    }
-
-    static func thumbnailSizes(fd: Int32, name: String) -> [(width: Int, height: Int)] {
-        read(fd: fd, name: name).map(thumbnailSizes) ?? []
     }
 
     /// A RAW file's picture for `box`: the smallest preview that covers it, else the largest,

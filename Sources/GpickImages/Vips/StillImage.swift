@@ -166,7 +166,9 @@ public enum StillImage {
     /// what is decoded is what is described).
     static func thumbnail(fd: Int32, name: String, box: ImageBox, limits: DecodeLimits) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
         try Vips.start()
-        let thumbnails = EmbeddedPictures.thumbnailSizes(fd: fd, name: name)
+        let embedded = EmbeddedPictures.read(fd: fd, name: name)
+        if let made = try EmbeddedPictures.thumbnail(fd: fd, name: name, box: box, limits: limits, metadata: embedded) { return made }
+        let thumbnails = embedded.map(EmbeddedPictures.thumbnailSizes) ?? []
         return try withSource(fd: fd, name: name) { source throws(GpickError) in
             try thumbnail(source: source, name: name, limits: limits, thumbnails: thumbnails, boxFor: { _ in box }) { () throws(GpickError) in
                 try PNGChecksums.verify(fd: fd, name: name)
