@@ -83,7 +83,9 @@ struct ImageAndVideoTests {
         let cache = ThumbnailCache(base: "\(dir)/cache", version: "t")
         let start = Date()
         let path = try await cache.thumbnail(for: video, mimeType: "video/mp4", size: .normal)
-        #expect(Date().timeIntervalSince(start) < 15)  // bounded (the video timeout is 10 s), not timed
+        // A hang guard, not a timing: the 3 s video timeout ends it, after this suite's other
+        // decodes have had the shared gate (17 s was seen beside a release build on 2 cores).
+        #expect(Date().timeIntervalSince(start) < 60)
         let png = try Fixture.bytes(path)
         #expect(TestPNG.header(png) == .init(width: 128, height: 96, bitDepth: 8, colorType: 6, interlace: 0))
         #expect(TestPNG.text(png)["Thumb::Movie::Length"] == "3")
@@ -135,7 +137,9 @@ struct ImageAndVideoTests {
             #expect(error.message.hasPrefix("cannot read \(video)") || error.message.hasPrefix(video), "\(error.message)")
             #expect(!error.message.contains("\n") && !error.message.contains("gst"), "\(error.message)")
         }
-        #expect(Date().timeIntervalSince(start) < 15)  // bounded (the video timeout is 10 s), not timed
+        // A hang guard, not a timing: the 3 s video timeout ends it, after this suite's other
+        // decodes have had the shared gate (17 s was seen beside a release build on 2 cores).
+        #expect(Date().timeIntervalSince(start) < 60)
         #expect(FileManager.default.fileExists(atPath: cache.failPath(for: video)))
     }
 }
