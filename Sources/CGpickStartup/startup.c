@@ -52,6 +52,11 @@ static void gpick_startup_hand_over(int argc, char **argv) {
 // glibc passes (argc, argv, envp) to the executable's initialisers.
 __attribute__((constructor(101))) static void gpick_startup_begin(int argc, char **argv, char **envp) {
     (void)envp;
+    // libcamera logs INFO and WARN lines to stderr whenever its device provider looks for
+    // cameras (`auto`, `devices`, an avatar's or the picker's camera); gpick reports what matters
+    // in its own words. Set before the hand-over, so gpick-library and gpick-avatar inherit it.
+    // A user's own LIBCAMERA_LOG_LEVELS wins.
+    setenv("LIBCAMERA_LOG_LEVELS", "*:FATAL", 0);
     gpick_startup_hand_over(argc, argv);
     // The static Swift runtime finds argv next to the process's original environment block; the
     // setenv calls below move the environment to the heap, and CommandLine.arguments came out
@@ -61,10 +66,6 @@ __attribute__((constructor(101))) static void gpick_startup_begin(int argc, char
     // libwayland prints an error of its own when XDG_RUNTIME_DIR is unset. Set before any thread.
     const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
     if (x11 && *x11 && !(wayland && *wayland)) setenv("GST_GL_WINDOW", "x11", 0);
-    // libcamera logs INFO and WARN lines to stderr whenever its device provider looks for
-    // cameras (`auto`, `devices`); gpick reports what matters in its own words. A user's own
-    // LIBCAMERA_LOG_LEVELS wins.
-    setenv("LIBCAMERA_LOG_LEVELS", "*:FATAL", 0);
     pthread_t thread;
     if (pthread_create(&thread, NULL, gpick_startup_init, NULL) == 0) {
         pthread_detach(thread);

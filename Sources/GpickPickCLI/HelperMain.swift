@@ -8,6 +8,9 @@ import GpickCLI
 /// (`Console.leave`) once everything is printed.
 package enum HelperMain {
     package static func run<Root: AsyncParsableCommand>(_ root: Root.Type) async -> Never {
+        // Run directly (not through gpick), libcamera would log its own lines when the picker or
+        // an avatar looks for a camera; a user's own LIBCAMERA_LOG_LEVELS wins.
+        setenv("LIBCAMERA_LOG_LEVELS", "*:FATAL", 0)
         Console.lineBufferStandardOutput()
         do {
             var command = try root.parseAsRoot()
