@@ -28,6 +28,8 @@ public struct GpickError: Error, Sendable, CustomStringConvertible {
         case checkPlugins
         /// Build the media library's index anew (the damaged one is kept aside).
         case rebuildIndex
+        /// No camera is there: the test source gives frames all the same, when asked for.
+        case useTestSource
     }
 
     public var kind: Kind

@@ -29,6 +29,7 @@ extension GpickError {
             advice = "choose --sink http (a page on 127.0.0.1), --sink terminal (run in a terminal) or --sink window (needs DISPLAY)"
         case .checkPlugins: advice = "run `gpick doctor` to see which package provides it"
         case .rebuildIndex: advice = "`gpick library scan --rebuild` builds it anew and keeps the damaged file aside"
+        case .useTestSource: advice = "--source test gives the test pattern"
         }
         return "\(message) (\(advice))"
     }

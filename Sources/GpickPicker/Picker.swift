@@ -34,6 +34,8 @@ public final class Picker: Sendable {
         /// The library's listing has been read (or failed): the grid is whole.
         var libraryLoaded = false
         var stage = Stage.grid
+        /// `auto` found no camera: the grid has no camera cell (a test pattern is never shown unasked).
+        var noCamera = false
         /// Bumped on every change the page should hear of (its event stream waits on it).
         var version = 0
         var ended = false
@@ -196,6 +198,19 @@ public final class Picker: Sendable {
         let server = serverBox.withLock { $0 }
         let frames = terminalFrames.withLock { $0 }
         guard server != nil || frames != nil else { return }
+        // `auto` with no camera at all: no cell, and one line saying what was looked for.
+        if configuration.capture.session.source == .auto {
+            do throws(GpickError) { _ = try await AutoCamera.choose() } catch {
+                let line = error.message.prefix(1).uppercased() + error.message.dropFirst() + "."
+                state.withLock { s in
+                    s.noCamera = true
+                    s.camera.state = "off"
+                    if !s.problems.contains(line) { s.problems.append(line) }
+                    s.version += 1
+                }
+                return
+            }
+        }
         let camera = PickerCamera(settings: configuration.capture, directory: captureFolder)
         cameraBox.withLock { $0 = camera }
         setCamera { $0.state = "starting" }
@@ -296,6 +311,6 @@ public final class Picker: Sendable {
 
     /// The grid's items in the current stage (none while take-or-pick asks or takes).
     var allItems: [PickerItem] {
-        state.withLock { s in layout(for: s.stage).showsItems ? s.captures + s.assets : [] }
+        state.withLock { s in layout(for: s.stage, noCamera: s.noCamera).showsItems ? s.captures + s.assets : [] }
     }
 }

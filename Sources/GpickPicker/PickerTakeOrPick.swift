@@ -31,22 +31,27 @@ extension Picker {
 
     var stage: Stage { state.withLock { $0.stage } }
 
-    func layout(for stage: Stage) -> StageLayout {
+    /// What `stage` shows; `noCamera`: `auto` found none (read under the state's lock by the caller).
+    func layout(for stage: Stage, noCamera: Bool) -> StageLayout {
         switch stage {
-        case .grid: StageLayout(actions: configuration.layout.actions, showsCamera: configuration.layout.showsCamera, showsItems: true)
+        case .grid: StageLayout(actions: configuration.layout.actions, showsCamera: configuration.layout.showsCamera && !noCamera,
+                                showsItems: true)
         case .choose: StageLayout(actions: [Self.takePhoto, Self.chooseFromLibrary], showsCamera: false, showsItems: false)
         case .take: StageLayout(actions: [], showsCamera: true, showsItems: false)
         case .library: StageLayout(actions: [], showsCamera: false, showsItems: true)
         }
     }
 
-    var currentLayout: StageLayout { layout(for: stage) }
+    var currentLayout: StageLayout {
+        let (stage, noCamera) = state.withLock { ($0.stage, $0.noCamera) }
+        return layout(for: stage, noCamera: noCamera)
+    }
 
     /// An action item was chosen: take-or-pick's question moves to its stage; any other action
     /// ends the picker with its name.
     func choose(action name: String) throws(GpickError) {
         let stage = self.stage
-        guard layout(for: stage).actions.contains(name) else { throw GpickError(.usage, "no such action") }
+        guard layout(for: stage, noCamera: false).actions.contains(name) else { throw GpickError(.usage, "no such action") }
         guard stage == .choose else { return finish(.action(name)) }
         let next: Stage = name == Self.takePhoto ? .take : .library
         state.withLock { s in
@@ -94,9 +99,7 @@ extension Picker {
     public static func cameraUnavailable(_ source: SourceSpec) async -> GpickError? {
         var spec = source
         if case .auto = spec {
-            let choice = await AutoCamera.choose()
-            spec = choice.source
-            if case .auto = spec { return GpickError(.device, choice.reason) }
+            do throws(GpickError) { spec = try await AutoCamera.choose().source } catch { return error }
         }
         switch spec {
         case .test: return nil

@@ -35,6 +35,9 @@ public actor ScriptRunner {
     /// Armed by the first `live`: from then on the session keeps a pre-roll (live capture mode).
     private var ring: LiveRing?
     public private(set) var failures = 0
+    /// The first failure's kind: a run that failed for want of a camera (or a plugin) is one the
+    /// caller may answer with that kind's exit, as the one-shot commands do.
+    public private(set) var firstFailureKind: GpickError.Kind?
 
     public init(_ options: Options, emit: @escaping Emit) {
         self.options = options
@@ -74,6 +77,7 @@ public actor ScriptRunner {
             return true
         } catch {
             failures += 1
+            if firstFailureKind == nil { firstFailureKind = (error as? GpickError)?.kind ?? .runtime }
             let message = (error as? GpickError)?.message ?? "\(error)"
             // The typed reason goes along, so the caller can word its remedy in its own terms.
             var fields: EventFields = ["line": s.line, "text": s.text, "message": "line \(s.line): \(message)"]

@@ -10,6 +10,7 @@ Steps:
   key KEY              presses a key on the page (Escape, q, Enter, ...)
   flip SECONDS         clicks Flip and samples the camera cell's mean luma every ~40 ms
   take                 take-or-pick: clicks "Take photo", waits for the live camera, clicks it
+  nocamera             waits for the page to say there is no camera; the cells and that notice
 """
 import json
 import sys
@@ -106,6 +107,12 @@ def main():
             out["cells"] = driver.execute_script(CELLS)
             driver.find_element(By.ID, "camera-view").click()
             wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
+        elif step == "nocamera":
+            notice = "return document.getElementById('overlay').textContent"
+            wait(driver, lambda d: "No camera" in d.execute_script(notice))
+            wait(driver, lambda d: not any(c["kind"] == "camera" for c in d.execute_script(CELLS)))
+            out["cells"] = driver.execute_script(CELLS)
+            out["notice"] = driver.execute_script(notice)
         else:
             raise SystemExit("unknown step " + step)
         out["ok"] = True

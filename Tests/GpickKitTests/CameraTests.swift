@@ -33,20 +33,29 @@ struct CameraTests {
     static let lc = Camera(kind: .libcamera, name: "/base/imx219", source: .libcamera(name: "/base/imx219"))
     static let v4l2Missing = Camera(kind: .v4l2, name: "Gone", source: .v4l2(device: "/dev/video-gpick-none"))
 
-    @Test func autoPrefersPipeWireThenLibcameraThenV4L2ThenTheTestSource() {
-        let shared = AutoCamera.choose(pipewireRunning: true, cameras: [Self.lc, Self.pw])
+    /// `auto` is a camera or an error naming what was looked for: never the test source.
+    @Test func autoPrefersPipeWireThenLibcameraThenV4L2AndSaysWhenThereIsNone() throws {
+        let shared = try AutoCamera.choose(pipewireRunning: true, cameras: [Self.lc, Self.pw])
         #expect(shared.source == .pipewire(target: "testcam") && shared.kind == .pipewire)
         #expect(shared.reason.contains("PipeWire is running") && shared.reason.contains("Test Camera"), "\(shared.reason)")
         // A PipeWire node seen while no daemon answers is not chosen.
-        let libcamera = AutoCamera.choose(pipewireRunning: false, cameras: [Self.pw, Self.lc])
+        let libcamera = try AutoCamera.choose(pipewireRunning: false, cameras: [Self.pw, Self.lc])
         #expect(libcamera.source == .libcamera(name: "/base/imx219"))
         #expect(libcamera.reason.hasPrefix("PipeWire is not running; libcamera has"), "\(libcamera.reason)")
-        let none = AutoCamera.choose(pipewireRunning: true, cameras: [Self.v4l2Missing])
-        #expect(none.kind == nil && none.source.isTest)
-        #expect(none.reason == "no camera found: PipeWire is running but shares no camera; libcamera found no camera; no such camera: /dev/video-gpick-none",
-                "\(none.reason)")
-        let empty = AutoCamera.choose(pipewireRunning: false, cameras: [])
-        #expect(empty.reason == "no camera found: PipeWire is not running; libcamera found no camera; no V4L2 camera")
+        #expect(throws: GpickError.self) { try AutoCamera.choose(pipewireRunning: true, cameras: [Self.v4l2Missing]) }
+        do {
+            _ = try AutoCamera.choose(pipewireRunning: true, cameras: [Self.v4l2Missing])
+        } catch {
+            #expect(error.kind == .device && error.remedy == .useTestSource)
+            #expect(error.message == "no camera found: PipeWire is running but shares no camera; libcamera found no camera; no such camera: /dev/video-gpick-none",
+                    "\(error.message)")
+        }
+        do {
+            _ = try AutoCamera.choose(pipewireRunning: false, cameras: [])
+            Issue.record("no camera was chosen as one")
+        } catch {
+            #expect(error.message == "no camera found: PipeWire is not running; libcamera found no camera; no V4L2 camera")
+        }
     }
 
     static func summary(_ caps: String) throws -> [String] {

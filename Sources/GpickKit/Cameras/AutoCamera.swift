@@ -1,11 +1,10 @@
 import GpickFormats
 import GstCore
 
-/// What `--source auto` chose, and why (for `--json` and the one notice when it is the test source).
+/// What `--source auto` chose, and why (for `--json` and `--verbose`).
 public struct CameraChoice: Sendable {
     public var source: SourceSpec
-    /// The camera's kind; nil when no camera was found and the test source stands in.
-    public var kind: Camera.Kind?
+    public var kind: Camera.Kind
     public var name: String?
     public var reason: String
     /// The camera as a still's EXIF names it.
@@ -14,15 +13,15 @@ public struct CameraChoice: Sendable {
 
 /// `auto`: the camera a desktop user expects. A PipeWire node when a PipeWire daemon is
 /// reachable (it shares the camera with other apps), else a libcamera camera, else the first
-/// V4L2 device this user can open, else the test source.
+/// V4L2 device this user can open. No camera means no camera: never a test pattern unasked.
 public enum AutoCamera {
-    public static func choose() async -> CameraChoice {
+    public static func choose() async throws(GpickError) -> CameraChoice {
         let running = PipeWireSocket.isReachable
-        return choose(pipewireRunning: running, cameras: await CameraDirectory.cameras())
+        return try choose(pipewireRunning: running, cameras: await CameraDirectory.cameras())
     }
 
-    /// The rule itself, on what was found.
-    public static func choose(pipewireRunning: Bool, cameras: [Camera]) -> CameraChoice {
+    /// The rule itself, on what was found; when nothing was, what was looked for.
+    public static func choose(pipewireRunning: Bool, cameras: [Camera]) throws(GpickError) -> CameraChoice {
         let of = { (k: Camera.Kind) in cameras.filter { $0.kind == k } }
         let pipewire = of(.pipewire)
         if pipewireRunning, let c = pipewire.first {
@@ -48,7 +47,6 @@ public enum AutoCamera {
             }
         }
         passed.append(refused.isEmpty ? "no V4L2 camera" : refused.joined(separator: "; "))
-        return CameraChoice(source: .test(.init()), kind: nil, name: nil,
-                            reason: "no camera found: " + passed.joined(separator: "; "))
+        throw GpickError(.device, "no camera found: " + passed.joined(separator: "; "), remedy: .useTestSource)
     }
 }

@@ -128,7 +128,7 @@ extension CaptureSession {
         let identity: CameraIdentity
         switch p == .back ? configuration.source : configuration.front {
         case .auto? where p == .back:
-            let choice = await AutoCamera.choose()
+            let choice = try await AutoCamera.choose()
             emit(.sourceChosen(choice))
             (resolved, identity) = (choice.source, choice.identity)
         case let given? where given != .auto:

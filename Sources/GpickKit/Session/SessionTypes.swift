@@ -93,7 +93,7 @@ extension SessionEvent {
         switch self {
         case .notice(let m): ("notice", ["message": m])
         case .sourceChosen(let c):
-            ("source-chosen", ["source": "\(c.source)", "kind": c.kind?.rawValue ?? "test", "name": c.name ?? "", "reason": c.reason])
+            ("source-chosen", ["source": "\(c.source)", "kind": c.kind.rawValue, "name": c.name ?? "", "reason": c.reason])
         case .warning(let m, _): ("warning", ["message": m])
         case .sourceFailed(let err): ("source-failed", ["message": err.message])
         case .switching(let p, let spec, let at):

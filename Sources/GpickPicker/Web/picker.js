@@ -329,7 +329,11 @@ function showState(s) {
   if (s.stage && config.stage && s.stage !== config.stage && !s.ended) { location.reload(); return; }
   camera = s.camera;
   const cell = document.getElementById("camera");
-  if (cell) {
+  if (cell && camera.state === "off") {
+    // No camera after all (`auto` found none): the cell goes, the rest of the grid stays.
+    cells = cells.filter(c => c.kind !== "camera");
+    cell.remove();
+  } else if (cell) {
     cell.dataset.state = camera.state;
     cell.classList.toggle("live-on", camera.live);
     cell.classList.toggle("recording", camera.recording);

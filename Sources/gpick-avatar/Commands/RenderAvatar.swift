@@ -170,7 +170,7 @@ struct AvatarJob {
     static func checkCamera(_ spec: String, given: String) async throws(GpickError) {
         let source = try SourceSpec.parse(spec)
         if let why = await Picker.cameraUnavailable(source) {
-            throw GpickError(.device, "\(given): no camera can be opened: \(why.message)")
+            throw GpickError(.device, "\(given): no camera can be opened: \(why.message)", remedy: why.remedy)
         }
     }
 

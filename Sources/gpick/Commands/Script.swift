@@ -99,7 +99,18 @@ struct Script: AsyncParsableCommand {
             events.started(["file": file, "statements": statements.count])
             let ok = await runInterruptibly(runner, emit: emit) { await runner.run(statements) }
             events.finished(["ok": ok, "failures": await runner.failures])
-            if !ok { throw ExitCode(1) }
+            if !ok { throw ExitCode(await Self.exitCode(runner)) }
+        }
+    }
+}
+
+extension Script {
+    /// A failed run exits 1; one that failed for want of a camera or a plugin exits as the
+    /// one-shot commands do then (69), so that `gpick session` on a machine with no camera says so.
+    static func exitCode(_ runner: ScriptRunner) async -> Int32 {
+        switch await runner.firstFailureKind {
+        case .device?, .plugin?: 69
+        default: 1
         }
     }
 }
@@ -141,7 +152,7 @@ struct Session: AsyncParsableCommand {
                 return await runner.failures == 0 && syntaxFailures == 0
             }
             events.finished(["ok": ok])
-            if !ok { throw ExitCode(1) }
+            if !ok { throw ExitCode(await Script.exitCode(runner)) }
         }
     }
 }

@@ -9,12 +9,8 @@ extension Events {
         case .notice(let m): notice(m)
         case .warning(let m, let detail): warning(m, detail: detail)
         case .sourceChosen(let c) where !json:
-            // One line when no camera stands behind `auto`; which camera and why with --verbose.
-            if c.kind == nil {
-                Console.notice("\(c.reason); using the test source")
-            } else if Console.verbose {
-                Console.notice("using \(c.source): \(c.reason)")
-            }
+            // Which camera `auto` chose, and why, with --verbose.
+            if Console.verbose { Console.notice("using \(c.source): \(c.reason)") }
         default:
             let r = e.record
             emit(r.name, r.fields)
