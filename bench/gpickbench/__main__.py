@@ -22,12 +22,15 @@ TOOLS = {"gst-launch-1.0": "gstreamer1.0-tools", "ffmpeg": "ffmpeg", "ffprobe": 
 SECTION_TOOLS = {"library": {"exiftool": "libimage-exiftool-perl", "find": "findutils"},
                  "thumbs": {"vipsthumbnail": "libvips-tools", "ffmpegthumbnailer": "ffmpegthumbnailer",
                             "exiftool": "libimage-exiftool-perl", "xargs": "findutils"},
+                 "realfiles": {"exiftool": "libimage-exiftool-perl", "vipsthumbnail": "libvips-tools", "xargs": "findutils"},
                  "picker": {"chromium": "chromium", "chromedriver": "chromium-driver"},
                  "avatar": {"rsvg-convert": "librsvg2-bin", "chromium": "chromium", "chromedriver": "chromium-driver"}}
-HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",), "imagesource": ("gpick-imagebench",),
+HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",),
+           "realfiles": ("gpick-library", "gpick-imagebench"), "imagesource": ("gpick-imagebench",),
            "picker": ("gpick-library",), "avatar": ("gpick-avatar", "gpick-avatarbench")}
 # The small in-process benches, built beside gpick for the sections that run them.
-BENCH_PRODUCTS = {"library": "gpick-libbench", "imagesource": "gpick-imagebench", "avatar": "gpick-avatarbench"}
+BENCH_PRODUCTS = {"library": "gpick-libbench", "realfiles": "gpick-imagebench", "imagesource": "gpick-imagebench",
+                  "avatar": "gpick-avatarbench"}
 ELEMENTS = ("videotestsrc", "compositor", "y4menc", "jpegenc", "x264enc", "mp4mux")
 
 
@@ -61,6 +64,8 @@ def options(argv):
                    help="timed exiftool runs of the cold scan (about 50 s each, after one untimed run)")
     p.add_argument("--libbench-runs", type=int, default=50, help="timed in-process queries (L3) after 5 warm-up")
     p.add_argument("--thumb-runs", type=int, default=3, help="timed batches per thumbnailer, after one warm-up")
+    p.add_argument("--realfiles-runs", type=int, default=10,
+                   help="timed cold scans and thumbnail batches per tool on the real corpus (R1, R2)")
     p.add_argument("--imagesource-runs", type=int, default=200, help="timed in-process size() calls and requests (L6)")
     p.add_argument("--avatar-renders", type=int, default=200, help="timed in-process avatar renders (A1) after 20 warm-up")
     p.add_argument("--avatar-runs", type=int, default=40,
@@ -113,7 +118,7 @@ def build_benches(o, root, products):
 
 def benchmark(o, root):
     preflight(o.gpick, o.only)
-    build_benches(o, root, sorted(BENCH_PRODUCTS[s] for s in o.only if s in BENCH_PRODUCTS))
+    build_benches(o, root, sorted({BENCH_PRODUCTS[s] for s in o.only if s in BENCH_PRODUCTS}))
     os.makedirs(os.path.join(root, "bench/work"), exist_ok=True)
     work = tempfile.mkdtemp(prefix="run.", dir=os.path.join(root, "bench/work"))
     try:
@@ -167,8 +172,10 @@ def main(argv=None):
     os.replace(o.out + ".tmp", o.out)
     checks = report.T.checks(results)
     print("\n".join(report.summary(checks)))
-    failed = [c.name for c in checks if not c.ok]
-    print(f"bench: wrote {o.out}" + (f"; {len(failed)} target(s) missed" if failed else "; every target met"), file=sys.stderr)
+    failed = [c.name for c in checks if c.ok is False]
+    not_run = sum(1 for c in checks if c.ok is None)
+    print(f"bench: wrote {o.out}" + (f"; {len(failed)} target(s) missed" if failed else "; every target met")
+          + (f"; {not_run} not run" if not_run else ""), file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -17,11 +17,12 @@ class BenchError(Exception):
 
 @dataclass(frozen=True)
 class Usage:
-    """One process's cost, from wait4(2): wall seconds, CPU seconds, peak RSS (KiB)."""
+    """One process's cost, from wait4(2): wall seconds, CPU seconds, peak RSS (KiB), exit status."""
     wall: float
     user: float
     sys: float
     maxrss_kib: int
+    code: int = 0
 
     @property
     def cpu(self):
@@ -40,10 +41,11 @@ def tail(path, lines=15):
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def run(argv, *, timeout, log, stdin=None, stdout=None, cwd=None):
-    """Runs argv to completion and returns its Usage; raises BenchError on a non-zero exit or when
-    it outlives `timeout` seconds (then its process group gets SIGTERM, and SIGKILL 10 s later).
-    stderr goes to `log`; stdout to the file `stdout` (or to `log`); stdin from the file `stdin`."""
+def run(argv, *, timeout, log, stdin=None, stdout=None, cwd=None, check=True):
+    """Runs argv to completion and returns its Usage; raises BenchError on a non-zero exit (unless
+    `check` is false: then the Usage holds the exit status) or when it outlives `timeout` seconds
+    (then its process group gets SIGTERM, and SIGKILL 10 s later). stderr goes to `log`; stdout to
+    the file `stdout` (or to `log`); stdin from the file `stdin`."""
     argv = [str(a) for a in argv]
     with open(log, "wb") as err, \
             (open(stdout, "wb") if stdout else open(os.devnull, "wb")) as out, \
@@ -72,9 +74,9 @@ def run(argv, *, timeout, log, stdin=None, stdout=None, cwd=None):
         proc.returncode = code = os.waitstatus_to_exitcode(status)  # reaped here: keep Popen from waiting again
     if timed_out.is_set():
         raise BenchError(f"{shlex.join(argv)}: still running after {timeout} s\n{tail(log)}")
-    if code != 0:
+    if code != 0 and check:
         raise BenchError(f"{shlex.join(argv)}: exit {code}\n{tail(log)}")
-    return Usage(wall, ru.ru_utime, ru.ru_stime, ru.ru_maxrss)
+    return Usage(wall, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, code)
 
 
 def output(argv, timeout=120):
@@ -88,12 +90,14 @@ def output(argv, timeout=120):
     return done.stdout.strip()
 
 
-def hyperfine(commands, *, runs, warmup, export, log, prepare=None, timeout_each=30):
+def hyperfine(commands, *, runs, warmup, export, log, prepare=None, timeout_each=30, ignore_failure=False):
     """Times each command (name → argv) with hyperfine, `runs` times after `warmup` runs, with no
     shell in between. `prepare` (name → argv, for every command) runs before each of its runs,
-    untimed. Returns name → {"times": [s…], "user": mean s, "system": mean s}."""
+    untimed. Returns name → {"times": [s…], "user": mean s, "system": mean s, "exit_codes": […]}.
+    A timed run that exits non-zero is an error, unless `ignore_failure` (a tool that fails on some
+    of its files and says so in its status)."""
     argv = ["hyperfine", "--shell=none", "--style", "basic", "--runs", str(runs), "--warmup", str(warmup),
-            "--export-json", export]
+            "--export-json", export] + (["--ignore-failure"] if ignore_failure else [])
     for name, argv_ in commands.items():
         argv += ["--command-name", shlex.join(map(str, argv_)), shlex.join(map(str, argv_))]
         if prepare:
@@ -105,9 +109,9 @@ def hyperfine(commands, *, runs, warmup, export, log, prepare=None, timeout_each
         raise BenchError(f"hyperfine reported {len(results)} commands of {len(commands)}")
     out = {}
     for name, r in zip(commands, results):
-        if any(code != 0 for code in r.get("exit_codes", [])):
+        if not ignore_failure and any(code != 0 for code in r.get("exit_codes", [])):
             raise BenchError(f"{r['command']}: a timed run failed (exit codes {r['exit_codes']})")
-        out[name] = {"times": r["times"], "user": r["user"], "system": r["system"]}
+        out[name] = {"times": r["times"], "user": r["user"], "system": r["system"], "exit_codes": r.get("exit_codes", [])}
     return out
 
 

@@ -4,10 +4,12 @@ import statistics
 
 from . import targets as T
 from .report_picker import picker
+from .report_realfiles import realfiles
 
 
 def verdict(ok):
-    return "**PASS**" if ok else "**FAIL**"
+    """PASS, FAIL, or (None) not run: what the row needs was absent, so it was neither met nor missed."""
+    return "not run" if ok is None else "**PASS**" if ok else "**FAIL**"
 
 
 def by_name(checks):
@@ -412,7 +414,7 @@ def avatar_editor(e, c):
 
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
             ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs),
-            ("imagesource", imagesource), ("picker", picker), ("avatar", avatar))
+            ("realfiles", realfiles), ("imagesource", imagesource), ("picker", picker), ("avatar", avatar))
 
 
 def render(results):

@@ -20,6 +20,12 @@ NEWEST_MS = 10.0            # L3: the newest 1000 of 100,000 indexed assets, in-
 PHOTO_THUMB_RATIO = 0.80    # L4: 200 12 MP JPEGs → 256 px, gpick / `vipsthumbnail -s 256` on the files (one process), wall
 PHOTO_THUMB_RSS_MIB = 150   # L4: gpick's peak RSS over that batch
 VIDEO_THUMB_RATIO = 1.0     # L5: 50 1080p MP4s → 256 px, gpick / ffmpegthumbnailer (same parallelism), wall
+# Real phone and camera files (the real-files issue), when the corpus is there.
+REAL_SCAN_RATIO = 0.10      # R1: gpick cold scan / exiftool -fast2 -r on the same files, wall (medians)
+REAL_THUMB_RATIO = 0.90     # R2: gpick library thumbs / vipsthumbnail -s 256 one process per core, wall (medians)
+REAL_THUMB_CPU_RATIO = 0.80  # R2: the same, CPU time (means)
+EXIF_MS = 1.0               # E1: StillExif(...).insert(into:) a 1080p JPEG, in-process (median over 30)
+NOT_RUN = "not run: corpus absent"
 SIZE_MS = 1.0               # L6: ImageSource size() of a 12 MP JPEG, in-process (median)
 FIRST_DEGRADED_MS = 5.0     # L6: a progressive request's first (degraded) result for it (median)
 # The picker (issue 16), on L1's 10,000-asset library.
@@ -40,7 +46,7 @@ class Check:
     name: str
     result: str
     target: str
-    ok: bool
+    ok: bool | None         # None: not run (what it needs is absent), neither met nor missed
     ref: str = ""           # the issue's id of the target (L1…), when it has one
 
 
@@ -200,6 +206,8 @@ def checks(results):
         out.append(Check(f"{v['files']} 1080p MP4s → 256 px, gpick / ffmpegthumbnailer (wall)",
                          f"{ratio:.2f}x" + ("" if ok else f" ({made['count']} thumbnails, largest side {made['max_side']})"),
                          f"<= {VIDEO_THUMB_RATIO:g}x", ok and ratio <= VIDEO_THUMB_RATIO, "L5"))
+    if (r := results.get("realfiles")):
+        out += realfiles_checks(r)
     if (r := results.get("imagesource")):
         s, f = r["size"], r["first_result"]
         out.append(Check(f"ImageSource size() of a {r['width']}x{r['height']} JPEG, in-process (median)",
@@ -213,6 +221,58 @@ def checks(results):
         out += picker_checks(r)
     if (r := results.get("avatar")):
         out += avatar_checks(r)
+    return out
+
+
+def cpu_ratio(r, tool, reference):
+    """Mean CPU time of `tool` over that of `reference`, in a section's "tools"."""
+    return r["tools"][tool]["cpu"] / r["tools"][reference]["cpu"]
+
+
+def thumbs_made(outputs):
+    """How many files got a thumbnail (file name → its shape, None when none was written)."""
+    return sum(1 for v in outputs.values() if v)
+
+
+REAL_ROWS = ("Indexing the real corpus, cold `gpick library scan` (wall, medians)",
+             "Thumbnailing it, 256 px, `gpick library thumbs` (wall, medians)",
+             "Thumbnailing it, CPU time (means)", "Thumbnailing it, gpick peak RSS")
+
+
+def real_targets(nproc):
+    """R1, R2 (wall, CPU), R3: the issue's words."""
+    return (f"at most {REAL_SCAN_RATIO:g}x `exiftool -fast2 -r` on the same files",
+            f"at most {REAL_THUMB_RATIO:g}x the wall time of `vipsthumbnail -s 256` run one process per core (`xargs -P {nproc}`)",
+            f"and at most {REAL_THUMB_CPU_RATIO:g}x its CPU time", "no higher than a single vipsthumbnail's on the same files")
+
+
+def realfiles_checks(r):
+    """R1-R3 on the real corpus (not run without it: neither met nor missed), E1 in-process."""
+    refs = ("R1", "R2", "R2", "R3")
+    if not r["ran"]:
+        out = [Check(name, NOT_RUN, target, None, ref)
+               for name, target, ref in zip(REAL_ROWS, real_targets(r["nproc"]), refs)]
+    else:
+        files = len(r["corpus"]["files"])
+        i, t = r["index"], r["thumbs"]
+        listed = sum(1 for f in i["files"].values() if f["gpick"]["listed"])
+        g, v = t["tools"]["gpick"], t["tools"]["vips_parallel"]
+        made, ref_made = thumbs_made(g["outputs"]), thumbs_made(v["outputs"])
+        # A faster tool that writes fewer thumbnails is not faster at the same work.
+        enough = made >= ref_made
+        scan, wall, cpu = tool_ratio(i, "gpick", "exiftool"), tool_ratio(t, "gpick", "vips_parallel"), cpu_ratio(t, "gpick", "vips_parallel")
+        mine, single = g["maxrss_kib"], t["vips_single"]["maxrss_kib"]
+        results = (f"{scan:.2f}x" + ("" if listed == files else f" ({listed} of {files} files listed)"),
+                   f"{wall:.2f}x (thumbnails: gpick {made}, vipsthumbnail {ref_made} of {files})",
+                   f"{cpu:.2f}x", f"{mine / 1024:.0f} MiB (one vipsthumbnail: {single / 1024:.0f} MiB)")
+        oks = (listed == files and scan <= REAL_SCAN_RATIO, enough and wall <= REAL_THUMB_RATIO,
+               enough and cpu <= REAL_THUMB_CPU_RATIO, mine <= single)
+        out = [Check(*x) for x in zip(REAL_ROWS, results, real_targets(t["nproc"]), oks, refs)]
+    e = r["exif"]
+    ms = e["insert"]["median_ms"]
+    out.append(Check("Writing EXIF costs `snap`: `StillExif(...).insert(into:)` a 1080p JPEG, in-process",
+                     f"{ms:.3f} ms (max {e['insert']['max_ms']:.3f})" + ("" if e["exif_placed"] else " (no EXIF APP1 after SOI)"),
+                     f"at most {EXIF_MS:g} ms (median over {e['runs']})", ms <= EXIF_MS and e["exif_placed"], "E1"))
     return out
 
 

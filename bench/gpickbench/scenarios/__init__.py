@@ -1,6 +1,6 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
-from . import avatar, flips, imagesource, library, live, memory, picker, record, session, snap, terminal, thumbs
+from . import avatar, flips, imagesource, library, live, memory, picker, realfiles, record, session, snap, terminal, thumbs
 
 ALL = {
     "snap": snap.run,
@@ -13,6 +13,9 @@ ALL = {
     # The pick half (gpick-library): the media library (L1-L3), thumbnails (L4, L5).
     "library": library.run,
     "thumbs": thumbs.run,
+    # Real phone and camera files (R1-R3: indexing, thumbnails, memory), when the corpus is there;
+    # writing a still's EXIF in-process (E1).
+    "realfiles": realfiles.run,
     # ImageSource (L6): size() and the first progressive result, in-process.
     "imagesource": imagesource.run,
     # The picker (K1-K5): the page in headless Chromium, the terminal picker in tmux.
