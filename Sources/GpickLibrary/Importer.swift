@@ -88,8 +88,9 @@ public struct Importer: Sendable {
         let create = roots.videosFolder != nil  // user-dirs' folders are made when missing
         let photoRoot = try ImportPlacement.ensureRoot(first, create: create)
         let videoRoot = try roots.videosFolder.map { v throws(GpickError) in try ImportPlacement.ensureRoot(v, create: create) } ?? photoRoot
-        // Canonical again, now that every root we write into exists.
-        let scanner = LibraryScanner(index: index, roots: MediaRoots(paths: roots.paths))
+        // Canonical again, now that every root we write into exists (a Videos folder made just
+        // now, which the roots left out while it was missing, among them).
+        let scanner = LibraryScanner(index: index, roots: MediaRoots(paths: roots.paths + [photoRoot, videoRoot]))
         var state = RunState()
 
         for p in probes {

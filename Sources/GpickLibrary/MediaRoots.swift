@@ -26,7 +26,12 @@ public struct MediaRoots: Sendable, Equatable {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
         let dirs = (try? String(contentsOfFile: config + "/user-dirs.dirs", encoding: .utf8)).map { UserDirs.parse($0, home: home) } ?? [:]
         let videos = dirs["VIDEOS"] ?? home + "/Videos"
-        var roots = MediaRoots(paths: [dirs["PICTURES"] ?? home + "/Pictures", videos])
+        // A folder user-dirs names is the user's word, and is said when it is missing; the
+        // defaults are a guess (a new account has ~/Pictures and no ~/Videos): a missing one is
+        // left out without a word, unless none is there at all.
+        let named = [dirs["PICTURES"].map { ($0, true) } ?? (home + "/Pictures", false), dirs["VIDEOS"].map { ($0, true) } ?? (videos, false)]
+        let present = named.filter { $0.1 || access($0.0, F_OK) == 0 }
+        var roots = MediaRoots(paths: (present.isEmpty ? named : present).map(\.0))
         roots.videosFolder = canonical(videos)
         return roots
     }
