@@ -12,6 +12,7 @@ Steps:
   color-button       presses "Color"
   library            opens the library and clicks its first photo
   camera             presses "Camera"
+  camera-state       records whether "Camera" can be pressed, and its tooltip
   text:TEXT          types the text (replacing it)
   save               presses ✕; waits for "Saved"
   cancel             presses Cancel; waits for the page to end
@@ -130,6 +131,10 @@ def main():
             elif name == "camera":
                 driver.find_element(By.ID, "camera").click()
                 settled_after(driver, before)
+            elif name == "camera-state":
+                button = driver.find_element(By.ID, "camera")
+                record["camera-disabled"] = not button.is_enabled()
+                record["camera-title"] = button.get_attribute("title")
             elif name == "text":
                 set_value(driver, "text", arg, ("input",))
                 settled_after(driver, before)

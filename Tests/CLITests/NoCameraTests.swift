@@ -66,4 +66,13 @@ struct NoCameraTests {
         let r = try await picker.finish()
         #expect(r.status == 130)
     }
+
+    /// The avatar editor: its Camera button is there, disabled, and says why.
+    @Test func theEditorsCameraButtonSaysWhy() async throws {
+        let editor = try await PickerWebTests.AvatarEditorTests.edit(["--text", "A B", "--source", "auto"], env: Self.env())
+        let steps = try await editor.drive(["camera-state", "cancel"])
+        let state = try #require(steps.first)
+        #expect(state["camera-disabled"] as? Bool == true, "\(state)")
+        #expect((state["camera-title"] as? String)?.contains("no camera found: PipeWire is not running") == true, "\(state)")
+    }
 }

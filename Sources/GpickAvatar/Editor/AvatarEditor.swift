@@ -19,6 +19,9 @@ public final class AvatarEditor: Sendable {
         public var indexPath: String?
         /// Takes a camera photo (JPEG bytes), or says why none can be taken; nil: no camera button.
         public var takePhoto: (@Sendable () async throws(GpickError) -> [UInt8])?
+        /// Why no camera can be opened now (no camera at all, access denied): the Camera button is
+        /// shown disabled, with this as its tooltip. nil: it can be tried.
+        public var cameraUnavailable: String?
         /// The preview's side in pixels (the saved image has the model's size).
         public var previewSide = 400
 

@@ -14,7 +14,8 @@ enum AvatarEditorPage {
         if let image = c.start.image { model["image"] = ["id": "m0", "focus": [image.focus.x, image.focus.y]] }
         let images = editor.state.withLock { s in s.images.map { ["id": $0.key, "label": $0.value.label] } }
         let settings: [String: Any] = [
-            "model": model, "images": images, "camera": c.takePhoto != nil, "library": c.indexPath != nil,
+            "model": model, "images": images, "camera": c.takePhoto != nil, "cameraUnavailable": c.cameraUnavailable ?? "",
+            "library": c.indexPath != nil,
             "previewSide": c.previewSide, "output": c.output.path, "palette": AvatarPalette.gradients.map { [$0.top.description, $0.bottom.description] },
         ]
         let json = (try? JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

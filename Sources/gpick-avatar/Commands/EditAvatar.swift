@@ -7,6 +7,7 @@ import GpickImages
 import GpickKit
 import GpickLibrary
 import GpickPickCLI
+import GpickPicker
 
 /// `gpick avatar edit -o FILE`: the editor page; ✕ saves FILE and its model and prints FILE's
 /// path, Cancel (or closing the page) exits 130 and writes nothing.
@@ -77,8 +78,12 @@ struct EditAvatar: AsyncParsableCommand {
                 try await camera.fullResolutionData()
             }
         }
-        let editor = try AvatarEditor(AvatarEditor.Configuration(start: start, output: target, modelOutput: modelTarget, images: images,
-                                                                 indexPath: indexPath, takePhoto: takePhoto))
+        var configuration = AvatarEditor.Configuration(start: start, output: target, modelOutput: modelTarget, images: images,
+                                                       indexPath: indexPath, takePhoto: takePhoto)
+        if let why = await Picker.cameraUnavailable(try SourceSpec.parse(spec)) {
+            configuration.cameraUnavailable = "No camera can be opened: " + why.line
+        }
+        let editor = try AvatarEditor(configuration)
         let open = !noOpen && Browser.hasDisplay
         let signals = WatchSignals { _ in editor.cancel() }
         var outcome: AvatarEditor.Event = .cancelled

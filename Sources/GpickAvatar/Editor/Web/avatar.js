@@ -68,6 +68,9 @@
       $("focus-y").value = Math.round((image.focus ? image.focus[1] : 0.5) * 100);
     }
     $("camera").hidden = !config.camera;
+    // No camera now: the button says why, and cannot be pressed.
+    $("camera").disabled = !!config.cameraUnavailable;
+    $("camera").title = config.cameraUnavailable || "";
     $("library").hidden = !config.library;
     showRecent();
   };
