@@ -34,6 +34,8 @@ public final class Picker: Sendable {
         /// The library's listing has been read (or failed): the grid is whole.
         var libraryLoaded = false
         var stage = Stage.grid
+        /// The selection as the page or the terminal last said it, in the order chosen.
+        var selection: [String] = []
         /// `auto` found no camera: the grid has no camera cell (a test pattern is never shown unasked).
         var noCamera = false
         /// Bumped on every change the page should hear of (its event stream waits on it).
@@ -304,6 +306,21 @@ public final class Picker: Sendable {
     }
 
     // MARK: What the page sees
+
+    /// The page or the terminal says what is selected now: each item that came in or went out is
+    /// an event, in order (out first, then in). Unknown ids are ignored.
+    func selectionChanged(to ids: [String]) {
+        let (gone, came) = state.withLock { s -> ([PickerItem], [PickerItem]) in
+            var byID: [String: PickerItem] = [:]
+            for item in s.assets + s.captures { byID[item.id] = item }
+            let now = ids.filter { byID[$0] != nil }
+            let before = s.selection
+            s.selection = now
+            return (before.filter { !now.contains($0) }.compactMap { byID[$0] }, now.filter { !before.contains($0) }.compactMap { byID[$0] })
+        }
+        for item in gone { emit(.deselected(item)) }
+        for item in came { emit(.selected(item)) }
+    }
 
     func item(id: String) -> PickerItem? {
         state.withLock { s in s.captures.first { $0.id == id } ?? s.assets.first { $0.id == id } }

@@ -12,6 +12,10 @@ public enum PickerEvent: Sendable {
     case picked([PickerItem])
     /// A photo or video taken in the camera cell; it is at the head of the grid, selected.
     case captured(PickerItem)
+    /// The user selected an item (space, a click, a capture), or took it out of the selection:
+    /// an app can follow the selection as it is made, in order.
+    case selected(PickerItem)
+    case deselected(PickerItem)
     /// The user chose an action item. The picker has ended.
     case action(String)
     /// The user cancelled (Esc, q, or closed the page). The picker has ended.
@@ -26,7 +30,7 @@ public enum PickerEvent: Sendable {
     public var isFinal: Bool {
         switch self {
         case .picked, .action, .cancelled, .failed: true
-        case .ready, .shown, .captured, .problem: false
+        case .ready, .shown, .captured, .selected, .deselected, .problem: false
         }
     }
 }

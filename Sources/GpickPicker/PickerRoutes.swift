@@ -101,6 +101,10 @@ struct PickerRoutes: Sendable {
                 picker.finish(.picked(items))
                 return ["ok": true, "count": items.count]
             }),
+            ("/api/selection", { body throws(GpickError) in
+                picker.selectionChanged(to: body.ids)
+                return ["ok": true]
+            }),
             ("/api/cancel", { _ throws(GpickError) in
                 picker.finish(.cancelled)
                 return ["ok": true]

@@ -11,6 +11,8 @@ Steps:
   flip SECONDS         clicks Flip and samples the camera cell's mean luma every ~40 ms
   take                 take-or-pick: clicks "Take photo", waits for the live camera, clicks it
   nocamera             waits for the page to say there is no camera; the cells and that notice
+  toggle ID...         clicks each item in turn (selecting, or deselecting one selected), then waits
+                       until the page has told the server
 """
 import json
 import sys
@@ -107,6 +109,11 @@ def main():
             out["cells"] = driver.execute_script(CELLS)
             driver.find_element(By.ID, "camera-view").click()
             wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
+        elif step == "toggle":
+            for item in args:
+                driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
+            driver.execute_async_script("const done = arguments[0]; selectionSent.then(() => done(true));")
+            out["cells"] = driver.execute_script(CELLS)
         elif step == "nocamera":
             notice = "return document.getElementById('overlay').textContent"
             wait(driver, lambda d: "No camera" in d.execute_script(notice))

@@ -181,7 +181,10 @@ import Testing
         let r = try await picker.finish()
         #expect(r.status == 130, "\(r.stderr)")
         let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(events.map { $0["event"] as? String ?? "" }.filter { $0 != "problem" } == ["ready", "shown", "captured"], "\(r.stdout)")
+        // The photo arrives selected, and an app following the selection hears of it.
+        #expect(events.map { $0["event"] as? String ?? "" }.filter { $0 != "problem" } == ["ready", "shown", "captured", "selected"], "\(r.stdout)")
+        let captured = events.first { $0["event"] as? String == "captured" }, selected = events.last
+        #expect(captured?["path"] as? String != nil && selected?["path"] as? String == captured?["path"] as? String, "\(r.stdout)")
         #expect(events.first?["graphics"] as? String == "blocks", "tmux answers for itself: half blocks")
         #expect(!r.pane.contains("▀"), "the alternate screen was left")
     }

@@ -102,6 +102,23 @@ import Testing
         #expect(r.stdout == chosen.map { $0.path + "\n" }.joined(), "\(r.stdout)")
     }
 
+    /// An app follows the selection as it is made: three toggles are three events, in order.
+    @Test func selectionIsReportedAsItChanges() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg", "pano.jpg": "pano.jpg", "clip.mp4": "green.mp4"])
+        let listed = try await Self.listed(lib)
+        let picker = try await Self.pick(lib, ["--no-camera", "--multi", "--json"])
+        let (a, b) = (listed[0], listed[1])
+        _ = try await picker.drive("toggle", [a.id, b.id, a.id])
+        _ = try await picker.drive("key", ["ESCAPE"])
+        let r = try await picker.finish()
+        #expect(r.status == 130)
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { ["selected", "deselected"].contains($0["event"] as? String) }
+        #expect(events.map { $0["event"] as? String } == ["selected", "selected", "deselected"], "\(r.stdout)")
+        #expect(events.map { "\($0["id"] ?? "")" } == [a.id, b.id, a.id], "\(events)")
+        #expect(events.map { $0["path"] as? String } == [a.path, b.path, a.path], "\(events)")
+    }
+
     @Test func escapeCancelsWith130AndPrintsNothing() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let picker = try await Self.pick(lib, ["--no-camera"])

@@ -66,7 +66,7 @@ extension TerminalPickerView {
     private func toggleSelection() {
         switch cursorCell() {
         case .item(let item):
-            view.withLock { s in
+            let now = view.withLock { s -> [String] in
                 if let i = s.selected.firstIndex(of: item.id) {
                     s.selected.remove(at: i)
                 } else if picker.configuration.allowsMultiple {
@@ -75,7 +75,9 @@ extension TerminalPickerView {
                     s.selected = [item.id]
                 }
                 s.dirty = true
+                return s.selected
             }
+            picker.selectionChanged(to: now)
         case .camera: cameraAction("taking a photo…") { () async throws(GpickError) -> String in try await self.snap() }
         default: break
         }

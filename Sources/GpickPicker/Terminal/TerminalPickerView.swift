@@ -138,17 +138,19 @@ final class TerminalPickerView: Sendable {
     private func draw() {
         let cells = cells()
         let pickerState = picker.state.withLock { s in (s.camera, s.problems, s.captures.map(\.id), s.libraryLoaded, s.stage) }
-        let bytes = view.withLock { s -> [UInt8] in
+        let (bytes, selection) = view.withLock { s -> ([UInt8], [String]?) in
             if s.stage != pickerState.4 {
                 // Take-or-pick moved on: a new grid, from its first cell.
                 s.stage = pickerState.4
                 s.cursor = 0
                 s.firstLine = 0
             }
-            selectNewCaptures(pickerState.2, &s)
+            let grew = selectNewCaptures(pickerState.2, &s)
             var d = TerminalPickerDrawing(view: self, cells: cells, camera: pickerState.0, problems: pickerState.1)
-            return d.frame(&s)
+            return (d.frame(&s), grew ? s.selected : nil)
         }
+        // A capture came in selected: the picker hears of it outside the view's lock.
+        if let selection { picker.selectionChanged(to: selection) }
         screen.write(bytes)
         let shown = view.withLock { s -> Int? in
             guard !s.shownEmitted, pickerState.3, s.drawing.pending == 0 else { return nil }
@@ -160,8 +162,9 @@ final class TerminalPickerView: Sendable {
 
     /// A capture made in the cell arrives selected (the newest replaces the choice in a
     /// single-choice picker).
-    private func selectNewCaptures(_ captures: [String], _ s: inout ViewState) {
-        guard captures.count > s.capturesSeen else { return }
+    /// Returns whether the selection changed.
+    private func selectNewCaptures(_ captures: [String], _ s: inout ViewState) -> Bool {
+        guard captures.count > s.capturesSeen else { return false }
         let fresh = captures.prefix(captures.count - s.capturesSeen)
         s.capturesSeen = captures.count
         if picker.configuration.allowsMultiple {
@@ -172,6 +175,7 @@ final class TerminalPickerView: Sendable {
         // The grid grew at its head: the cursor stays on the item it was on.
         let cameraIndex = cellIndexOfCamera
         if let cameraIndex, s.cursor > cameraIndex { s.cursor += fresh.count }
+        return true
     }
 
     var cellIndexOfCamera: Int? {

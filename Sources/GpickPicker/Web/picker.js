@@ -244,6 +244,14 @@ function firstScreen() {
 
 function isSelected(id) { return selected.includes(id); }
 
+// The server hears of every change of the selection, in order (a chain of requests, one at a
+// time): `--json` and Picker.run() report selected and deselected items as they are chosen.
+let selectionSent = Promise.resolve();
+function sendSelection() {
+  const ids = selected.slice();
+  selectionSent = selectionSent.then(() => call("/api/selection", {ids})).catch(() => {});
+}
+
 function paintSelection() {
   for (const c of cells) if (c.kind === "item") c.el.classList.toggle("selected", isSelected(c.id));
   for (const c of cells) if (c.kind === "item" && isSelected(c.id)) c.el.querySelector(".mark").textContent = config.multi ? String(selected.indexOf(c.id) + 1) : "✓";
@@ -254,11 +262,13 @@ function paintSelection() {
 function select(id) {
   if (config.multi) { if (!isSelected(id)) selected.push(id); } else selected = [id];
   paintSelection();
+  sendSelection();
 }
 
 function toggle(id) {
   if (isSelected(id)) selected = selected.filter(x => x !== id); else if (config.multi) selected.push(id); else selected = [id];
   paintSelection();
+  sendSelection();
 }
 
 function setFocus(i, scroll = true) {
@@ -271,6 +281,7 @@ function setFocus(i, scroll = true) {
 
 async function confirm() {
   if (ended || selected.length === 0) return;
+  await selectionSent;
   try { await call("/api/confirm", {ids: selected}); finish("Chosen. You can close this page."); } catch (e) { say(e.message); }
 }
 

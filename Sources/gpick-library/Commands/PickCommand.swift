@@ -193,6 +193,10 @@ struct PickCommand: AsyncParsableCommand {
                 events.emit("shown", ["cells": cells, "monotonic": Double(now.tv_sec) + Double(now.tv_nsec) / 1e9])
             case .captured(let item):
                 events.emit("captured", item.record)
+            case .selected(let item):
+                events.emit("selected", item.record.merging(["id": item.id]) { $1 })
+            case .deselected(let item):
+                events.emit("deselected", item.record.merging(["id": item.id]) { $1 })
             case .problem(let text):
                 events.emit("problem", ["message": text])
             default:
