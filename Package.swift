@@ -89,7 +89,7 @@ let package = Package(
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // libpng's simplified API: a fast PNG encoder for avatars (cairo's own is slow).
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
-        .target(name: "GpickAvatar", dependencies: ["CPangoCairo", "CPNG", "GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
+        .target(name: "GpickAvatar", dependencies: ["CImaging", "CPangoCairo", "CPNG", "GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
                 resources: [.embedInCode("Editor/Web/avatar.js"), .embedInCode("Editor/Web/avatar.css")]),
         .executableTarget(name: "gpick-avatar", dependencies: [
             "GpickAvatar", "GpickBase", "GpickCLI", "GpickKit", "GpickImages", "GpickLibrary", "GpickPicker", "GpickPickCLI",

@@ -34,6 +34,7 @@ public struct AvatarRenderer: Sendable {
         try paintBackground(model, picture: picture, on: canvas)
         let shown = model.shownText
         var textColour: AvatarColor?
+        var scrim: [UInt8]?
         if !shown.isEmpty {
             let s = Double(side)
             let box = innerSquare(model.shape, side: s) - 2 * padding(side: s)
@@ -47,7 +48,9 @@ public struct AvatarRenderer: Sendable {
                         let choice = TextContrast.choose(canvas, region)
                         colour = choice.colour
                         if choice.contrast < TextContrast.target {
-                            TextContrast.scrim(on: canvas, region: region, text: colour, feather: 0.06 * s)
+                            // Full within 3 % of the side of the ink (the text's neighbourhood),
+                            // fading over 30 %: at most about 2.5 levels from pixel to pixel.
+                            scrim = TextContrast.halo(on: canvas, text: text, colour: colour, near: max(6, 0.03 * s), falloff: 0.3 * s)
                         }
                     }
                 }
@@ -57,7 +60,7 @@ public struct AvatarRenderer: Sendable {
         }
         try canvas.check("the avatar")
         let shaped = try cut(canvas, to: model.shape)
-        return RenderedAvatar(canvas: shaped, matte: model.matte, textColor: textColour)
+        return RenderedAvatar(canvas: shaped, matte: model.matte, textColor: textColour, scrimAlpha: scrim)
     }
 
     /// The side of the largest centred square inside the shape.
@@ -167,6 +170,8 @@ public struct RenderedAvatar: Sendable {
     let matte: AvatarColor
     /// The text's colour (chosen or given); nil without text.
     public let textColor: AvatarColor?
+    /// The halo laid under the text for contrast (alpha 0–255 per pixel); nil when none was needed.
+    let scrimAlpha: [UInt8]?
 
     public var size: Int { canvas.side }
 

@@ -1,9 +1,11 @@
+import CImaging
 import CPangoCairo
 import Glibc
 
 /// The automatic text colour: black or white, whichever has the higher WCAG 2 contrast with the
 /// worst of the pixels actually under and around the text; and when neither reaches 4.5:1 (a busy
-/// photo, a gradient from dark to light), a soft scrim under the text, just dark (or light) enough.
+/// photo, a gradient from dark to light), a soft halo under the text that follows its glyphs,
+/// just dark (or light) enough.
 struct TextContrast {
     /// The pixels looked at: the text's ink box and a margin around it.
     struct Region {
@@ -51,41 +53,75 @@ struct TextContrast {
     /// the measured contrast under 4.5.
     static let target = Contrast.minimum + 0.15
 
-    /// Lays a soft scrim of the text's opposite colour under the region, the least opaque that
-    /// gives `text` the target contrast everywhere in it; its edges fade out over `feather` pixels.
-    static func scrim(on canvas: CairoCanvas, region: Region, text: AvatarColor, feather: Double) {
-        let shade: AvatarColor = text == .white ? .black : .white
-        let before = snapshot(canvas, region)
+    /// Lays a halo of the text's opposite colour under the text: fully there within `near` pixels
+    /// of the glyphs' ink, fading out with a smoothstep over `falloff` pixels, so that its edge
+    /// follows the glyphs and no two neighbouring pixels differ by more than a few levels. Its
+    /// opacity is the least that gives `text` the target contrast on every pixel within `near` of
+    /// the ink, found on the pixels themselves and checked again once drawn. Returns the scrim's
+    /// alpha (0–255 per pixel), for the tests that measure its smoothness.
+    @discardableResult
+    static func halo(on canvas: CairoCanvas, text: AvatarText, colour: AvatarColor, near: Double,
+                     falloff: Double) -> [UInt8] {
+        let side = canvas.side
+        let shade: AvatarColor = colour == .white ? .black : .white
+        // The ink's coverage: the text drawn alone on a transparent canvas of the same size.
+        guard let mask = try? CairoCanvas(side: side) else { return [] }
+        text.draw(on: mask, colour: .white)
+        var distance = [UInt16](repeating: 0, count: side * side)
+        mask.withPixels { data, stride in
+            distance.withUnsafeMutableBufferPointer { gpick_chamfer_distance(data + 3, 4, Int32(stride), Int32(side), Int32(side), 128, $0.baseAddress) }
+        }
+        // The pixels that must read well: within `near` of the ink.
+        let zone = canvas.withPixels { data, stride -> [UInt8] in
+            var out: [UInt8] = []
+            for y in 0..<side {
+                for x in 0..<side where Double(distance[y * side + x]) / 3 <= near {
+                    let p = data + y * stride + x * 4
+                    out += [p[0], p[1], p[2], 255]
+                }
+            }
+            return out
+        }
         var lo = 0.0, hi = 1.0
         for _ in 0..<12 {
             let a = (lo + hi) / 2
-            if worstAfterScrim(before, shade: shade, alpha: a, text: text) >= target { hi = a } else { lo = a }
+            if worstAfterScrim(zone, shade: shade, alpha: a, text: colour) >= target { hi = a } else { lo = a }
         }
         var alpha = hi
-        // Drawn, the layers round at every step: measure what was drawn, and darken until it holds.
-        let saved = canvas.withPixels { data, stride in Array(UnsafeBufferPointer(start: data, count: stride * canvas.side)) }
+        let saved = canvas.withPixels { data, stride in Array(UnsafeBufferPointer(start: data, count: stride * side)) }
+        var alphas = [UInt8](repeating: 0, count: side * side)
         for _ in 0..<20 {
-            draw(canvas, region: region, shade: shade, alpha: alpha, feather: feather)
-            if worst(text, over: luminanceRange(canvas, region)) >= target || alpha >= 1 { return }
+            canvas.withPixels { data, stride in
+                distance.withUnsafeBufferPointer { d in
+                    alphas.withUnsafeMutableBufferPointer { out in
+                        gpick_halo_blend(data, Int32(stride), Int32(side), Int32(side), d.baseAddress, near, falloff, alpha, shade.red,
+                                         out.baseAddress)
+                    }
+                }
+            }
+            canvas.markDirty()
+            // Drawn, the blend rounds: measure what was drawn, and strengthen until it holds.
+            if worstWithin(canvas, distance: distance, near: near, text: colour) >= target || alpha >= 1 { return alphas }
             canvas.withPixels { data, _ in saved.withUnsafeBufferPointer { data.update(from: $0.baseAddress!, count: $0.count) } }
             canvas.markDirty()
             alpha = min(1, alpha + 0.03)
         }
+        return alphas
     }
 
-    /// The soft scrim: layers growing out from the region, each `b` opaque, so that the region
-    /// itself (under all of them) is `alpha` opaque and the edge fades out.
-    static func draw(_ canvas: CairoCanvas, region r: Region, shade: AvatarColor, alpha: Double, feather: Double) {
-        let layers = 6
-        let b = 1 - Glibc.pow(1 - min(alpha, 0.9999), 1 / Double(layers))
-        var c = shade
-        for k in 0..<layers {
-            let grow = feather * Double(k) / Double(layers - 1)
-            c.alpha = 255
-            cairo_set_source_rgba(canvas.cr, Double(c.red) / 255, Double(c.green) / 255, Double(c.blue) / 255, alpha >= 1 && k == 0 ? 1 : b)
-            canvas.roundedRect(x: Double(r.x0) - grow, y: Double(r.y0) - grow, width: Double(r.x1 - r.x0) + 2 * grow,
-                               height: Double(r.y1 - r.y0) + 2 * grow, radius: feather / 2 + grow)
-            cairo_fill(canvas.cr)
+    /// The worst contrast `text` has over the canvas's pixels within `near` of the ink.
+    static func worstWithin(_ canvas: CairoCanvas, distance: [UInt16], near: Double, text: AvatarColor) -> Double {
+        canvas.withPixels { data, stride in
+            var lo = 1.0, hi = 0.0
+            for y in 0..<canvas.side {
+                for x in 0..<canvas.side where Double(distance[y * canvas.side + x]) / 3 <= near {
+                    let p = data + y * stride + x * 4
+                    let l = Contrast.luminance(p[2], p[1], p[0])
+                    lo = min(lo, l)
+                    hi = max(hi, l)
+                }
+            }
+            return hi < lo ? 21 : worst(text, over: (lo, hi))
         }
     }
 

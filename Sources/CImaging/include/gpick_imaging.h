@@ -40,4 +40,19 @@ typedef struct {
 int gpick_ycbcr_box_rgb(const gpick_ycbcr *in, int factor, uint8_t *out, int out_stride, int out_x, int out_y,
                         int out_w, int out_h);
 
+/// Each pixel's distance to the nearest one whose alpha is at least `threshold` (`alpha` read
+/// every `pixel_stride` bytes, rows `row_stride` apart), in thirds of a pixel (3-4 chamfer), into
+/// `out` (w × h). No such pixel at all: 65535 everywhere.
+void gpick_chamfer_distance(const uint8_t *alpha, int pixel_stride, int row_stride, int w, int h, uint8_t threshold,
+                            uint16_t *out);
+
+/// The halo's strength at a distance (thirds of a pixel): 1 within `near` pixels, then a
+/// smoothstep down to 0 over `falloff` pixels.
+double gpick_halo_strength(uint16_t distance, double near, double falloff);
+
+/// Blends `shade` (grey level) over an opaque B, G, R, A canvas at `alpha` × the halo's
+/// strength; `alpha_out` (w × h, may be NULL) gets the scrim's alpha, 0–255.
+void gpick_halo_blend(uint8_t *bgra, int row_stride, int w, int h, const uint16_t *distance, double near, double falloff,
+                      double alpha, uint8_t shade, uint8_t *alpha_out);
+
 #endif

@@ -1,0 +1,88 @@
+import Foundation
+@testable import GpickAvatar
+import GpickBase
+import GpickImages
+import GpickTestSupport
+import Testing
+
+/// The halo laid under text that neither black nor white reads on: it follows the glyphs (no
+/// rectangle, no straight edge) and fades without steps (at most 3 levels of alpha between
+/// neighbouring pixels), on a white-to-black gradient and on busy photos, at the default size.
+@Suite struct AvatarHaloTests {
+    static let side = 500
+
+    /// What is wrong with the halo of `avatar`, none when it is smooth and follows the text.
+    static func problems(_ avatar: RenderedAvatar, _ what: String) -> [String] {
+        guard let alpha = avatar.scrimAlpha, let text = avatar.textColor else { return [] }
+        let n = avatar.size
+        var out: [String] = []
+        var step = 0
+        for y in 0..<n {
+            for x in 0..<n {
+                let a = Int(alpha[y * n + x])
+                if x + 1 < n { step = max(step, abs(a - Int(alpha[y * n + x + 1]))) }
+                if y + 1 < n { step = max(step, abs(a - Int(alpha[(y + 1) * n + x]))) }
+            }
+        }
+        if step > 3 { out.append("\(what): a step of \(step)/255 between neighbouring pixels") }
+        // Full strength only near the glyphs: within `near` (15 px at 500) of their ink, and as
+        // far beyond as the smoothstep (150 px) stays within half a level of the top once rounded
+        // (3t² ≤ 0.5/top), plus the glyphs' anti-aliased edges and the chamfer distance's error.
+        // The glyphs: pixels within 64 levels of the text's colour (thin strokes have no pixel
+        // of exactly it, only anti-aliased ones).
+        let pixels = Pixels(avatar)
+        let glyphs = (0..<n * n).map { i in
+            let p = pixels.at(i % n, i / n)
+            return abs(p.r - Int(text.red)) <= 64 && abs(p.g - Int(text.green)) <= 64 && abs(p.b - Int(text.blue)) <= 64
+        }
+        let top = alpha.max() ?? 0
+        let plateau = Int((150 * (1 / (6 * Double(max(1, top)))).squareRoot()).rounded(.up))
+        let near = pixels.dilated(glyphs, by: 15 + plateau + 4 + 2)
+        let strayFull = (0..<n * n).filter { alpha[$0] == top && !near[$0] }.count
+        if strayFull > 0 {
+            let stray = (0..<n * n).filter { alpha[$0] == top && !near[$0] }
+            let xs = stray.map { $0 % n }, ys = stray.map { $0 / n }
+            out.append("\(what): \(strayFull) pixels at full strength away from the glyphs (top \(top), x \(xs.min()!)…\(xs.max()!), y \(ys.min()!)…\(ys.max()!))")
+        }
+        // Not a rectangle: somewhere in the box of full strength, the halo is weaker (between words,
+        // above short letters, at the corners).
+        let full = (0..<n * n).filter { alpha[$0] == top }
+        let xs = full.map { $0 % n }, ys = full.map { $0 / n }
+        if let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() {
+            var weaker = 0
+            for y in y0...y1 { for x in x0...x1 where alpha[y * n + x] < top { weaker += 1 } }
+            if weaker < (x1 - x0 + 1) * (y1 - y0 + 1) / 20 { out.append("\(what): the halo fills its box (\(weaker) weaker pixels)") }
+        }
+        return out
+    }
+
+    @Test func aWhiteToBlackGradientUnderChineseText() async throws {
+        var m = ProfileImage()
+        m.text = "李小龙"
+        m.size = Self.side
+        m.setGradient(AvatarColor(red: 255, green: 255, blue: 255), AvatarColor(red: 0, green: 0, blue: 0))
+        let avatar = try await AvatarRenderer().render(m)
+        #expect(avatar.scrimAlpha != nil, "a gradient from white to black needs a halo")
+        let found = await OffPool.run { Self.problems(avatar, "gradient") }
+        #expect(found == [], "\(found)")
+    }
+
+    @Test func twentyBusyPhotos() async throws {
+        let thumbnails = ThumbnailCache(base: TestEnvironment.tempDir("avatar-thumbs"), version: "test")
+        var haloes = 0
+        for path in try AvatarContrastTests.photos.get() {
+            let picture = try await AvatarPicture.covering(Self.side, from: FileImageSource(path: path, thumbnails: thumbnails))
+            for text in ["Ada Lovelace", "Wu"] {
+                var m = ProfileImage()
+                m.text = text
+                m.size = Self.side
+                m.setImage(ImageReference(path: path))
+                let avatar = try await AvatarRenderer().render(m, picture: picture)
+                if avatar.scrimAlpha != nil { haloes += 1 }
+                let found = await OffPool.run { Self.problems(avatar, "\(path) with \(text)") }
+                #expect(found == [], "\(found)")
+            }
+        }
+        #expect(haloes >= 5, "only \(haloes) of 20 renders needed a halo: the check checked little")
+    }
+}
