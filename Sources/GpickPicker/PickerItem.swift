@@ -16,6 +16,8 @@ public struct PickerItem: Sendable, Equatable {
     public var duration: Double?
     /// An Apple pair's movie.
     public var pairedMovie: String?
+    /// The RAW file of a RAW+JPEG pair (this item is its JPEG).
+    public var pairedRaw: String?
     public var burstCount: Int
     public var mimeType: String
     /// The asset in the library (a library asset, or a capture saved to it).
@@ -32,6 +34,7 @@ public struct PickerItem: Sendable, Equatable {
         height = a.displaySize?.height
         duration = a.duration
         pairedMovie = a.pairedMovie
+        pairedRaw = a.pairedRaw
         burstCount = listed.burstCount
         mimeType = a.mimeType
         assetID = a.id
@@ -70,6 +73,7 @@ public struct PickerItem: Sendable, Equatable {
         if let width, let height { f["width"] = width; f["height"] = height }
         if let duration { f["duration"] = (duration * 1000).rounded() / 1000 }
         if let pairedMovie { f["paired-movie"] = pairedMovie }
+        if let pairedRaw { f["paired-raw"] = pairedRaw }
         if let assetID { f["asset"] = assetID }
         if burstCount > 1 { f["burst-count"] = burstCount }
         return f
