@@ -307,6 +307,18 @@ public final class Picker: Sendable {
 
     // MARK: What the page sees
 
+    /// Nobody looks at the camera cell (`on`), or somebody does again: the camera rests or wakes,
+    /// and the event says so. Without a running camera, nothing happens.
+    func rest(_ on: Bool) async {
+        guard let camera = cameraBox.withLock({ $0 }) else { return }
+        do throws(GpickError) {
+            guard try await camera.rest(on) else { return }
+            emit(on ? .cameraSuspended : .cameraResumed)
+        } catch {
+            problem("The camera could not \(on ? "rest" : "wake"): \(error.message)")
+        }
+    }
+
     /// The page or the terminal says what is selected now: each item that came in or went out is
     /// an event, in order (out first, then in). Unknown ids are ignored.
     func selectionChanged(to ids: [String]) {

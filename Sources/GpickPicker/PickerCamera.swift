@@ -76,6 +76,20 @@ actor PickerCamera {
         try preview?.setFrameBox(box)
     }
 
+    /// Rests the camera (stops its source; the session shows the blurred last frame) or wakes it
+    /// (the blurred frame first, then live frames, no black one). A recording keeps it awake:
+    /// resting then would record the placeholder. Returns whether anything changed.
+    func rest(_ on: Bool) async throws(GpickError) -> Bool {
+        if on {
+            guard recording == nil, session.sourceState != .suspended else { return false }
+            try await session.suspend()
+            return true
+        }
+        guard session.sourceState == .suspended else { return false }
+        try await session.resume()
+        return true
+    }
+
     func flip() async throws(GpickError) -> CameraPosition {
         try await session.flip()
     }

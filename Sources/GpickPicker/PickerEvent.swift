@@ -16,6 +16,10 @@ public enum PickerEvent: Sendable {
     /// an app can follow the selection as it is made, in order.
     case selected(PickerItem)
     case deselected(PickerItem)
+    /// Nobody looks at the camera cell (scrolled away, the page hidden or left, the terminal
+    /// unfocused): the camera is stopped and the cell shows its blurred last frame. Then seen again.
+    case cameraSuspended
+    case cameraResumed
     /// The user chose an action item. The picker has ended.
     case action(String)
     /// The user cancelled (Esc, q, or closed the page). The picker has ended.
@@ -30,7 +34,7 @@ public enum PickerEvent: Sendable {
     public var isFinal: Bool {
         switch self {
         case .picked, .action, .cancelled, .failed: true
-        case .ready, .shown, .captured, .selected, .deselected, .problem: false
+        case .ready, .shown, .captured, .selected, .deselected, .cameraSuspended, .cameraResumed, .problem: false
         }
     }
 }

@@ -105,6 +105,10 @@ struct PickerRoutes: Sendable {
                 picker.selectionChanged(to: body.ids)
                 return ["ok": true]
             }),
+            ("/api/camera/rest", { body throws(GpickError) in
+                await picker.rest(body.on ?? true)
+                return ["ok": true]
+            }),
             ("/api/cancel", { _ throws(GpickError) in
                 picker.finish(.cancelled)
                 return ["ok": true]

@@ -11,6 +11,8 @@ Steps:
   flip SECONDS         clicks Flip and samples the camera cell's mean luma every ~40 ms
   take                 take-or-pick: clicks "Take photo", waits for the live camera, clicks it
   nocamera             waits for the page to say there is no camera; the cells and that notice
+  rest                 scrolls the live camera cell out of view until the page hears it rests, then back
+                       until it is live again; how long each took, and the cell's luma while it woke
   toggle ID...         clicks each item in turn (selecting, or deselecting one selected), then waits
                        until the page has told the server
 """
@@ -114,6 +116,27 @@ def main():
                 driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
             driver.execute_async_script("const done = arguments[0]; selectionSent.then(() => done(true));")
             out["cells"] = driver.execute_script(CELLS)
+        elif step == "rest":
+            state = "return (typeof camera !== 'undefined' && camera) ? camera.state : null"
+            wait(driver, lambda d: d.execute_script(LUMA) >= 0 and d.execute_script(state) == "live", 20)
+            start = time.monotonic()
+            driver.execute_script("const m = document.querySelector('main'); m.scrollTop = m.scrollHeight;")
+            wait(driver, lambda d: d.execute_script(state) == "suspended", 10)
+            out["rested_after"] = round(time.monotonic() - start, 3)
+            start = time.monotonic()
+            driver.execute_script("document.querySelector('main').scrollTop = 0;")
+            samples = []
+            while driver.execute_script(state) != "live" and time.monotonic() - start < 10:
+                samples.append(round(driver.execute_script(LUMA), 2))
+                time.sleep(0.02)
+            out["woke_after"] = round(time.monotonic() - start, 3)
+            # A second's frames after it is live again.
+            end = time.monotonic() + 1
+            while time.monotonic() < end:
+                samples.append(round(driver.execute_script(LUMA), 2))
+                time.sleep(0.04)
+            out["luma"] = samples
+            out["state"] = driver.execute_script(state)
         elif step == "nocamera":
             notice = "return document.getElementById('overlay').textContent"
             wait(driver, lambda d: "No camera" in d.execute_script(notice))

@@ -154,6 +154,24 @@ import Testing
         #expect(kill(pid, 0) == 0, "GStreamer was still starting when the picker ended")
     }
 
+    /// The terminal reports losing and regaining the focus (CSI O, CSI I, once asked with
+    /// CSI ? 1004 h): the camera rests behind another window and wakes in front again.
+    @Test func theCameraRestsWhileTheTerminalIsUnfocused() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Running(lib, ["--source", "test", "--width", "320", "--height", "240", "--json"], columns: 90, rows: 28)
+        try await picker.waitFor("camera back")
+        _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "4f"])  // ESC [ O: focus out
+        try await picker.waitFor("camera suspended")
+        _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "49"])  // ESC [ I: focus in
+        try await picker.waitFor("camera back")
+        try await picker.keys("Escape")
+        let r = try await picker.finish()
+        #expect(r.status == 130, "\(r.stderr)")
+        let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
+        #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+    }
+
     @Test func theCameraCellSnapsAResizeRedrawsAndEscapeCancels() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let out = TestEnvironment.tempDir("pick-tty-out")

@@ -102,6 +102,25 @@ import Testing
         #expect(r.stdout == chosen.map { $0.path + "\n" }.joined(), "\(r.stdout)")
     }
 
+    /// The camera rests when its cell is scrolled out of view, and wakes when it is seen again:
+    /// the blurred last frame, then live frames, never a black one; events say both.
+    @Test func theCameraCellRestsOutOfViewAndWakesWithoutABlackFrame() async throws {
+        let lib = try await Library(LibrarySheetTests.everyKind)
+        let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--columns", "1", "--json"])
+        let answer = try await picker.drive("rest")
+        #expect((answer["rested_after"] as? Double ?? 99) < 2, "\(answer)")
+        #expect((answer["woke_after"] as? Double ?? 99) < 3, "\(answer)")
+        #expect(answer["state"] as? String == "live")
+        let luma = answer["luma"] as? [Double] ?? []
+        #expect(luma.count >= 10 && luma.allSatisfy { $0 > 40 }, "a dark frame while waking: \(luma)")
+        _ = try await picker.drive("key", ["ESCAPE"])
+        let r = try await picker.finish()
+        #expect(r.status == 130)
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
+        #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+    }
+
     /// An app follows the selection as it is made: three toggles are three events, in order.
     @Test func selectionIsReportedAsItChanges() async throws {
         let lib = try await Library(["red.jpg": "red.jpg", "pano.jpg": "pano.jpg", "clip.mp4": "green.mp4"])

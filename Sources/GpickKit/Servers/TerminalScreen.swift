@@ -89,7 +89,7 @@ public final class TerminalScreen: Sendable {
         guard first else { return }
         EmergencyRestore.disarm()
         output.withLock { o in
-            if !o.broken { put(Array("\u{1B}[?2026l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l".utf8), &o) }
+            if !o.broken { put(Array("\u{1B}[?1004l\u{1B}[?2026l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l".utf8), &o) }
             o.closed = true
         }
         if var original = saved { _ = tcsetattr(input, TCSAFLUSH, &original) }
@@ -242,7 +242,7 @@ private enum EmergencyRestore {
         guard s.pointee.active != 0 else { return }
         s.pointee.active = 0
         // CAN first: it aborts an escape sequence a frame write may have been cut off in.
-        let leave: StaticString = "\u{18}\u{1B}[?2026l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+        let leave: StaticString = "\u{18}\u{1B}[?1004l\u{1B}[?2026l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
         _ = Glibc.write(s.pointee.output, leave.utf8Start, leave.utf8CodeUnitCount)
         if s.pointee.hasTermios != 0 { _ = tcsetattr(s.pointee.input, TCSANOW, &s.pointee.termios) }
     }

@@ -2,6 +2,8 @@
 enum TerminalKey: Equatable, Sendable {
     case up, down, left, right, pageUp, pageDown, home, end
     case enter, space, escape
+    /// The terminal window gained or lost the focus (reported once `CSI ? 1004 h` asks for it).
+    case focusIn, focusOut
     case character(Character)
 }
 
@@ -78,6 +80,8 @@ struct TerminalKeyDecoder: Sendable {
         defer { pending = [] }
         let parameters = String(decoding: pending[2..<(pending.count - 1)], as: UTF8.self)
         switch (Character(UnicodeScalar(last)), parameters) {
+        case ("I", ""): return [.focusIn]
+        case ("O", ""): return [.focusOut]
         case ("A", _): return [.up]
         case ("B", _): return [.down]
         case ("C", _): return [.right]

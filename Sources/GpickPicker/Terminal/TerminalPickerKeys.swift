@@ -24,6 +24,8 @@ extension TerminalPickerView {
 
     func handle(_ key: TerminalKey) {
         switch key {
+        case .focusIn: updateRest(focus: true)
+        case .focusOut: updateRest(focus: false)
         case .up, .character("k"): move(.up)
         case .down, .character("j"): move(.down)
         case .left, .character("h"): move(.left)

@@ -47,6 +47,11 @@ final class TerminalPickerView: Sendable {
         var shownEmitted = false
         var stage = Picker.Stage.grid
         var drawing = TerminalPickerDrawing.Memory()
+        /// Why the camera should rest: the terminal lost the focus; the cell is scrolled off the grid.
+        var unfocused = false
+        var cameraOffGrid = false
+        /// What the picker was last told.
+        var restingSent = false
     }
 
     init(picker: Picker, screen: TerminalScreen, graphics: TerminalGraphics, cellPixels: PixelBox) {
@@ -75,6 +80,9 @@ final class TerminalPickerView: Sendable {
         }
         screen.onResize { [weak self] columns, rows in self?.resized(columns, rows) }
         screen.onKey { [weak self] byte in self?.typed(byte) }
+        // Focus in and out are reported as keys (CSI I, CSI O): the camera rests while the
+        // terminal is behind another window. Turned off again when the screen is given back.
+        screen.write(Array("\u{1B}[?1004h".utf8))
         for byte in typedAhead { typed(byte) }
         detachThread(named: "gpick-pick-draw") { [self] in renderLoop() }
         detachThread(named: "gpick-pick-watch") { [self] in watchPicker() }
@@ -152,6 +160,7 @@ final class TerminalPickerView: Sendable {
         // A capture came in selected: the picker hears of it outside the view's lock.
         if let selection { picker.selectionChanged(to: selection) }
         screen.write(bytes)
+        updateRest()
         let shown = view.withLock { s -> Int? in
             guard !s.shownEmitted, pickerState.3, s.drawing.pending == 0 else { return nil }
             s.shownEmitted = true
@@ -176,6 +185,26 @@ final class TerminalPickerView: Sendable {
         let cameraIndex = cellIndexOfCamera
         if let cameraIndex, s.cursor > cameraIndex { s.cursor += fresh.count }
         return true
+    }
+
+    /// Tells the picker whether the camera should rest: the terminal unfocused, or the camera cell
+    /// scrolled off the grid. Only changes are told.
+    func updateRest(focus: Bool? = nil) {
+        let change = view.withLock { s -> Bool? in
+            if let focus { s.unfocused = !focus }
+            if let camera = cellIndexOfCamera {
+                let l = layout(s)
+                let line = l.place(camera).line
+                s.cameraOffGrid = line < s.firstLine || line >= s.firstLine + l.visibleLines
+            } else {
+                s.cameraOffGrid = false
+            }
+            let rest = s.unfocused || s.cameraOffGrid
+            guard rest != s.restingSent else { return nil }
+            s.restingSent = rest
+            return rest
+        }
+        if let rest = change { Task { await picker.rest(rest) } }
     }
 
     var cellIndexOfCamera: Int? {

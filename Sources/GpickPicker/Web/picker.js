@@ -174,8 +174,28 @@ function cameraCell() {
     controls.appendChild(b);
   }
   el.append(img, reason, controls);
+  restWatcher.observe(el);
   return {kind: "camera", el};
 }
+
+// The camera rests when nobody looks at its cell: scrolled out of view, the page hidden (another
+// tab, a minimised window), or the window out of focus for more than 30 s. The server is told
+// each change, in order; it stops the camera and the cell keeps its blurred last frame.
+let cellInView = true, windowAway = false, awayTimer = null, restingSent = false;
+let restSent = Promise.resolve();
+const restWatcher = new IntersectionObserver(entries => {
+  for (const e of entries) cellInView = e.isIntersecting;
+  updateRest();
+});
+function updateRest() {
+  const rest = !cellInView || document.hidden || windowAway;
+  if (rest === restingSent || ended) return;
+  restingSent = rest;
+  restSent = restSent.then(() => call("/api/camera/rest", {on: rest})).catch(() => {});
+}
+document.addEventListener("visibilitychange", updateRest);
+addEventListener("blur", () => { clearTimeout(awayTimer); awayTimer = setTimeout(() => { windowAway = true; updateRest(); }, 30000); });
+addEventListener("focus", () => { clearTimeout(awayTimer); windowAway = false; updateRest(); });
 
 // The first screenful is built at once, the rest in slices after it: its thumbnails are asked
 // for before a thousand cells are made.

@@ -197,6 +197,10 @@ struct PickCommand: AsyncParsableCommand {
                 events.emit("selected", item.record.merging(["id": item.id]) { $1 })
             case .deselected(let item):
                 events.emit("deselected", item.record.merging(["id": item.id]) { $1 })
+            case .cameraSuspended:
+                events.emit("camera-suspended", [:])
+            case .cameraResumed:
+                events.emit("camera-resumed", [:])
             case .problem(let text):
                 events.emit("problem", ["message": text])
             default:
