@@ -82,10 +82,19 @@ actor PickerCamera {
     func rest(_ on: Bool) async throws(GpickError) -> Bool {
         if on {
             guard recording == nil, session.sourceState != .suspended else { return false }
+            let offered = preview?.framesOffered ?? 0
             try await session.suspend()
+            // Once the placeholder's frames reach the cell (its blurred last frame), the preview
+            // pauses: a resting cell costs no scaling or encoding. Half a second at most.
+            let deadline = ContinuousClock.now + .milliseconds(500)
+            while let p = preview, p.framesOffered < offered + 3, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            preview?.setPaused(true)
             return true
         }
         guard session.sourceState == .suspended else { return false }
+        preview?.setPaused(false)
         try await session.resume()
         return true
     }

@@ -37,6 +37,14 @@ public final class Preview: SessionOutput {
         /// A terminal preview whose frames go to a handler: where, and in what box.
         var frameHandler: (@Sendable (RGBFrame) -> Void)?
         var frameBox = PixelBox(width: 160, height: 90)
+        /// Frames are dropped before the preview's queue: nothing is scaled or encoded for it.
+        var paused = false
+    }
+
+    /// Pauses the preview (it keeps its last picture, and its viewers stay connected) or lets
+    /// frames through again: a picker's resting camera cell costs no encoding.
+    public func setPaused(_ paused: Bool) {
+        state.withLock { $0.paused = paused }
     }
 
     /// Frames drawn, encoded or handed to the window so far.

@@ -9,8 +9,12 @@ extension Preview {
         // What enters and leaves the preview's leaky queue: the difference is what it dropped.
         if let queue = bin.element(named: "video") {
             queue.staticPad("sink")?.addProbe(.buffer) { [weak self] _ in
-                self?.state.withLock { $0.entered += 1 }
-                return .ok
+                guard let self else { return .ok }
+                return self.state.withLock { s -> ProbeReturn in
+                    if s.paused { return .drop }
+                    s.entered += 1
+                    return .ok
+                }
             }
             queue.staticPad("src")?.addProbe(.buffer) { [weak self] _ in
                 self?.framePassed()
