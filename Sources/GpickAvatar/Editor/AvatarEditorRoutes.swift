@@ -134,6 +134,9 @@ struct AvatarEditorRoutes: Sendable {
 
     private func events(_ response: WebResponse) {
         guard response.startStream(type: "text/event-stream", headers: ["Cache-Control": "no-store"]) else { return }
+        // A dropped stream is reopened by the browser after its retry delay, 3 s by default:
+        // as long as the page-left grace. Half a second keeps a reconnect well inside it.
+        guard response.write([Array("retry: 500\n\n".utf8)]) else { return }
         editor.state.withLock { s in
             s.pages += 1
             s.pageGeneration += 1
