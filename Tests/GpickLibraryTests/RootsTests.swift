@@ -22,10 +22,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: home.path + "/cfg", withIntermediateDirectories: true)
         try "XDG_PICTURES_DIR=\"$HOME/Fotos\"\n".write(toFile: home.path + "/cfg/user-dirs.dirs", atomically: true, encoding: .utf8)
         let env = ["HOME": home.path, "XDG_CONFIG_HOME": home.path + "/cfg"]
+        // user-dirs names Fotos (kept, there or not: the user said so); the default Videos is a
+        // guess, kept only while it exists.
+        #expect(MediaRoots.resolve(explicit: [], environment: env).paths == [home.path + "/Fotos"])
+        try FileManager.default.createDirectory(atPath: home.path + "/Videos", withIntermediateDirectories: true)
         #expect(MediaRoots.resolve(explicit: [], environment: env).paths == [home.path + "/Fotos", home.path + "/Videos"])
         #expect(MediaRoots.resolve(explicit: [], environment: env.merging(["GPICK_LIBRARY": "/a:/b"]) { $1 }).paths == ["/a", "/b"])
         #expect(MediaRoots.resolve(explicit: ["/c"], environment: env.merging(["GPICK_LIBRARY": "/a"]) { $1 }).paths == ["/c"])
-        // No user-dirs file: ~/Pictures and ~/Videos.
+        // No user-dirs file and neither default there: both, so that a scan says what is missing.
         #expect(MediaRoots.resolve(explicit: [], environment: ["HOME": "/nowhere"]).paths == ["/nowhere/Pictures", "/nowhere/Videos"])
     }
 
