@@ -65,11 +65,13 @@ public struct URLImageSource: ImageSource {
                     return (whole, try fill.map { f throws(GpickError) in try whole.scaled(to: f) } ?? whole)
                 }
             }
-            outlet.yield(ImageResult(picture: picture, degraded: false, origin: "fetched"))
-            // Kept for next time; a copy that cannot be written only costs a stand-in later.
+            // Kept for next time before the final result goes: a caller that leaves as soon as it
+            // has it (gpick thumb exits at once) must not leave the copy half-made or unmade. A
+            // copy that cannot be written only costs a stand-in later.
             if max(whole.width, whole.height) <= URLCopies.largestSide {
                 await OffPool.run { () -> Void in source.copies.keep(whole, of: source.url) }
             }
+            outlet.yield(ImageResult(picture: picture, degraded: false, origin: "fetched"))
         }
     }
 
