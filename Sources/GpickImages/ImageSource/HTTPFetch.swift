@@ -6,6 +6,12 @@ import FoundationEssentials
 /// One GET through GStreamer's souphttpsrc (libsoup: redirects, TLS checked, proxies from the
 /// environment), its body collected from an appsink. Blocking: run it off the pool.
 enum HTTPFetch {
+    /// One fetch at a time in the process, its pipeline torn down before the next starts. With
+    /// libsoup 3, GStreamer 1.22's souphttpsrc runs each session on a thread of its own, and a
+    /// session torn down while another starts (or while its server goes away) has crashed the
+    /// process inside libsoup, about once in ten full test runs.
+    private static let oneAtATime = Monitor(false)
+
     struct Response {
         var bytes: [UInt8]
         /// The whole body came (EOS), not only the first bytes asked for.
@@ -28,6 +34,14 @@ enum HTTPFetch {
     @available(*, noasync, message: "it waits for the network: run it off the cooperative pool")
     static func get(_ url: String, limit: Int, timeout: Double, enough: (@Sendable ([UInt8]) -> Bool)? = nil,
                     isWanted: () -> Bool = { true }) throws(GpickError) -> Response {
+        oneAtATime.wait(until: { !$0 }) { $0 = true }
+        defer { oneAtATime.withLock { $0 = false } }
+        return try fetch(url, limit: limit, timeout: timeout, enough: enough, isWanted: isWanted)
+    }
+
+    @available(*, noasync, message: "it waits for the network: run it off the cooperative pool")
+    private static func fetch(_ url: String, limit: Int, timeout: Double, enough: (@Sendable ([UInt8]) -> Bool)?,
+                              isWanted: () -> Bool) throws(GpickError) -> Response {
         let pipeline: Pipeline
         let sink: AppSink
         do {
@@ -36,6 +50,8 @@ enum HTTPFetch {
             let src = try pipeline.requireElement(named: "src")
             try src.set("location", url)
             try src.set("user-agent", "gpick")
+            // No connection outlives its fetch: none is left open in a session being torn down.
+            try src.set("keep-alive", false)
             try src.set("timeout", Int(max(1, timeout.rounded(.up))))
             sink = try AppSink(pipeline.requireElement(named: "sink"))
         } catch {
