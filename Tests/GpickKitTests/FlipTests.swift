@@ -122,7 +122,10 @@ import Testing
         } catch {
             #expect("\(error)".contains("suspended"))
         }
-        try await Task.sleep(nanoseconds: 700_000_000)
+        // About 0.7 s of placeholder reaches the recording: counted, not slept (a loaded machine
+        // once gave it 4 placeholder frames in a 0.7 s sleep).
+        let suspendedAt = rec.progress.frames
+        #expect(try await TestEnvironment.eventually(30) { rec.progress.frames >= suspendedAt + 21 }, "\(rec.progress)")
         try await session.resume()
         try await session.waitUntilLive()
         let result = try await rec.finished()
