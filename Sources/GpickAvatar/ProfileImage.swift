@@ -1,7 +1,7 @@
 import Foundation
 import GpickBase
 
-/// A profile image, as seed 001's model: what is behind the text, the text, the shape and the
+/// A profile image, as a model: what is behind the text, the text, the shape and the
 /// size, and the colours last used. It is saved as JSON (`--save-model`) and rendered again
 /// from it (`--model`) to the same bytes.
 public struct ProfileImage: Sendable, Equatable, Codable {
@@ -19,7 +19,7 @@ public struct ProfileImage: Sendable, Equatable, Codable {
     /// The solid colour (one), or the gradient's top and bottom (two).
     public var colors: [AvatarColor] = []
     /// The image, kept while a colour is shown: choosing the colour and then changing your mind
-    /// brings it back (the seed's behaviour).
+    /// brings it back.
     public var image: ImageReference?
     public var text = ""
     public var textMode: TextMode = .automatic
@@ -45,7 +45,7 @@ public struct ProfileImage: Sendable, Equatable, Codable {
     }
 
     /// A vertical gradient; equal colours, or a transparent bottom, are a solid colour (stored
-    /// so), as the seed does.
+    /// so).
     public mutating func setGradient(_ top: AvatarColor, _ bottom: AvatarColor) {
         if top == bottom || bottom.isTransparent {
             setColor(top)

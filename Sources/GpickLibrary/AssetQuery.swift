@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import GpickBase
 
-/// A fetch of the library, as the seed's picker makes one: newest added first, 1000 by default,
+/// A fetch of the library, as a photo picker makes one: newest added first, 1000 by default,
 /// optionally one kind or subtype, optionally only what arrived since a date, optionally only
 /// paths containing some text.
 public struct AssetQuery: Sendable, Equatable {

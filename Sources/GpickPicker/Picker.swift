@@ -4,7 +4,7 @@ import GpickImages
 import GpickKit
 import GpickLibrary
 
-/// The image picker (seed 000) on Linux: a page served by gpick on 127.0.0.1, or a grid drawn in
+/// The image picker: a page served by gpick on 127.0.0.1, or a grid drawn in
 /// the terminal, with up to two action items, the live camera cell and the library's recent
 /// assets; what the user picks is handed back as events, as a delegate would be called.
 ///

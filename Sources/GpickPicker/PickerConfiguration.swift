@@ -3,7 +3,7 @@ import GpickImages
 import GpickKit
 import GpickLibrary
 
-/// What a picker shows and does (seed 000's CaptureSettings, LayoutConfiguration and fetch
+/// What a picker shows and does (capture settings, layout configuration and fetch
 /// result, in Swift style). Checked up front by `validate()`: a bad value is a typed error, never
 /// a crash halfway through.
 public struct PickerConfiguration: Sendable {
@@ -15,7 +15,7 @@ public struct PickerConfiguration: Sendable {
 
     public enum ScrollDirection: String, Sendable, CaseIterable {
         case vertical
-        /// The seed's keyboard-like strip: rows of `itemsPerRow`, scrolled sideways.
+        /// A keyboard-like strip: rows of `itemsPerRow`, scrolled sideways.
         case horizontal
     }
 

@@ -4,7 +4,7 @@ import GpickKit
 import Glibc
 #endif
 
-/// Take-or-pick (seed 004): when a camera can be opened, the user first chooses "Take photo" or
+/// Take-or-pick: when a camera can be opened, the user first chooses "Take photo" or
 /// "Choose from library"; with no camera the picker goes straight to the library, with a notice.
 /// Either way the result is handed back as a pick.
 extension Picker {

@@ -1,6 +1,6 @@
 import GpickBase
 
-/// One way to ask any image for a picture of a given size (seed 003: Paparazzo's ImageSource):
+/// One way to ask any image for a picture of a given size (after Paparazzo's ImageSource):
 /// a file, an http(s) URL, an asset of the library, or the live frame of a capture session. Code
 /// that shows pictures (the picker's grid, `gpick thumb`) has no branch per kind of source.
 ///

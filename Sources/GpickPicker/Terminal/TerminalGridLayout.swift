@@ -1,7 +1,7 @@
 /// Where the terminal picker's cells go: pure geometry over the screen's size, so it is tested
 /// without a terminal. Row 1 is the title, the last row the key help; the grid is between.
 ///
-/// Vertical scrolling: rows of `perRow` cells, scrolled by whole rows. Horizontal (the seed's
+/// Vertical scrolling: rows of `perRow` cells, scrolled by whole rows. Horizontal (a
 /// keyboard-like strip): columns of `perRow` cells, filled top to bottom, scrolled sideways.
 /// A cell is an image of `imageColumns` × `imageRows` terminal cells with a label row under it,
 /// and one blank column to its right. Images are about square: a cell is two pixels stacked.

@@ -44,7 +44,7 @@ function finish(text) {
   say(text);
 }
 
-// Thumbnails load as their cells come into view (the seed's "pre-cache by visible rect"), at the
+// Thumbnails load as their cells come into view (as photo pickers pre-cache what is in view), at the
 // cell's size in device pixels.
 const loader = new IntersectionObserver(entries => {
   for (const e of entries) {

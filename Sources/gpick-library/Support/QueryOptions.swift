@@ -14,7 +14,7 @@ struct QueryOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Only assets added since DATE: YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] (local time), or an age such as 3d, 12h, 2w.", valueName: "DATE"))
     var since: String?
 
-    @Option(name: .long, help: "At most N assets (default 1000, as the seed's picker fetches).")
+    @Option(name: .long, help: "At most N assets (default 1000, as a photo picker fetches).")
     var limit = 1000
 
     func validate() throws {

@@ -5,7 +5,7 @@ import Glibc
 import GpickBase
 
 /// `--save-to-library`: a capture's files also go into the media library, indexed at once. Off by
-/// default, as the seed's `savesCapturedAssetToPhotoLibrary`: the files at -o are the result, and
+/// default, as iOS camera pickers leave saving to the app: the files at -o are the result, and
 /// they stay there either way (the library gets a copy). gpick links no SQLite, so the import
 /// runs `gpick-library library import`, as `gpick library import` would.
 struct LibrarySaveOptions: ParsableArguments {

@@ -8,7 +8,7 @@
   const model = config.model;
   model.colors = model.colors || [];
   model["last-colors"] = model["last-colors"] || [];
-  // The image last chosen: "Color" hides it, pressing "Color" again brings it back (seed 001).
+  // The image last chosen: "Color" hides it, pressing "Color" again brings it back.
   let image = model.image || null;
   let colourKind = model.background === "gradient" ? "gradient" : "color";
   let ended = false;
