@@ -48,9 +48,11 @@ public struct AvatarRenderer: Sendable {
                         let choice = TextContrast.choose(canvas, region)
                         colour = choice.colour
                         if choice.contrast < TextContrast.target {
-                            // Full within 3 % of the side of the ink (the text's neighbourhood),
-                            // fading over 30 %: at most about 2.5 levels from pixel to pixel.
-                            scrim = TextContrast.halo(on: canvas, text: text, colour: colour, near: max(6, 0.03 * s), falloff: 0.3 * s)
+                            // Full within 3 % of the side of the ink (the text's neighbourhood), and
+                            // never less than 8 px: 5 px across a diagonal is 7.1 px away (a 200 px
+                            // avatar once read 4.48:1 there). Then fading over 30 %: at most about
+                            // 2.5 levels from pixel to pixel.
+                            scrim = TextContrast.halo(on: canvas, text: text, colour: colour, near: max(8, 0.03 * s), falloff: 0.3 * s)
                         }
                     }
                 }
