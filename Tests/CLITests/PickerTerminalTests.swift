@@ -40,6 +40,18 @@ import Testing
             return pane
         }
 
+        /// Waits until the picker's stdout (its `--json` events) holds `text`.
+        func waitForOutput(_ text: String, seconds: Double = 15) async throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            var printed = ""
+            while Date() < deadline {
+                printed = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+                if printed.contains(text) { return }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            Issue.record("the picker never printed \"\(text)\": \(printed)")
+        }
+
         func keys(_ keys: String...) async throws {
             for key in keys {
                 _ = try await tmux.run(["send-keys", "-t", "t", key])
@@ -164,6 +176,31 @@ import Testing
         try await picker.waitFor("camera suspended")
         _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "49"])  // ESC [ I: focus in
         try await picker.waitFor("camera back")
+        try await picker.keys("Escape")
+        let r = try await picker.finish()
+        #expect(r.status == 130, "\(r.stderr)")
+        let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
+        #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+    }
+
+    /// The camera also rests while the cursor has scrolled its cell off the grid, and wakes
+    /// when the cell is drawn again.
+    @Test func theCameraRestsWhileItsCellIsScrolledOffTheGrid() async throws {
+        var files: [String: String] = [:]
+        for i in 0..<12 { files["p\(i).jpg"] = "red.jpg" }
+        let lib = try await Library(files)
+        let picker = try await Running(lib, ["--source", "test", "--width", "320", "--height", "240", "--columns", "3", "--json"],
+                                       columns: 90, rows: 24)
+        try await picker.waitFor("camera back")
+        // Five rows of cells, about one on the screen: three rows down, the camera's is gone.
+        try await picker.keys("Down", "Down", "Down")
+        try await picker.waitForOutput("camera-suspended")
+        let away = try await picker.pane()
+        #expect(!away.contains("camera back") && away.contains("· camera suspended"), "the camera cell is still drawn: \(away)")
+        try await picker.keys("Up", "Up", "Up")
+        try await picker.waitFor("camera back")
+        try await picker.waitForOutput("camera-resumed")
         try await picker.keys("Escape")
         let r = try await picker.finish()
         #expect(r.status == 130, "\(r.stderr)")

@@ -22,6 +22,31 @@ import Testing
         return (r + g + b) / 3
     }
 
+    /// The picker's camera cell resting on a real PipeWire camera: while the terminal is
+    /// unfocused no stream reads the node (PipeWire stops reporting it running, as the LED of a
+    /// real camera goes off), and it runs again once the terminal has the focus back.
+    @Test func aRestingPickerCellLeavesTheCameraNodeNotRunning() async throws {
+        let lib = try await PickerTerminalTests.Library(["red.jpg": "red.jpg"])
+        try await PipeWireDaemon.with { pw in
+            let picker = try await PickerTerminalTests.Running(lib, ["--source", "pipewire:\(PipeWireDaemon.cameraNode)", "--json"] + Self.small,
+                                                               columns: 90, rows: 28, env: pw.env)
+            try await picker.waitFor("camera back")
+            let live = try await pw.waitForNode(PipeWireDaemon.cameraNode) { $0 == "running" }
+            #expect(live == "running", "the camera's node while the cell is live: \(live ?? "not listed")")
+            _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "4f"])  // ESC [ O: focus out
+            try await picker.waitFor("camera suspended")
+            let resting = try await pw.waitForNode(PipeWireDaemon.cameraNode) { $0 != nil && $0 != "running" }
+            #expect(resting == "idle" || resting == "suspended", "the camera's node while the cell rests: \(resting ?? "not listed")")
+            _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "49"])  // ESC [ I: focus in
+            try await picker.waitFor("camera back")
+            let woken = try await pw.waitForNode(PipeWireDaemon.cameraNode) { $0 == "running" }
+            #expect(woken == "running", "the camera's node after the cell woke: \(woken ?? "not listed")")
+            try await picker.keys("Escape")
+            let r = try await picker.finish()
+            #expect(r.status == 130, "\(r.stderr)")
+        }
+    }
+
     @Test func devicesListsTheNodeAsAccessibleWithItsFormats() async throws {
         try await PipeWireDaemon.with { pw in
             let r = try await Subprocess.gpick(["devices", "--json"], env: pw.env)

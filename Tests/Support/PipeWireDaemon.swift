@@ -81,6 +81,32 @@ public final class PipeWireDaemon: @unchecked Sendable {
         return nil
     }
 
+    /// The state PipeWire reports for the node named `name` ("running" while a stream reads
+    /// it, "idle" or "suspended" when none does), as `pw-dump` shows it; nil when not listed.
+    public func nodeState(_ name: String) async throws -> String? {
+        let r = try await Subprocess.run("/usr/bin/pw-dump", [], env: env, timeout: 10)
+        guard r.status == 0, let objects = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]] else {
+            throw TestFailure("pw-dump: \(r.stderr)")
+        }
+        for object in objects where object["type"] as? String == "PipeWire:Interface:Node" {
+            let info = object["info"] as? [String: Any]
+            if (info?["props"] as? [String: Any])?["node.name"] as? String == name { return info?["state"] as? String }
+        }
+        return nil
+    }
+
+    /// Waits until `nodeState(name)` satisfies `condition`; the last state seen, whether or not.
+    @discardableResult
+    public func waitForNode(_ name: String, seconds: Double = 10, _ condition: (String?) -> Bool) async throws -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var state = try await nodeState(name)
+        while !condition(state) && Date() < deadline {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            state = try await nodeState(name)
+        }
+        return state
+    }
+
     /// Destroys a node, as unplugging its camera would.
     public func destroy(node name: String) async throws {
         guard let id = try await nodeID(name) else { throw TestFailure("no node \(name) to destroy") }
