@@ -9,8 +9,12 @@ Usage: picker_probe.py URL STEP [ARG]; prints one JSON object.
   camera      navigation start → the camera cell's first frame; then `snap` three times:
               click → the capture's thumbnail painted at the head of the grid
   scroll N    scrolls the grid down a screen at a time until N thumbnails have been painted
+  rest PID S  the live camera cell, then scrolled out of view until it rests, then back: the CPU
+              time of process PID (the picker) over S seconds live and S seconds resting, and the
+              wake-up on the page's clock (scroll back → the first live frame painted)
 """
 import json
+import os
 import sys
 import time
 
@@ -44,6 +48,68 @@ document.getElementById('camera-view').click();
   else requestAnimationFrame(loop);
 })();
 """
+
+
+# Scroll back, then watch every animation frame: when the cell is in view with a picture (the
+# blurred last frame), when the page hears the camera is live, and when the picture first changes
+# after that (the first live frame painted: the test source's stamp changes with every frame).
+WAKE = """
+const done = arguments[arguments.length - 1];
+const img = document.getElementById('camera-view');
+const canvas = document.createElement('canvas');
+canvas.width = 64; canvas.height = 48;
+const g = canvas.getContext('2d', {willReadFrequently: true});
+function picture() {
+  g.drawImage(img, 0, 0, 64, 48);
+  const d = g.getImageData(0, 0, 64, 48).data;
+  let h = 0;
+  for (let i = 0; i < d.length; i += 4) h = (h * 31 + d[i] + 7 * d[i + 1] + 13 * d[i + 2]) >>> 0;
+  return h;
+}
+const resting = picture();
+const t0 = performance.now();
+document.querySelector('main').scrollTop = 0;
+let frames = 0, shown = -1, live = -1;
+(function loop() {
+  frames++;
+  const r = document.getElementById('camera').getBoundingClientRect();
+  if (shown < 0 && r.bottom > 0 && r.top < innerHeight && img.naturalWidth > 0) shown = frames;
+  if (live < 0 && camera.state === 'live') live = performance.now() - t0;
+  if (live >= 0 && picture() !== resting) {
+    done({live_state_ms: live, first_frame_ms: performance.now() - t0, blurred_shown_frames: shown});
+  } else if (performance.now() - t0 > 10000) {
+    done({error: 'no live frame within 10 s', live_state_ms: live, blurred_shown_frames: shown});
+  } else requestAnimationFrame(loop);
+})();
+"""
+
+STATE = "return (typeof camera !== 'undefined' && camera) ? camera.state : null"
+
+
+def cpu_percent(pid, seconds):
+    """Process pid's CPU time (all its threads) over `seconds`, in % of one core."""
+    def ticks():
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime, stime
+    t0, c0 = time.monotonic(), ticks()
+    time.sleep(seconds)
+    t1, c1 = time.monotonic(), ticks()
+    return 100.0 * (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
+
+
+def rest(driver, pid, seconds):
+    until(driver, "return window.__marks.camera && camera && camera.state === 'live'")
+    out = {"live_cpu_percent": cpu_percent(pid, seconds)}
+    started = time.monotonic()
+    driver.execute_script("const m = document.querySelector('main'); m.scrollTop = m.scrollHeight;")
+    until(driver, STATE.replace("camera.state :", "camera.state === 'suspended' :"), 10)
+    out["rested_ms"] = (time.monotonic() - started) * 1000
+    out["rest_cpu_percent"] = cpu_percent(pid, seconds)
+    out.update(driver.execute_async_script(WAKE))
+    if "error" in out:
+        raise TimeoutError(out["error"])
+    return out
 
 
 def browser(want):
@@ -104,6 +170,8 @@ def main():
                     raise TimeoutError(f"scrolling stopped at {before} thumbnails")
             out["painted"] = driver.execute_script("return window.__painted")
             out["seconds"] = time.monotonic() - started
+        elif step == "rest":
+            out.update(rest(driver, int(args[0]), float(args[1])))
         else:
             raise SystemExit("unknown step " + step)
         out["ok"] = True

@@ -24,10 +24,12 @@ SECTION_TOOLS = {"library": {"exiftool": "libimage-exiftool-perl", "find": "find
                             "exiftool": "libimage-exiftool-perl", "xargs": "findutils"},
                  "realfiles": {"exiftool": "libimage-exiftool-perl", "vipsthumbnail": "libvips-tools", "xargs": "findutils"},
                  "picker": {"chromium": "chromium", "chromedriver": "chromium-driver"},
+                 "rest": {"chromium": "chromium", "chromedriver": "chromium-driver", "pipewire": "pipewire",
+                          "wireplumber": "wireplumber", "dbus-daemon": "dbus-daemon", "pw-dump": "pipewire-bin"},
                  "avatar": {"rsvg-convert": "librsvg2-bin", "chromium": "chromium", "chromedriver": "chromium-driver"}}
 HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",),
            "realfiles": ("gpick-library", "gpick-imagebench"), "imagesource": ("gpick-imagebench",),
-           "picker": ("gpick-library",), "avatar": ("gpick-avatar", "gpick-avatarbench")}
+           "picker": ("gpick-library",), "rest": ("gpick-library",), "avatar": ("gpick-avatar", "gpick-avatarbench")}
 # The small in-process benches, built beside gpick for the sections that run them.
 BENCH_PRODUCTS = {"library": "gpick-libbench", "realfiles": "gpick-imagebench", "imagesource": "gpick-imagebench",
                   "avatar": "gpick-avatarbench"}

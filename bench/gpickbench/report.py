@@ -3,7 +3,7 @@ benchmark with its commands and every measurement. Pure: results in, markdown ou
 import statistics
 
 from . import targets as T
-from .report_picker import picker
+from .report_picker import picker, rest
 from .report_realfiles import realfiles
 
 
@@ -414,7 +414,8 @@ def avatar_editor(e, c):
 
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
             ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs),
-            ("realfiles", realfiles), ("imagesource", imagesource), ("picker", picker), ("avatar", avatar))
+            ("realfiles", realfiles), ("imagesource", imagesource), ("picker", picker), ("rest", rest),
+            ("avatar", avatar))
 
 
 def render(results):

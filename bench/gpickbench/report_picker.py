@@ -32,3 +32,29 @@ def picker(r, c):
               f"({mem['seconds']:.0f} s, thumbnails made on first sight); the picker's peak RSS (VmHWM) then: "
               f"**{mem['peak_rss_mib']:.0f} MiB** — target {k['K5'][0].target}: {verdict(k['K5'][0].ok)}", ""]
     return lines
+
+
+def rest(r, c):
+    """K6-K8: the camera cell resting out of view, and waking."""
+    checks = [x for x in c.values() if x.ref in ("K6", "K7", "K8")]
+    lines = ["## 10b. The resting camera cell (K6–K8)", "",
+             f"`gpick pick` with its camera live in headless Chromium (1280×1000). bench/browser/picker_probe.py reads the "
+             f"picker's CPU time (utime + stime of every thread, /proc) over {r['seconds']} s with the cell live, scrolls "
+             f"the cell out of view, waits for the page to hear that the camera rests, reads {r['seconds']} s more, then "
+             "scrolls back. On the page's clock from that scroll: the first animation frame showing the cell's picture "
+             "(the blurred last frame), the camera's `live` state, and the first frame whose picture differs from the "
+             "resting one after it (the first live frame painted). "
+             f"{r['runs']} page loads per source, each a fresh picker; the PipeWire camera is PipeWire's videotestsrc node "
+             "in a private PipeWire, whose state pw-dump reports meanwhile.", "",
+             "```", r["command"], "```", "",
+             "| source | CPU live | CPU resting | rested after | live state after | first live frame | node states |",
+             "|---|---|---|---|---|---|---|"]
+    for name, key in (("test source", "test"), ("PipeWire", "pipewire")):
+        for x in r[key]:
+            states = " → ".join(str(s) for s in x.get("node_states", [])) or "–"
+            lines.append(f"| {name} | {x['live_cpu_percent']:.1f} % | {x['rest_cpu_percent']:.1f} % | {x['rested_ms']:.0f} ms "
+                         f"| {x['live_state_ms']:.0f} ms | {x['first_frame_ms']:.0f} ms | {states} |")
+    lines.append("")
+    for x in checks:
+        lines.append(f"- {x.ref} {x.name}: **{x.result}** — target {x.target}: {verdict(x.ok)}")
+    return lines + [""]

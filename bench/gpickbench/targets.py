@@ -35,6 +35,11 @@ CAMERA_FIRST_MS = 1000      # K2: the camera cell's first live frame after page 
 SNAP_SHOWN_MS = 500         # K3: a photo taken in the cell → shown at the head of the grid
 TERMINAL_PAINT_MS = 300     # K4: start → the terminal picker's first whole grid in a 200×60 tmux pane
 PICKER_RSS_MIB = 150        # K5: the picker's peak RSS, page scrolled through 1000 assets
+# The resting camera cell (issue 25): the page scrolled so the cell is out of view, then back.
+REST_CPU_PERCENT = 2.0      # K6: the picker's CPU while the cell rests, % of one core (median), either source
+WAKE_TEST_MS = 300          # K7: cell back in view → its first live frame painted, the test source (median)
+WAKE_PIPEWIRE_MS = 600      # K8: the same with a PipeWire camera
+BLURRED_FRAMES = 1          # K7, K8: the blurred last frame shown within this many animation frames of the scroll
 # Avatars (the avatar issue): a 500 px initials avatar (gradient, circle).
 AVATAR_RENDER_MS = 15.0     # A1: AvatarRenderer.render of it, in-process (median); PNG encoding is not in it
 AVATAR_RATIO = 1.2          # A2: `gpick avatar` / rsvg-convert drawing the same SVG to PNG, whole process, wall (means)
@@ -219,6 +224,8 @@ def checks(results):
                          f"<= {FIRST_DEGRADED_MS:g} ms, degraded", ok, "L6"))
     if (r := results.get("picker")):
         out += picker_checks(r)
+    if (r := results.get("rest")):
+        out += rest_checks(r)
     if (r := results.get("avatar")):
         out += avatar_checks(r)
     return out
@@ -294,6 +301,24 @@ def picker_checks(r):
         Check(f"Picker peak RSS, page scrolled through {mem['painted']} assets", f"{mem['peak_rss_mib']:.0f} MiB",
               f"<= {PICKER_RSS_MIB} MiB", mem["peak_rss_mib"] <= PICKER_RSS_MIB and mem["painted"] >= 1000, "K5"),
     ]
+
+
+def rest_checks(r):
+    """K6: the resting CPU of both sources; K7, K8: the wake-up, the blurred frame at once."""
+    t, p = r["median"]["test"], r["median"]["pipewire"]
+    not_running = all(any(s in ("idle", "suspended") for s in x.get("node_states", [])) for x in r["pipewire"])
+    out = []
+    for name, m, extra in (("test source", t, ""), ("PipeWire camera", p, "" if not_running else " (the node never left running)")):
+        out.append(Check(f"Picker camera cell resting, CPU of the picker, {name} (median)",
+                         f"{m['rest_cpu_percent']:.1f} % of a core (live: {m['live_cpu_percent']:.1f} %)" + extra,
+                         f"<= {REST_CPU_PERCENT:g} %", m["rest_cpu_percent"] <= REST_CPU_PERCENT and not extra, "K6"))
+    for name, m, limit, ref in (("test source", t, WAKE_TEST_MS, "K7"), ("PipeWire camera", p, WAKE_PIPEWIRE_MS, "K8")):
+        blurred = m["blurred_shown_frames"]
+        out.append(Check(f"Cell back in view → first live frame painted, {name} (median)",
+                         f"{m['first_frame_ms']:.0f} ms (blurred frame within {blurred} frame{'s' if blurred != 1 else ''})",
+                         f"<= {limit} ms, blurred frame within {BLURRED_FRAMES}",
+                         m["first_frame_ms"] <= limit and 0 < blurred <= BLURRED_FRAMES, ref))
+    return out
 
 
 def avatar_checks(r):

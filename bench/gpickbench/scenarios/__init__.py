@@ -1,6 +1,6 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
-from . import avatar, flips, imagesource, library, live, memory, picker, realfiles, record, session, snap, terminal, thumbs
+from . import avatar, flips, imagesource, library, live, memory, picker, realfiles, record, rest, session, snap, terminal, thumbs
 
 ALL = {
     "snap": snap.run,
@@ -20,6 +20,8 @@ ALL = {
     "imagesource": imagesource.run,
     # The picker (K1-K5): the page in headless Chromium, the terminal picker in tmux.
     "picker": picker.run,
+    # The resting camera cell (K6-K8): CPU while it rests, and waking, with the test source and PipeWire.
+    "rest": rest.run,
     # Avatars (A1-A3): the render in-process, `gpick avatar` against rsvg-convert, the editor in headless Chromium.
     "avatar": avatar.run,
 }

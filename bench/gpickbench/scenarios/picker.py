@@ -24,10 +24,10 @@ SCROLL = 1000
 class Picker:
     """A running `gpick pick --ui web --no-open`: its URL (with the token) and process."""
 
-    def __init__(self, b, args, log):
+    def __init__(self, b, args, log, env=None):
         self.log = open(log, "w")
         self.process = subprocess.Popen([b.gpick, "pick", "--ui", "web", "--no-open", *args], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, text=True, env={**os.environ, "DISPLAY": ""})
+                                        stderr=subprocess.PIPE, text=True, env={**(env or os.environ), "DISPLAY": ""})
         line = self.process.stderr.readline()
         self.log.write(line)
         if "token=" not in line:
