@@ -54,8 +54,12 @@ build: setup
 	$(SWIFT) build -c release --product gpick-library --static-swift-stdlib
 	$(SWIFT) build -c release --product gpick-avatar --static-swift-stdlib
 
+# C pixel loops (CImaging) at -O2 in the debug build as well: the tests time flips and
+# placeholders. Given here, not in Package.swift, where SwiftPM would refuse it to dependants.
+DEBUG_FLAGS := -Xcc -O2
+
 debug: setup
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 
 # Swift Testing runs the suites' tests concurrently; most of them wait on a live 30 fps clock.
 # Results also go to an xunit file: a loaded machine has been seen to lose console lines.
@@ -68,7 +72,7 @@ test: debug
 # ThreadSanitizer over the in-process session, flip and recording tests, in a build folder of
 # its own (about 1.5 min to build and 20 s to run on 2 cores). Any report fails it.
 tsan: setup
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan $(DEBUG_FLAGS)
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan \
 		--filter 'SessionTests|FlipTests|SwitchTimelineTests'
 

@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "gpick", targets: ["gpick"]),
         .executable(name: "gpick-library", targets: ["gpick-library"]),
         .executable(name: "gpick-avatar", targets: ["gpick-avatar"]),
+        .library(name: "GpickPicker", targets: ["GpickPicker"]),
         .library(name: "GpickAvatar", targets: ["GpickAvatar"]),
     ],
     dependencies: [
@@ -29,8 +30,10 @@ let package = Package(
         ),
         // libyaml, which pipeline files are read with.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-        // Pixel work that must be fast even in debug builds (placeholder blur, crossfade).
-        .target(name: "CImaging", cSettings: [.unsafeFlags(["-O2"])]),
+        // Pixel work (placeholder blur, crossfade, the avatar's halo). It must be fast in the debug
+        // build the tests run too: the Makefile builds that with `-Xcc -O2`. Not an unsafe flag
+        // here: SwiftPM refuses a dependency that has one, and other packages depend on this one.
+        .target(name: "CImaging"),
         // Layer 0 beside it: what every layer uses and nothing of GStreamer: typed errors, the one
         // funnel for libc calls, atomic files, threads and the one way off the cooperative pool.
         .systemLibrary(name: "CGpickBase"),

@@ -1,0 +1,44 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+/// Other packages can depend on gpick's libraries. SwiftPM refuses a dependency whose targets
+/// carry unsafe build flags ("contains unsafe build flags"), so no target that a library product
+/// builds may have one. Checked on the manifest as SwiftPM itself reads it (`dump-package`).
+@Suite struct PackageProductTests {
+    static func manifest() async throws -> [String: Any] {
+        let scratch = TestEnvironment.tempDir("dump-package")
+        // A scratch path of its own: the test runner holds the lock on the package's .build.
+        let r = try await Subprocess.run("/usr/bin/env", ["swift", "package", "--package-path", TestEnvironment.repoRoot,
+                                                          "--scratch-path", scratch, "dump-package"], timeout: 120)
+        try #require(r.status == 0, "swift package dump-package: \(r.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    }
+
+    /// The targets a product builds: its own, and those they depend on inside this package.
+    static func closure(of names: [String], in targets: [String: [String: Any]]) -> Set<String> {
+        var seen = Set<String>(), queue = names
+        while let name = queue.popLast() {
+            guard seen.insert(name).inserted, let target = targets[name] else { continue }
+            for dependency in target["dependencies"] as? [[String: Any]] ?? [] {
+                // {"byName": ["X", null]} or {"target": ["X", null]}; products of other packages are theirs.
+                for key in ["byName", "target"] { if let inner = (dependency[key] as? [Any])?.first as? String { queue.append(inner) } }
+            }
+        }
+        return seen
+    }
+
+    @Test func noTargetOfALibraryProductHasUnsafeFlags() async throws {
+        let m = try await Self.manifest()
+        let targets = Dictionary(uniqueKeysWithValues: (m["targets"] as? [[String: Any]] ?? []).map { ($0["name"] as? String ?? "", $0) })
+        let libraries = (m["products"] as? [[String: Any]] ?? []).filter { ($0["type"] as? [String: Any])?["library"] != nil }
+        #expect(Set(libraries.compactMap { $0["name"] as? String }).isSuperset(of: ["GpickKit", "GpickPicker", "GpickAvatar", "GpickLibrary"]))
+        for product in libraries {
+            for name in Self.closure(of: product["targets"] as? [String] ?? [], in: targets).sorted() {
+                let settings = targets[name]?["settings"] as? [[String: Any]] ?? []
+                let unsafe = settings.filter { (($0["kind"] as? [String: Any])?["unsafeFlags"]) != nil }
+                #expect(unsafe.isEmpty, "product \(product["name"] ?? "?"): target \(name) has unsafe flags: \(unsafe)")
+            }
+        }
+    }
+}
