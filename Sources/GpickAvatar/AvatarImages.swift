@@ -48,7 +48,7 @@ public struct AvatarImages: Sendable {
             guard let indexPath, fileStatus(indexPath) != nil else {
                 throw GpickError(.input, "asset:\(id): the library has no index yet (`gpick library scan` makes one)")
             }
-            let index = try await OffPool.run { () throws(GpickError) in try LibraryIndex(path: indexPath) }
+            let index = try await OffPool.run { () throws(GpickError) in try LibraryIndex.open(path: indexPath) }
             let source = try await AssetImageSource.open(id: id, index: index, thumbnails: thumbnails)
             let path = source.asset.path
             let hash = try await OffPool.run { () throws(GpickError) in try ContentHash.sha256(path: path) }

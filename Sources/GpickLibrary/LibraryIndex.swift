@@ -8,9 +8,29 @@ public final class LibraryIndex: Sendable {
     public let path: String
     let pool: DatabasePool
 
-    /// Opens (and creates, with its folder 0700) the index at `path`, migrating it to the
-    /// current schema.
-    public init(path: String) throws(GpickError) {
+    /// The index at `path`, opened once per process and shared after: GRDB's rule is one
+    /// DatabasePool per database file in a process (a pool serialises its own writes; two pools
+    /// would wait on each other's SQLite locks instead, and each keeps its own caches).
+    /// Opening creates the file (its folder 0700) and migrates it to the current schema.
+    public static func open(path: String) throws(GpickError) -> LibraryIndex {
+        let key = canonical(path)
+        return try opened.withLock { (indexes: inout [String: LibraryIndex]) throws(GpickError) -> LibraryIndex in
+            if let index = indexes[key] { return index }
+            let index = try LibraryIndex(path: path)
+            indexes[key] = index
+            return index
+        }
+    }
+
+    /// The indexes this process has open, by canonical path; kept for the process's life.
+    private static let opened = Locked<[String: LibraryIndex]>([:])
+
+    /// The path with `.`, `..` and the symbolic links of its existing part resolved.
+    static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    private init(path: String) throws(GpickError) {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
         if isDirectory(folder) != true {
@@ -38,6 +58,8 @@ public final class LibraryIndex: Sendable {
     /// new one can be built; returns where it went.
     public static func setAside(path: String) throws(GpickError) -> String? {
         guard fileStatus(path) != nil else { return nil }
+        // This process opens a new index there next, not the one moved aside.
+        _ = opened.withLock { $0.removeValue(forKey: canonical(path)) }
         let aside = path + ".damaged"
         for suffix in ["", "-wal", "-shm"] where fileStatus(path + suffix) != nil {
             try sys("move aside", path + suffix) { rename(path + suffix, aside + suffix) }

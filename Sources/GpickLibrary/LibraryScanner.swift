@@ -58,7 +58,7 @@ public struct LibraryScanner: Sendable {
     public static func scan(indexAt path: String, roots: MediaRoots, opened: @escaping @Sendable (LibraryIndex) -> Void,
                             _ report: @Sendable (ScanEvent) -> Void = { _ in }) throws(GpickError) -> ScanSummary {
         let loading = Loading { () throws(GpickError) -> (LibraryScanner, [String: Known]) in
-            let scanner = LibraryScanner(index: try LibraryIndex(path: path), roots: roots)
+            let scanner = LibraryScanner(index: try LibraryIndex.open(path: path), roots: roots)
             opened(scanner.index)
             // Kept off the path index: every row is under the roots, and reading the table in
             // order beats a seek into it for each entry of the index.

@@ -65,7 +65,7 @@ package enum ImageSourceArgument: Sendable {
             guard fileStatus(indexPath) != nil else {
                 throw GpickError(.input, "no asset \(id) in the library: it has no index yet (`gpick library scan` makes one)")
             }
-            let index = try await OffPool.run { () throws(GpickError) in try LibraryIndex(path: indexPath) }
+            let index = try await OffPool.run { () throws(GpickError) in try LibraryIndex.open(path: indexPath) }
             let source = try await AssetImageSource.open(id: id, index: index, thumbnails: thumbnails)
             return try await naming { () async throws(GpickError) in try await body(source) }
         case .camera(let spec):

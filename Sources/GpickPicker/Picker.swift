@@ -182,7 +182,7 @@ public final class Picker: Sendable {
         }
         do {
             let listed = try await OffPool.run { () throws(GpickError) in
-                try LibraryIndex(path: c.indexPath).list(c.fetch)
+                try LibraryIndex.open(path: c.indexPath).list(c.fetch)
             }
             let items = listed.map(PickerItem.init)
             state.withLock { s in
@@ -281,7 +281,7 @@ public final class Picker: Sendable {
         let c = configuration
         let name = String(path.split(separator: "/").last ?? "")
         return try? await OffPool.run { () throws(GpickError) -> ListedAsset? in
-            try LibraryIndex(path: c.indexPath).list(AssetQuery(limit: 20, roots: c.roots, pathContains: name)).first { $0.asset.path == path }
+            try LibraryIndex.open(path: c.indexPath).list(AssetQuery(limit: 20, roots: c.roots, pathContains: name)).first { $0.asset.path == path }
         }
     }
 
@@ -290,7 +290,7 @@ public final class Picker: Sendable {
         let landed = Locked<[String: String]>([:])
         let failure = Locked<GpickError?>(nil)
         try await OffPool.run { () throws(GpickError) in
-            let index = try LibraryIndex(path: c.indexPath)
+            let index = try LibraryIndex.open(path: c.indexPath)
             _ = try Importer(index: index, roots: c.roots, move: true).run(files) { event in
                 switch event {
                 case .imported(let source, let path, _, _): landed.withLock { $0[source] = path }

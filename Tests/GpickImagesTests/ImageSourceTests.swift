@@ -154,7 +154,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let path = "\(root)/stripes.jpg"
         try await Self.stripes(path)
-        let index = try LibraryIndex(path: "\(dir)/library.sqlite")
+        let index = try LibraryIndex.open(path: "\(dir)/library.sqlite")
         let roots = MediaRoots(paths: [root])
         _ = try await OffPool.run { () throws(GpickError) in try LibraryScanner(index: index, roots: roots).scan() }
         let id = try #require(try index.list(AssetQuery()).first?.asset.id)

@@ -84,7 +84,7 @@ struct ImportWorld {
     }
 
     var roots: MediaRoots { MediaRoots(paths: [library]) }
-    func index() throws -> LibraryIndex { try LibraryIndex(path: indexPath) }
+    func index() throws -> LibraryIndex { try LibraryIndex.open(path: indexPath) }
 
     /// Copies a fixture into the sources (optionally with a byte appended after the JPEG's end,
     /// which makes other content that still reads as the same photo).

@@ -22,7 +22,7 @@ import Testing
                 try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try FileManager.default.copyItem(atPath: fx.path(fixture), toPath: target)
             }
-            index = try LibraryIndex(path: folder.path + "/data/gpick/library.sqlite")
+            index = try LibraryIndex.open(path: folder.path + "/data/gpick/library.sqlite")
         }
 
         func scan() async throws -> ScanSummary {
@@ -166,7 +166,7 @@ import Testing
         let path = folder.path + "/library.sqlite"
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
         do {
-            _ = try LibraryIndex(path: path)
+            _ = try LibraryIndex.open(path: path)
             Issue.record("a damaged index opened")
         } catch {
             #expect(error.kind == .input && error.remedy == .rebuildIndex)
@@ -175,7 +175,22 @@ import Testing
         let aside = try LibraryIndex.setAside(path: path)
         #expect(aside == path + ".damaged")
         #expect(FileManager.default.fileExists(atPath: path + ".damaged"), "the damaged file is kept")
-        let index = try LibraryIndex(path: path)
+        let index = try LibraryIndex.open(path: path)
         #expect(try index.count() == 0)
+    }
+
+    /// One DatabasePool per index file in a process, as GRDB asks: every caller that names the
+    /// same file, by whatever path, shares one index; setting the file aside lets a new one open.
+    @Test func eachIndexFileIsOpenedOncePerProcess() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.path + "/data/library.sqlite"
+        let index = try LibraryIndex.open(path: path)
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/link", withDestinationPath: folder.path + "/data")
+        for same in [path, folder.path + "/data/../data/./library.sqlite", folder.path + "/link/library.sqlite"] {
+            #expect(try LibraryIndex.open(path: same) === index, "\(same)")
+        }
+        #expect(try LibraryIndex.open(path: folder.path + "/other.sqlite") !== index)
+        _ = try LibraryIndex.setAside(path: path)
+        #expect(try LibraryIndex.open(path: path) !== index)
     }
 }

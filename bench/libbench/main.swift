@@ -35,7 +35,7 @@ func fail(_ message: String) -> Never {
 
 func fill(index path: String, count: Int) throws {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    _ = try LibraryIndex(path: path)  // creates the folder and the schema, as gpick does
+    _ = try LibraryIndex.open(path: path)  // creates the folder and the schema, as gpick does
     let queue = try DatabaseQueue(path: path)
     let columns = ["path", "root", "device", "inode", "size", "mtimeNs", "kind", "mimeType", "width", "height",
                    "orientation", "duration", "takenAt", "addedAt", "live", "burst", "panorama", "screenshot",
@@ -111,7 +111,7 @@ func fill(index path: String, count: Int) throws {
 
 func list(index path: String, runs: Int, warmup: Int, limit: Int) throws {
     let opened = ContinuousClock.now
-    let index = try LibraryIndex(path: path)
+    let index = try LibraryIndex.open(path: path)
     let openMs = ms(ContinuousClock.now - opened)
     let rows = try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM asset") ?? 0 }
     // As `gpick library list` asks: the whole library's roots, newest added first.

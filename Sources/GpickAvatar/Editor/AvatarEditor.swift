@@ -116,7 +116,7 @@ public final class AvatarEditor: Sendable {
         guard id.hasPrefix("a"), let assetID = Int64(id.dropFirst()), assetID > 0, let indexPath = configuration.indexPath else {
             throw GpickError(.usage, "no image \(id)")
         }
-        let asset = try await OffPool.run { () throws(GpickError) in try LibraryIndex(path: indexPath).asset(id: assetID) }
+        let asset = try await OffPool.run { () throws(GpickError) in try LibraryIndex.open(path: indexPath).asset(id: assetID) }
         guard let asset else { throw GpickError(.usage, "no asset \(assetID) in the library") }
         let image = EditorImage(origin: .reference(ImageReference(asset: assetID, path: asset.path)), label: (asset.path as NSString).lastPathComponent)
         state.withLock { $0.images[id] = image }

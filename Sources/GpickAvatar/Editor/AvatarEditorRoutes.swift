@@ -101,7 +101,7 @@ struct AvatarEditorRoutes: Sendable {
             return ["assets": [Any](), "problem": "The library has no index yet: run `gpick library scan` to index your photos."]
         }
         let listed = try await OffPool.run { () throws(GpickError) in
-            try LibraryIndex(path: indexPath).list(AssetQuery(kind: .photo, limit: 200))
+            try LibraryIndex.open(path: indexPath).list(AssetQuery(kind: .photo, limit: 200))
         }
         return ["assets": listed.compactMap { l -> [String: Any]? in
             guard let id = l.asset.id else { return nil }

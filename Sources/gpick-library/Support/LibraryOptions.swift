@@ -27,6 +27,6 @@ struct LibraryOptions: ParsableArguments {
     /// Opens the index off the cooperative pool (SQLite may wait on another process's lock).
     func openIndex() async throws(GpickError) -> LibraryIndex {
         let path = indexPath
-        return try await OffPool.run { () throws(GpickError) in try LibraryIndex(path: path) }
+        return try await OffPool.run { () throws(GpickError) in try LibraryIndex.open(path: path) }
     }
 }
