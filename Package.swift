@@ -46,7 +46,31 @@ let package = Package(
         // Layer 1: a small safe Swift core over GStreamer.
         .target(name: "GstCore", dependencies: ["CGStreamer", "GpickBase"]),
         // Layer 2: the capture toolkit.
-        .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "CImaging", "CYAML"]),
+        // The pipeline files of pipelines/ are built in as well (Pipelines/files links there): a
+        // program that depends on this package finds them with no checkout and no install.
+        .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "CImaging", "CYAML"],
+                resources: [
+                    .embedInCode("Pipelines/files/audio-auto.yaml"),
+                    .embedInCode("Pipelines/files/audio-test.yaml"),
+                    .embedInCode("Pipelines/files/decode-frames.yaml"),
+                    .embedInCode("Pipelines/files/live-clip-mov.yaml"),
+                    .embedInCode("Pipelines/files/live-clip.yaml"),
+                    .embedInCode("Pipelines/files/live-ring.yaml"),
+                    .embedInCode("Pipelines/files/preview-http.yaml"),
+                    .embedInCode("Pipelines/files/preview-terminal.yaml"),
+                    .embedInCode("Pipelines/files/preview-window.yaml"),
+                    .embedInCode("Pipelines/files/record-mkv.yaml"),
+                    .embedInCode("Pipelines/files/record-mp4.yaml"),
+                    .embedInCode("Pipelines/files/record-webm.yaml"),
+                    .embedInCode("Pipelines/files/session.yaml"),
+                    .embedInCode("Pipelines/files/source-file.yaml"),
+                    .embedInCode("Pipelines/files/source-libcamera.yaml"),
+                    .embedInCode("Pipelines/files/source-pipewire.yaml"),
+                    .embedInCode("Pipelines/files/source-test.yaml"),
+                    .embedInCode("Pipelines/files/source-v4l2.yaml"),
+                    .embedInCode("Pipelines/files/still-jpeg.yaml"),
+                    .embedInCode("Pipelines/files/still-png.yaml"),
+                ]),
         // The script language (`gpick script`, `gpick session`), interpreted on a capture session.
         .target(name: "GpickScript", dependencies: ["GpickKit"]),
         // Layer 3: the CLI, which starts GStreamer as the executable loads.

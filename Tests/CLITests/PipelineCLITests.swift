@@ -1,4 +1,5 @@
 import Foundation
+import GpickKit
 import GpickTestSupport
 import Testing
 
@@ -50,6 +51,28 @@ import Testing
         if name.hasPrefix("still-") {
             #expect(try await Media.frames("\(dir)/\(TestEnvironment.files(in: dir)[0])").first?.stamp != nil)
         }
+    }
+
+    /// The files gpick ships are built into the library too, byte for byte: a gpick (or a program
+    /// using GpickKit) far from any checkout or share folder lists and runs them all.
+    @Test func theShippedFilesAreBuiltInAndServeAProgramFarFromThem() async throws {
+        let root = TestEnvironment.repoRoot + "/pipelines"
+        let files = TestEnvironment.files(in: root).filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
+        #expect(BuiltInPipelines.names == files)
+        let dir = TestEnvironment.tempDir("lone")
+        let lone = dir + "/gpick"
+        try FileManager.default.copyItem(atPath: TestEnvironment.binary, toPath: lone)
+        let list = try await Subprocess.run(lone, ["pipelines", "list", "--json"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let listed = list.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(listed.compactMap { $0["name"] as? String } == files)
+        #expect(listed.allSatisfy { ($0["path"] as? String)?.hasPrefix("<built-in>/") == true }, "\(list.stdout)")
+        let snap = try await Subprocess.run(lone, ["snap", "--source", "test", "--width", "320", "--height", "240", "-o", dir + "/still.jpg"])
+        #expect(snap.status == 0, "\(snap.stderr)")
+        let frames = try await Media.frames(dir + "/still.jpg")
+        #expect(frames.count == 1 && frames.first?.stamp != nil, "a still from the test source, made with the built-in files")
+        let check = try await Subprocess.run(lone, ["pipelines", "check", "session"])
+        #expect(check.status == 0 && check.stdout == "ok <built-in>/session.yaml\n", "\(check.stdout) \(check.stderr)")
     }
 
     @Test func setValuesCannotInjectElementsOrEscape() async throws {

@@ -3,7 +3,9 @@ import GstCore
 import Glibc
 
 /// Finds pipeline files by name: `--pipelines DIR`, then `$GPICK_PIPELINES`, then the installed
-/// share directory, then the `pipelines/` folder of a source checkout the binary was built in.
+/// share directory, then the `pipelines/` folder of a source checkout the binary was built in,
+/// and last the files gpick ships, built into the library (`BuiltInPipelines`): a program that
+/// depends on GpickKit runs from anywhere.
 public struct PipelineLibrary: Sendable {
     public let directories: [String]
 
@@ -21,7 +23,8 @@ public struct PipelineLibrary: Sendable {
         // Installed: PREFIX/bin/gpick → PREFIX/share/gpick/pipelines.
         dirs.append(up(1, "share/gpick/pipelines"))
         // Built in a checkout: REPO/.build/<config>/gpick (or .build/<triple>/<config>/) → REPO/pipelines.
-        for n in 1...4 { dirs.append(up(n, "pipelines")) }
+        // Never above the root: that would leave a relative path, found against the working folder.
+        for n in 1...4 where exeDir.count > n { dirs.append(up(n, "pipelines")) }
         dirs.append("/usr/local/share/gpick/pipelines")
         dirs.append("/usr/share/gpick/pipelines")
         self.directories = dirs
@@ -56,11 +59,11 @@ public struct PipelineLibrary: Sendable {
     }
 
     public func load(_ nameOrPath: String) throws(GpickError) -> PipelineFile {
-        guard let p = path(for: nameOrPath) else {
-            let hint = Suggest.closest(to: nameOrPath, in: names()).map { " (did you mean \"\($0)\"?)" } ?? ""
-            throw GpickError(.input, "no pipeline file \"\(nameOrPath)\"\(hint); searched \(existingDirectories.joined(separator: ", "))")
-        }
-        return try Self.cache.load(p)
+        if let p = path(for: nameOrPath) { return try Self.cache.load(p) }
+        if let builtIn = BuiltInPipelines.file(named: nameOrPath) { return try builtIn.get() }
+        let hint = Suggest.closest(to: nameOrPath, in: names()).map { " (did you mean \"\($0)\"?)" } ?? ""
+        let searched = existingDirectories + ["gpick's built-in files"]
+        throw GpickError(.input, "no pipeline file \"\(nameOrPath)\"\(hint); searched \(searched.joined(separator: ", "))")
     }
 
     /// Parsed files by path, checked against the file's modification time so an edited file is
@@ -94,7 +97,8 @@ public struct PipelineLibrary: Sendable {
         return directories.filter { FileManager.default.fileExists(atPath: $0) && seen.insert(URL(fileURLWithPath: $0).standardized.path).inserted }
     }
 
-    /// Names of the files available, the first directory winning for duplicates.
+    /// Names of the files available, the first directory winning for duplicates, then the
+    /// built-in files no directory has.
     public func names() -> [String] {
         var seen = Set<String>(), out: [String] = []
         for d in existingDirectories {
@@ -104,6 +108,6 @@ public struct PipelineLibrary: Sendable {
                 if seen.insert(n).inserted { out.append(n) }
             }
         }
-        return out
+        return out + BuiltInPipelines.names.filter { seen.insert($0).inserted }
     }
 }
