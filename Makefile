@@ -22,6 +22,7 @@ OUT ?= out/demo
 # python3-selenium and chromium-driver: the picker's page is tested in a real headless Chromium.
 # libexif-dev: the EXIF block (date, camera, software) of every still gpick writes; libde265-dev:
 # the HEVC tiles of a HEIF too large to decode whole.
+# weston: its headless backend is the Wayland compositor the window preview is tested under.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
@@ -31,7 +32,8 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	python3 time hyperfine \
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
 	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver \
-	libexif-dev libde265-dev libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin
+	libexif-dev libde265-dev libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
+	weston
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

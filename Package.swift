@@ -74,9 +74,11 @@ let package = Package(
         // The script language (`gpick script`, `gpick session`), interpreted on a capture session.
         .target(name: "GpickScript", dependencies: ["GpickKit"]),
         // Layer 3: the CLI, which starts GStreamer as the executable loads.
-        .target(name: "CGpickStartup", dependencies: ["CGStreamer"]),
+        .target(name: "CGpickStartup", dependencies: ["CGStreamer", "CLibraryText"]),
+        // Every executable's GLib log writer and stderr: libraries' own text stays off it unless asked for.
+        .target(name: "CLibraryText", dependencies: ["CGLib"]),
         // What both executables say to the user: one error line, exit codes, JSON events, progress.
-        .target(name: "GpickCLI", dependencies: ["GpickBase", "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "GpickCLI", dependencies: ["CLibraryText", "GpickBase", "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "gpick", dependencies: [
             "GpickBase", "GpickCLI", "GpickKit", "GpickScript", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

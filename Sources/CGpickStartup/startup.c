@@ -5,6 +5,7 @@
 // waits for this call (or, if it failed or this thread could not start, does the work itself and
 // reports the error).
 #include "gpick_startup.h"
+#include "library_text.h"
 #include <gst/gst.h>
 #include <limits.h>
 #include <pthread.h>
@@ -49,6 +50,16 @@ static void gpick_startup_hand_over(int argc, char **argv) {
     argv[0] = first;
 }
 
+// Whether the command line asks for --verbose (before a "--"). Parsing confirms it later; here it
+// decides whether library text is kept off stderr from the first plugin loaded on.
+static int gpick_startup_verbose(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) return 0;
+        if (strcmp(argv[i], "--verbose") == 0) return 1;
+    }
+    return 0;
+}
+
 // glibc passes (argc, argv, envp) to the executable's initialisers.
 __attribute__((constructor(101))) static void gpick_startup_begin(int argc, char **argv, char **envp) {
     (void)envp;
@@ -66,6 +77,8 @@ __attribute__((constructor(101))) static void gpick_startup_begin(int argc, char
     // libwayland prints an error of its own when XDG_RUNTIME_DIR is unset. Set before any thread.
     const char *x11 = getenv("DISPLAY"), *wayland = getenv("WAYLAND_DISPLAY");
     if (x11 && *x11 && !(wayland && *wayland)) setenv("GST_GL_WINDOW", "x11", 0);
+    // After the hand-over (the helpers do this themselves), before GStreamer's first thread.
+    gpick_library_text_begin(gpick_startup_verbose(argc, argv));
     pthread_t thread;
     if (pthread_create(&thread, NULL, gpick_startup_init, NULL) == 0) {
         pthread_detach(thread);

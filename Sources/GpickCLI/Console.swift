@@ -1,15 +1,34 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
+import CLibraryText
 import GpickBase
 
 /// stderr/stdout helpers: one line per error, progress only on a TTY.
 package enum Console {
-    package static let stderrIsTTY = isatty(2) != 0
+    /// Decided on the user's stderr, not on the /dev/null that fd 2 may have become.
+    package static let stderrIsTTY = isatty(gpick_library_text_stderr()) != 0
 
     /// --verbose: GStreamer's warnings and the debug text of errors go to stderr too.
     package static var verbose: Bool { verboseFlag.load(ordering: .relaxed) }
-    package static let verboseFlag = Atomic<Bool>(false)
+    private static let verboseFlag = Atomic<Bool>(false)
+
+    /// --verbose, as parsed: gpick's detail lines, and libraries' own text (GLib's and GStreamer's
+    /// warnings) from now on; children gpick starts get GPICK_VERBOSE=1 (`childEnvironment`).
+    package static func beVerbose() {
+        verboseFlag.store(true, ordering: .relaxed)
+        gpick_library_text_show()
+    }
+
+    /// Verbosity handed over by the environment (GPICK_VERBOSE=1, as gpick passes it on).
+    package static func verboseFromEnvironment() {
+        if let v = getenv("GPICK_VERBOSE"), !["", "0"].contains(String(cString: v)) { beVerbose() }
+    }
+
+    /// This process's environment for a child, with the verbosity passed on.
+    package static func childEnvironment(_ environment: [String: String]) -> [String: String] {
+        verbose ? environment.merging(["GPICK_VERBOSE": "1"]) { $1 } : environment
+    }
 
     package static func error(_ message: String) {
         writeError("gpick: error: \(message)\n")
@@ -27,29 +46,20 @@ package enum Console {
 
     /// All of `text` to stderr, unbuffered, as a diagnostic should be (a closed stderr is ignored).
     package static func writeError(_ text: String) {
-        Array(text.utf8).withUnsafeBytes { try? writeAll(errorFD.load(ordering: .relaxed), $0, path: "stderr") }
+        Array(text.utf8).withUnsafeBytes { try? writeAll(errorDescriptor, $0, path: "stderr") }
     }
 
-    /// Where gpick's own lines go: stderr, or a copy of it once libraries are kept off it.
-    private static let errorFD = Atomic<Int32>(2)
+    /// The user's stderr, where gpick's own lines go: fd 2, or a copy of it while fd 2 keeps
+    /// libraries' text away (a child that speaks to the user gets this one as its stderr).
+    package static var errorDescriptor: Int32 { gpick_library_text_stderr() }
 
-    /// Keeps what libraries print on their own (libpng's "libpng error: …", libjpeg's, libheif's,
-    /// libtiff's, GLib's warnings) off stderr: fd 2 becomes /dev/null, and gpick's own lines go to
-    /// a copy of the real stderr. With --verbose nothing changes. Call once, after parsing.
+    /// Keeps what libraries print on their own (GLib's and GStreamer's warnings, libpng's
+    /// "libpng error: …", libjpeg's, libheif's, libtiff's, a child such as gst-plugin-scanner)
+    /// off stderr, unless GPICK_VERBOSE, G_MESSAGES_DEBUG or GST_DEBUG asks for it: GLib's log
+    /// writer drops them, fd 2 becomes /dev/null, and gpick's own lines go to a copy of the real
+    /// stderr. gpick does it as it loads (CGpickStartup); the helpers call it first thing.
     package static func keepLibraryTextOffStderr() {
-        guard !verbose, errorFD.load(ordering: .relaxed) == 2 else { return }
-        _ = stderrIsTTY  // decided on the real stderr
-        let copy = fcntl(2, F_DUPFD_CLOEXEC, 3)
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        guard copy >= 0, null >= 0 else {
-            if copy >= 0 { close(copy) }
-            if null >= 0 { close(null) }
-            return
-        }
-        fflush(nil)  // nothing buffered for the old stderr is lost
-        guard dup2(null, 2) >= 0 else { close(copy); close(null); return }
-        close(null)
-        errorFD.store(copy, ordering: .relaxed)
+        gpick_library_text_begin(0)
     }
 
     /// Rewrites the progress line in place (TTY only).

@@ -11,11 +11,13 @@ package enum HelperMain {
         // Run directly (not through gpick), libcamera would log its own lines when the picker or
         // an avatar looks for a camera; a user's own LIBCAMERA_LOG_LEVELS wins.
         setenv("LIBCAMERA_LOG_LEVELS", "*:FATAL", 0)
+        // GLib, GStreamer and decoders (libpng, libjpeg, libheif, libtiff) print on their own;
+        // gpick says what matters. Verbosity comes from gpick as GPICK_VERBOSE, or from --verbose.
+        Console.keepLibraryTextOffStderr()
+        Console.verboseFromEnvironment()
         Console.lineBufferStandardOutput()
         do {
             var command = try root.parseAsRoot()
-            // Decoders (libpng, libjpeg, libheif, libtiff) print on their own; gpick says what matters.
-            Console.keepLibraryTextOffStderr()
             if var async = command as? AsyncParsableCommand {
                 try await async.run()
             } else {

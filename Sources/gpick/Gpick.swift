@@ -28,6 +28,9 @@ struct Gpick: AsyncParsableCommand {
         // loaded, alongside the runtime's start, argument parsing and pipeline files (later
         // callers of Gst.initialize wait for it). Without that thread, start it here.
         if gpick_startup_init_started() == 0 { detachThread { _ = try? Gst.initialize() } }
+        // Library text was kept off stderr as gpick loaded (CGpickStartup), unless asked for.
+        // GPICK_VERBOSE=1 is --verbose for every command.
+        Console.verboseFromEnvironment()
         // Events and printed paths are read line by line by scripts and pipes: never hold a line back.
         Console.lineBufferStandardOutput()
         do {

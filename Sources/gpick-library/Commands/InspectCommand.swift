@@ -31,7 +31,7 @@ struct InspectCommand: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        if verbose { Console.verboseFlag.store(true, ordering: .relaxed) }
+        if verbose { Console.beVerbose() }
     }
 
     func run() async throws {

@@ -20,6 +20,8 @@ enum PickHalf {
         let tool = helperPath(helper(for: arguments.first))
         var argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) }
         argv.append(nil)
+        // The helper gets the user's stderr, not the /dev/null that keeps gpick's libraries quiet.
+        if Console.errorDescriptor != 2 { dup2(Console.errorDescriptor, 2) }
         execv(tool, argv)
         return cannotRun(tool, errno)
     }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GpickBase
+import GpickCLI
 
 /// Runs a program to its end, reading its stdout line by line. posix_spawn, not fork: it is safe
 /// beside GStreamer's threads and copies no page tables. Blocking: call it off the cooperative pool.
@@ -28,6 +29,9 @@ enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        // The user's stderr, not the /dev/null that keeps libraries' text off it; the child keeps
+        // its own libraries quiet (or not: the verbosity is in its environment).
+        if Console.errorDescriptor != 2 { posix_spawn_file_actions_adddup2(&actions, Console.errorDescriptor, 2) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         // GStreamer's and GLib's descriptors are not all close-on-exec: none reaches the child.
         if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
@@ -48,7 +52,7 @@ enum ChildProcess {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         // `environ` itself is shared mutable state to Swift 6: the same variables, copied.
-        let envp: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0)=\($1)") } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = Console.childEnvironment(ProcessInfo.processInfo.environment).map { strdup("\($0)=\($1)") } + [nil]
         defer { for a in argv + envp { free(a) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)

@@ -12,7 +12,7 @@ struct OutputOptions: ParsableArguments {
     var verbose = false
 
     func validate() throws {
-        if verbose { Console.verboseFlag.store(true, ordering: .relaxed) }
+        if verbose { Console.beVerbose() }
     }
 }
 

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A Wayland compositor for one test: weston's headless backend on a socket and XDG_RUNTIME_DIR
+/// of the test's own. The pixman renderer draws real pixels, `--debug` lets weston-screenshooter
+/// read them, and the protocol log (`--logger-scopes=proto`) says what each client asked for: a
+/// window's title, and every buffer it handed over.
+public final class WaylandCompositor {
+    public let runtimeDir: String
+    public let socket: String
+    let log: String
+    let process: Subprocess.Running
+
+    /// What a client needs to use this compositor and nothing else (no X11 to fall back on).
+    public var environment: [String: String] { ["WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": runtimeDir, "DISPLAY": ""] }
+
+    public init(width: Int = 640, height: Int = 480) async throws {
+        runtimeDir = TestEnvironment.tempDir("wayland")
+        chmod(runtimeDir, 0o700)  // libwayland refuses a runtime dir others may enter
+        socket = "gpick-test-\(UUID().uuidString.prefix(8))"
+        log = "\(runtimeDir)/weston.log"
+        process = try Subprocess.start("/usr/bin/weston", [
+            "--backend=headless-backend.so", "--socket=\(socket)", "--use-pixman", "--debug", "--idle-time=0",
+            "--width=\(width)", "--height=\(height)", "--log=\(log)", "--logger-scopes=log,proto",
+        ], env: ["XDG_RUNTIME_DIR": runtimeDir, "WAYLAND_DISPLAY": "", "DISPLAY": ""])
+        // weston creates its socket once its backend and shell are loaded.
+        let path = "\(runtimeDir)/\(socket)"
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: path) {
+            guard Date() < deadline, process.process.isRunning else {
+                process.signal(SIGKILL)
+                throw TestFailure("weston did not start: \(process.stderrSoFar.suffix(500)) \((try? String(contentsOfFile: log, encoding: .utf8))?.suffix(800) ?? "")")
+            }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+    }
+
+    /// SIGKILL, as for Xvfb (a child of the test runner has SIGTERM blocked). Its shell clients
+    /// end on their own when the connection goes.
+    public func stop() { process.signal(SIGKILL) }
+
+    /// The whole output as RGB (weston-screenshooter writes a PNG into its working directory).
+    public func screenshot() async throws -> (width: Int, height: Int, pixels: [UInt8]) {
+        let dir = TestEnvironment.tempDir("screenshot")
+        let r = try await Subprocess.run("/bin/sh", ["-c", "cd \"$0\" && exec /usr/bin/weston-screenshooter", dir],
+                                         env: environment, timeout: 20)
+        guard r.status == 0, let png = TestEnvironment.files(in: dir).first(where: { $0.hasSuffix(".png") }) else {
+            throw TestFailure("weston-screenshooter: \(r.status) \(r.stderr)")
+        }
+        return try await Media.rgb("\(dir)/\(png)")
+    }
+
+    /// What the protocol log says about the one client with a desktop window (an xdg_toplevel;
+    /// weston's own shell clients have none): its title and the buffers it attached.
+    public struct Window: Sendable {
+        public var title: String?
+        public var buffersAttached = 0
+    }
+
+    public func window() -> Window? {
+        guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n")
+        // "[time][proto] client 0x55… rq xdg_surface@14.get_toplevel(new id xdg_toplevel@15)"
+        func client(_ line: Substring) -> Substring? {
+            guard let r = line.range(of: "] client ") else { return nil }
+            return line[r.upperBound...].split(separator: " ").first
+        }
+        guard let owner = lines.first(where: { $0.contains(".get_toplevel(") }).flatMap(client) else { return nil }
+        var w = Window()
+        for line in lines where client(line) == owner && line.contains(" rq ") {
+            if line.contains(".attach(wl_buffer@") { w.buffersAttached += 1 }
+            if let r = line.range(of: ".set_title(\"") { w.title = String(line[r.upperBound...].prefix { $0 != "\"" }) }
+        }
+        return w
+    }
+}
