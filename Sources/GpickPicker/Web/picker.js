@@ -19,7 +19,7 @@ const grid = document.getElementById("grid");
 const statusLine = document.getElementById("status");
 const confirmButton = document.getElementById("confirm");
 const overlay = document.getElementById("overlay");
-let cells = [];            // {kind: "action"|"camera"|"item", el, id?, name?}
+let cells = [];            // {kind: "action"|"camera"|"item", el, id?, name?, span, row, col}
 let selected = [];         // item ids, in the order chosen
 let focus = 0;
 let ended = false;
@@ -27,6 +27,15 @@ let camera = null;         // {state, position, live, recording, reason}
 
 grid.classList.add(config.scroll);
 grid.style.setProperty("--per-row", config.columns);
+grid.setAttribute("aria-multiselectable", config.multi ? "true" : "false");
+grid.setAttribute("aria-label", config.camera ? "Camera, photos and videos" : "Photos and videos");
+// Columns the camera cell spans, as near its frames' shape as whole cells go (16:9: two, 4:3: one);
+// the frame inside it is shown whole. A sideways strip keeps it to one cell.
+const cameraAspect = (config.cameraWidth || 16) / (config.cameraHeight || 9);
+function cameraSpan(col) {
+  if (config.scroll !== "vertical") return 1;
+  return Math.max(1, Math.min(Math.round(cameraAspect), config.columns - col));
+}
 
 async function call(path, body) {
   const r = await fetch(path, {method: "POST", headers: {"X-Gpick-Token": token, "Content-Type": "application/json"},
@@ -106,20 +115,36 @@ function settled(img) {
   });
 }
 
+// What a screen reader says for a cell: its name, kind and date ("IMG_0001.JPG, live photo,
+// 3 May 2024"); the badges and the mark only show it.
+function itemLabel(item) {
+  const words = {LIVE: "live photo", PANO: "panorama"};
+  const parts = [item.name];
+  const kinds = item.badges.map(b => words[b] || (b.startsWith("×") ? "burst of " + b.slice(1) : b.startsWith("▶") ? "video " + b.slice(2) : b));
+  if (!kinds.some(k => k.includes("photo") || k.startsWith("video"))) kinds.unshift(item.kind);
+  parts.push(...kinds);
+  if (item.taken) parts.push(new Date(item.taken * 1000).toLocaleDateString(undefined, {year: "numeric", month: "long", day: "numeric"}));
+  return parts.join(", ");
+}
+
 function itemCell(item) {
   const el = document.createElement("div");
   el.className = "cell item " + item.kind;
   el.dataset.id = item.id;
+  el.setAttribute("role", "gridcell");
+  el.setAttribute("aria-selected", "false");
+  el.setAttribute("aria-label", itemLabel(item));
   el.tabIndex = -1;
   el.title = item.name;
   const img = document.createElement("img");
-  img.alt = item.name;
+  img.alt = "";
   img.dataset.id = item.id;
   img.decoding = "async";
   el.appendChild(img);
   if (item.badges.length) {
     const b = document.createElement("span");
     b.className = "badges";
+    b.setAttribute("aria-hidden", "true");
     for (const text of item.badges) {
       const s = document.createElement("span");
       s.className = "badge";
@@ -130,30 +155,34 @@ function itemCell(item) {
   }
   const mark = document.createElement("span");
   mark.className = "mark";
+  mark.setAttribute("aria-hidden", "true");
   el.appendChild(mark);
   el.addEventListener("click", () => { setFocus(cells.findIndex(c => c.el === el)); toggle(item.id); });
   el.addEventListener("dblclick", () => { select(item.id); confirm(); });
   if (eager > 0) { eager--; eagerImgs.push(img); } else loader.observe(img);
-  return {kind: "item", el, id: item.id};
+  return {kind: "item", el, id: item.id, span: 1};
 }
 
 function actionCell(name) {
-  const el = document.createElement("button");
+  const el = document.createElement("div");
   el.className = "cell action";
+  el.setAttribute("role", "gridcell");
   el.textContent = name;
   el.tabIndex = -1;
   el.addEventListener("click", () => chooseAction(name));
-  return {kind: "action", el, name};
+  return {kind: "action", el, name, span: 1};
 }
 
 function cameraCell() {
   const el = document.createElement("div");
   el.className = "cell camera";
   el.id = "camera";
+  el.setAttribute("role", "gridcell");
+  el.setAttribute("aria-label", "Camera: Enter or a click takes a photo");
   el.tabIndex = -1;
   const img = document.createElement("img");
   img.id = "camera-view";
-  img.alt = "camera";
+  img.alt = "Live camera view";
   img.src = "/camera.mjpg";
   // The stream is served once the camera runs: a page that came first asks again shortly.
   img.addEventListener("error", () => setTimeout(() => {
@@ -164,18 +193,60 @@ function cameraCell() {
   reason.id = "camera-reason";
   const controls = document.createElement("div");
   controls.className = "controls";
-  const buttons = [["flip", "Flip", flip], ["snap", "Take", snap], ["record", "Rec", record]];
-  if (config.cameraMode === "photo-and-live") buttons.splice(1, 0, ["live", "Live", live]);
-  for (const [id, label, act] of buttons) {
+  const buttons = [["flip", "Flip", flip, "Flip the camera"], ["snap", "Take", snap, "Take a photo"], ["record", "Rec", record, "Record a video"]];
+  if (config.cameraMode === "photo-and-live") buttons.splice(1, 0, ["live", "Live", live, "Live photos"]);
+  for (const [id, label, act, title] of buttons) {
     const b = document.createElement("button");
     b.id = "camera-" + id;
+    b.type = "button";
+    b.tabIndex = -1;
     b.textContent = label;
+    b.title = title;
     b.addEventListener("click", e => { e.stopPropagation(); act(); });
     controls.appendChild(b);
   }
   el.append(img, reason, controls);
   restWatcher.observe(el);
-  return {kind: "camera", el};
+  return {kind: "camera", el, span: 1};
+}
+
+// The grid's rows, for assistive technology: each cell's row and first column, found as the
+// CSS grid places them (in order, a row full after `columns`; the camera cell spans what fits).
+// A sideways strip's "rows" are its columns of `columns` cells. Cells from `start` are moved
+// into their rows; those before stay where they are.
+function placeRows(start = 0) {
+  const n = config.columns;
+  let row = 0, col = 0;
+  if (start > 0 && cells[start - 1].row !== undefined) {
+    const p = cells[start - 1];
+    row = p.row; col = p.col + p.span;
+    if (col >= n) { row++; col = 0; }
+  } else start = 0;
+  // Back to the first cell of the row `start` is in: that row's cells are appended anew, in order.
+  while (start > 0 && cells[start - 1].row === row) start--;
+  col = 0;
+  const rows = Array.from(grid.children).filter(r => r.classList.contains("row"));
+  for (let i = start; i < cells.length; i++) {
+    const c = cells[i];
+    if (c.kind === "camera") c.span = cameraSpan(col);
+    if (col + c.span > n) { row++; col = 0; }
+    c.row = row; c.col = col;
+    if (c.kind === "camera") grid.style.setProperty("--camera-span", c.span);
+    while (rows.length <= row) {
+      const r = document.createElement("div");
+      r.className = "row";
+      r.setAttribute("role", "row");
+      grid.appendChild(r);
+      rows.push(r);
+    }
+    rows[row].appendChild(c.el);
+    col += c.span;
+    if (col >= n) { row++; col = 0; }
+  }
+  const used = cells.length ? cells[cells.length - 1].row + 1 : 0;
+  for (const r of rows.slice(used)) r.remove();
+  // A grid has rows: an empty one (no camera, nothing in the library) is no grid.
+  if (cells.length) grid.setAttribute("role", "grid"); else grid.removeAttribute("role");
 }
 
 // The camera rests when nobody looks at its cell: scrolled out of view, the page hidden (another
@@ -222,7 +293,7 @@ function render(items, total = items.length) {
   eagerImgs = [];
   for (const item of items.slice(0, first)) cells.push(itemCell(item));
   eager = 0;  // later cells (slices, captures) load as they come into view
-  grid.append(...cells.map(c => c.el));
+  placeRows();
   // The first rows in one request (the one the page's head started), painted before the other
   // rows are asked for, a row a request: on a slow machine they would share its first frames.
   const imgs = eagerImgs, top = config.columns * config.preloadedRows;
@@ -238,8 +309,9 @@ function render(items, total = items.length) {
     if (generation !== renderGeneration || next >= items.length) return;
     const more = items.slice(next, next + 100).map(itemCell);
     next += more.length;
+    const from = cells.length;
     cells.push(...more);
-    grid.append(...more.map(c => c.el));
+    placeRows(from);
     paintSelection();
     setTimeout(slice, 0);
   }
@@ -273,7 +345,12 @@ function sendSelection() {
 }
 
 function paintSelection() {
-  for (const c of cells) if (c.kind === "item") c.el.classList.toggle("selected", isSelected(c.id));
+  for (const c of cells) {
+    if (c.kind !== "item") continue;
+    const on = isSelected(c.id);
+    c.el.classList.toggle("selected", on);
+    c.el.setAttribute("aria-selected", on ? "true" : "false");
+  }
   for (const c of cells) if (c.kind === "item" && isSelected(c.id)) c.el.querySelector(".mark").textContent = config.multi ? String(selected.indexOf(c.id) + 1) : "✓";
   confirmButton.disabled = selected.length === 0 || ended;
   confirmButton.textContent = selected.length > 1 ? "Choose " + selected.length : "Choose";
@@ -291,12 +368,30 @@ function toggle(id) {
   sendSelection();
 }
 
+// One cell is in the tab order (tabindex 0) and the others are reached by the arrows (a roving
+// tabindex). `scroll`: moved by the user, so the page's focus goes there too.
 function setFocus(i, scroll = true) {
   if (i < 0 || i >= cells.length) return;
-  cells[focus] && cells[focus].el.classList.remove("focused");
+  for (const c of cells) if (c.el.tabIndex === 0 || c.el.classList.contains("focused")) {
+    c.el.classList.remove("focused");
+    c.el.tabIndex = -1;
+  }
   focus = i;
   cells[i].el.classList.add("focused");
-  if (scroll) cells[i].el.scrollIntoView({block: "nearest", inline: "nearest"});
+  cells[i].el.tabIndex = 0;
+  if (scroll) {
+    cells[i].el.focus({preventScroll: true});
+    cells[i].el.scrollIntoView({block: "nearest", inline: "nearest"});
+  }
+}
+
+// The cell above or below `i` (dir -1 or 1): in the row before or after, the one over the same column.
+function vertically(i, dir) {
+  const c = cells[i], row = c.row + dir;
+  const inRow = cells.filter(x => x.row === row);
+  if (!inRow.length) return i;
+  const at = inRow.find(x => x.col <= c.col && c.col < x.col + x.span) || inRow[inRow.length - 1];
+  return cells.indexOf(at);
 }
 
 async function confirm() {
@@ -350,9 +445,10 @@ async function record() {
 function addCapture(item) {
   const c = itemCell(item);
   const at = cells.findIndex(x => x.kind === "item");
-  const before = at < 0 ? null : cells[at].el;
-  grid.insertBefore(c.el, before);
-  cells.splice(at < 0 ? cells.length : at, 0, c);
+  const index = at < 0 ? cells.length : at;
+  cells.splice(index, 0, c);
+  placeRows(index);
+  if (focus >= index) focus++;
   select(item.id);
 }
 
@@ -362,8 +458,12 @@ function showState(s) {
   const cell = document.getElementById("camera");
   if (cell && camera.state === "off") {
     // No camera after all (`auto` found none): the cell goes, the rest of the grid stays.
+    const was = cells.findIndex(c => c.kind === "camera");
     cells = cells.filter(c => c.kind !== "camera");
     cell.remove();
+    placeRows();
+    if (focus > was) focus--;
+    setFocus(Math.max(0, Math.min(focus, cells.length - 1)), false);
   } else if (cell) {
     cell.dataset.state = camera.state;
     cell.classList.toggle("live-on", camera.live);
@@ -381,17 +481,19 @@ function showState(s) {
   if (s.ended && !ended) finish("The picker has ended. You can close this page.");
 }
 
-function perRow() { return config.columns; }
-
 document.addEventListener("keydown", e => {
   if (ended || e.ctrlKey || e.altKey || e.metaKey) return;
-  const n = perRow();
-  const across = config.scroll === "vertical" ? 1 : n;
-  const down = config.scroll === "vertical" ? n : 1;
-  const moves = {ArrowLeft: -across, h: -across, ArrowRight: across, l: null, ArrowUp: -down, k: -down, ArrowDown: down, j: down};
+  // A focused button (Cancel, Choose, the camera's) does its own thing on Enter and space.
+  if ((e.key === "Enter" || e.key === " ") && e.target instanceof HTMLButtonElement) return;
+  const vertical = config.scroll === "vertical";
+  // In a sideways strip the rows (of the arrows' sense) are the columns on screen.
+  const sideways = d => vertical ? focus + d : vertically(focus, d);
+  const upDown = d => vertical ? vertically(focus, d) : focus + d;
+  const moves = {ArrowLeft: () => sideways(-1), h: () => sideways(-1), ArrowRight: () => sideways(1),
+                 ArrowUp: () => upDown(-1), k: () => upDown(-1), ArrowDown: () => upDown(1), j: () => upDown(1)};
   let handled = true;
-  if (e.key in moves && !(e.key === "l")) setFocus(focus + moves[e.key]);
-  else if (e.key === "l") { if (config.cameraMode === "photo-and-live") live(); else setFocus(focus + across); }
+  if (e.key in moves) setFocus(moves[e.key]());
+  else if (e.key === "l") { if (config.cameraMode === "photo-and-live") live(); else setFocus(sideways(1)); }
   else if (e.key === " ") { const c = cells[focus]; if (c && c.kind === "item") toggle(c.id); else if (c && c.kind === "camera") snap(); }
   else if (e.key === "Enter") {
     const c = cells[focus];
