@@ -5,6 +5,8 @@ import GpickKit
 /// The picker's one page and its two assets, served by gpick (no framework, no network fetch).
 enum PickerPage {
     static let script = PackageResources.picker_js
+    /// The grid's rows, the focus and the keys (loaded first: picker.js builds the grid at once).
+    static let gridScript = PackageResources.picker_grid_js
     static let style = PackageResources.picker_css
     /// The appearance's custom properties (accent, spacing, insets), made from the configuration.
     static let appearancePath = "/appearance.css"
@@ -72,7 +74,7 @@ enum PickerPage {
             <main><div id="overlay" hidden></div><div id="grid"></div></main>
             <script id="config" type="application/json">\(safe)</script>
             <script id="items" type="application/json">\(String(decoding: items, as: UTF8.self).replacing("</", with: "<\\/"))</script>
-            <script src="/picker.js"></script></body></html>
+            <script src="/picker-grid.js"></script><script src="/picker.js"></script></body></html>
 
             """.utf8)
     }

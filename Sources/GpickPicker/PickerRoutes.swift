@@ -24,6 +24,7 @@ struct PickerRoutes: Sendable {
                           headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"])
         }
         server.mountAsset("/picker.js", type: "text/javascript; charset=utf-8", PickerPage.script)
+        server.mountAsset("/picker-grid.js", type: "text/javascript; charset=utf-8", PickerPage.gridScript)
         server.mountAsset("/picker.css", type: "text/css; charset=utf-8", PickerPage.style)
         let appearance = picker.configuration.appearance
         server.mountAsset(PickerPage.appearancePath, type: "text/css; charset=utf-8", Array(appearance.css.utf8))
