@@ -23,6 +23,8 @@ OUT ?= out/demo
 # libexif-dev: the EXIF block (date, camera, software) of every still gpick writes; libde265-dev:
 # the HEVC tiles of a HEIF too large to decode whole.
 # weston: its headless backend is the Wayland compositor the window preview is tested under.
+# python3-pip: installs axe-selenium-python from PyPI (Debian has no package of it): Deque's
+# axe-core accessibility engine, which the page tests run on the picker and the avatar editor.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
@@ -31,9 +33,12 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	xvfb xdotool xterm tmux chromium fonts-dejavu-core curl \
 	python3 time hyperfine \
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
-	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver \
+	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver python3-pip \
 	libexif-dev libde265-dev libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
 	weston
+
+# From PyPI, with axe-core 3.1.1 inside: the newest release pip offers for Debian 12's Python 3.11.
+AXE_SELENIUM_VERSION := 2.1.6
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -46,6 +51,10 @@ setup:
 		echo "installing: $$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	else echo "setup: all Debian packages present"; fi
+	@# Debian's python (the tests run /usr/bin/python3, which has Debian's selenium); --no-deps:
+	@# its only dependencies, selenium and pytest, are Debian's or unused.
+	@/usr/bin/python3 -c 'import axe_selenium_python' 2>/dev/null || { echo "installing: axe-selenium-python $(AXE_SELENIUM_VERSION)"; \
+		$(SUDO) /usr/bin/python3 -m pip install -q --break-system-packages --no-deps --root-user-action=ignore axe-selenium-python==$(AXE_SELENIUM_VERSION); }
 
 # The list above, for the tests that check it.
 apt-packages:

@@ -102,7 +102,7 @@ let package = Package(
                                                     "GpickLibrary"]),
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
         .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
-                resources: [.embedInCode("Web/picker.js"), .embedInCode("Web/picker.css")]),
+                resources: [.embedInCode("Web/picker.js"), .embedInCode("Web/picker-grid.js"), .embedInCode("Web/picker.css")]),
         // What the pick half's executables share on the command line: SOURCE arguments, their main,
         // the browser, signals.
         .target(name: "GpickPickCLI", dependencies: [

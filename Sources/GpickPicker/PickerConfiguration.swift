@@ -42,6 +42,8 @@ public struct PickerConfiguration: Sendable {
 
     public var capture = Capture()
     public var layout = Layout()
+    /// Theme, accent, spacing, insets and a user stylesheet.
+    public var appearance = Appearance()
     /// Which assets: recents, newest first, at most 1000 unless told.
     public var fetch = AssetQuery()
     public var allowsMultiple = false
@@ -78,6 +80,7 @@ public struct PickerConfiguration: Sendable {
         if Set(layout.actions).count != layout.actions.count {
             throw GpickError(.usage, "action names must differ: \(layout.actions.joined(separator: ", "))")
         }
+        try appearance.validate()
         guard fetch.limit >= 0 else { throw GpickError(.usage, "the asset limit must be 0 or more, not \(fetch.limit)") }
         if layout.showsCamera && !capture.savesToLibrary {
             guard isDirectory(capture.outputDirectory) == true else {

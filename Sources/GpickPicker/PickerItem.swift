@@ -22,6 +22,8 @@ public struct PickerItem: Sendable, Equatable {
     public var mimeType: String
     /// The asset in the library (a library asset, or a capture saved to it).
     public var assetID: Int64?
+    /// When it was taken, Unix seconds: the page says the date in the cell's label.
+    public var takenAt: Int64?
 
     public init(_ listed: ListedAsset) {
         let a = listed.asset
@@ -38,6 +40,7 @@ public struct PickerItem: Sendable, Equatable {
         burstCount = listed.burstCount
         mimeType = a.mimeType
         assetID = a.id
+        takenAt = a.takenAt
     }
 
     public init(capture number: Int, path: String, kind: Asset.Kind, mimeType: String, size: Int64, width: Int?, height: Int?,
@@ -54,6 +57,7 @@ public struct PickerItem: Sendable, Equatable {
         burstCount = 0
         self.mimeType = mimeType
         self.assetID = assetID
+        takenAt = Int64(time(nil))
     }
 
     /// The badges a cell shows: LIVE, ▶ 0:03, ×N, PANO.
@@ -86,6 +90,7 @@ public struct PickerItem: Sendable, Equatable {
         out += ",\"badges\":[" + badges.map(Self.quoted).joined(separator: ",") + "]"
         out += ",\"name\":" + Self.quoted(path.split(separator: "/").last.map(String.init) ?? path)
         if let width, let height { out += ",\"width\":\(width),\"height\":\(height)" }
+        if let takenAt { out += ",\"taken\":\(takenAt)" }
         return out + "}"
     }
 

@@ -5,7 +5,13 @@ import GpickKit
 /// The picker's one page and its two assets, served by gpick (no framework, no network fetch).
 enum PickerPage {
     static let script = PackageResources.picker_js
+    /// The grid's rows, the focus and the keys (loaded first: picker.js builds the grid at once).
+    static let gridScript = PackageResources.picker_grid_js
     static let style = PackageResources.picker_css
+    /// The appearance's custom properties (accent, spacing, insets), made from the configuration.
+    static let appearancePath = "/appearance.css"
+    /// The user's stylesheet: one fixed address for the one file the configuration names.
+    static let userStylePath = "/user.css"
 
     /// Rows of thumbnails the page asks for in its first request (`firstThumbnails`).
     static let preloadedRows = 3
@@ -45,25 +51,30 @@ enum PickerPage {
             "columns": c.layout.itemsPerRow, "scroll": c.layout.scroll.rawValue, "multi": c.allowsMultiple,
             "actions": layout.actions, "camera": layout.showsCamera, "cameraMode": c.capture.cameraMode.rawValue,
             "stage": stage.rawValue, "preloadedRows": preloadedRows, "thumbnailSizes": thumbnailSizes,
+            // The camera cell is shaped as the session's frames (every output sees this size).
+            "cameraWidth": c.capture.session.format.width, "cameraHeight": c.capture.session.format.height,
         ].merging(counts) { $1 }.merging(preload.map { ["preload": $0] } ?? [:]) { $1 }
         let json = (try? JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         // "</" inside the JSON would end the script element early.
         let safe = json.replacing("</", with: "<\\/")
         let title = HTMLText.escape(c.title)
+        // No attribute: picker.css follows prefers-color-scheme.
+        let theme = c.appearance.theme == .auto ? "" : " data-theme=\"\(c.appearance.theme.rawValue)\""
+        // The user's stylesheet comes last, so that its rules win over gpick's at equal specificity.
+        let user = c.appearance.stylesheet == nil ? "" : "<link rel=\"stylesheet\" href=\"\(userStylePath)\">"
         return Array("""
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            <html lang="en"\(theme)><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
             <meta name="gpick-token" content="\(token)">
             <title>\(title)</title>\(preload.map { "<link rel=\"preload\" href=\"\($0)\" as=\"fetch\" crossorigin>" } ?? "")
-            <link rel="stylesheet" href="/picker.css"></head>
-            <body><header><h1>\(title)</h1><span id="status">Loading…</span>
+            <link rel="stylesheet" href="/picker.css"><link rel="stylesheet" href="\(appearancePath)">\(user)</head>
+            <body><header><h1>\(title)</h1><span id="status" role="status">Loading…</span>
             <button id="cancel" type="button">Cancel</button><button id="confirm" type="button" disabled>Choose</button></header>
-            <div id="overlay" hidden></div>
-            <main><div id="grid" role="grid"></div></main>
+            <main><div id="overlay" hidden></div><div id="grid"></div></main>
             <script id="config" type="application/json">\(safe)</script>
             <script id="items" type="application/json">\(String(decoding: items, as: UTF8.self).replacing("</", with: "<\\/"))</script>
-            <script src="/picker.js"></script></body></html>
+            <script src="/picker-grid.js"></script><script src="/picker.js"></script></body></html>
 
             """.utf8)
     }

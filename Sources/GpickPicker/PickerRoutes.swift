@@ -24,7 +24,21 @@ struct PickerRoutes: Sendable {
                           headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"])
         }
         server.mountAsset("/picker.js", type: "text/javascript; charset=utf-8", PickerPage.script)
+        server.mountAsset("/picker-grid.js", type: "text/javascript; charset=utf-8", PickerPage.gridScript)
         server.mountAsset("/picker.css", type: "text/css; charset=utf-8", PickerPage.style)
+        let appearance = picker.configuration.appearance
+        server.mountAsset(PickerPage.appearancePath, type: "text/css; charset=utf-8", Array(appearance.css.utf8))
+        if let path = appearance.stylesheet {
+            // Read per page load (edits show on reload), from the path the configuration names.
+            server.mount(PickerPage.userStylePath) { request, response in
+                guard response.allowsRead(request) else { return }
+                do throws(GpickError) {
+                    response.send(.ok, type: "text/css; charset=utf-8", body: try PickerConfiguration.Appearance.read(stylesheet: path))
+                } catch {
+                    response.text(.notFound, error.message + "\n")
+                }
+            }
+        }
         server.mount("/api/items") { request, response in
             guard response.allowsRead(request) else { return }
             response.json(.ok, Array(("{\"items\":[" + picker.allItems.map(\.cellJSON).joined(separator: ",") + "]}").utf8))

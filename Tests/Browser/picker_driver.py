@@ -105,7 +105,7 @@ def main():
             out["status"] = driver.find_element(By.ID, "status").text
         elif step == "take":
             out["question"] = driver.execute_script(CELLS)
-            driver.find_element(By.XPATH, "//button[contains(@class,'action') and text()='Take photo']").click()
+            driver.find_element(By.XPATH, "//*[contains(@class,'action') and text()='Take photo']").click()
             # The page is made anew for the camera stage; its camera cell shows frames.
             wait(driver, lambda d: d.execute_script(LUMA) > 0)
             out["cells"] = driver.execute_script(CELLS)

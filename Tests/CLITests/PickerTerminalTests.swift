@@ -74,7 +74,8 @@ import Testing
     @Test func movesSelectsAndConfirmsTwoAssetsWithTheirPicturesAndBadges() async throws {
         let lib = try await Library(LibrarySheetTests.everyKind)
         let listed = try await PickerWebTests.listed(lib)
-        let picker = try await Running(lib, ["--no-camera", "--multi", "--columns", "3"], rows: 40)
+        // The page's theme and accent are accepted here too (kept for the terminal's own drawing).
+        let picker = try await Running(lib, ["--no-camera", "--multi", "--columns", "3", "--theme", "light", "--accent", "#f80"], rows: 40)
         let pane = try await picker.waitFor("pano.jpg")
         #expect(pane.contains("5 items · 0 selected"), "\(pane)")
         for badge in ["LIVE", "▶ 0:0", "×3", "PANO"] { #expect(pane.contains(badge), "badge \(badge): \(pane)") }

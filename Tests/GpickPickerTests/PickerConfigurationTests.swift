@@ -1,3 +1,4 @@
+import Foundation
 import GpickBase
 import GpickImages
 import GpickLibrary
@@ -47,6 +48,56 @@ import Testing
         var c = Self.configuration()
         c.layout.showsCamera = false
         c.capture.outputDirectory = "/nonexistent/gpick"
+        #expect(throws: Never.self) { _ = try Picker(c) }
+    }
+}
+
+/// The picker's appearance: its values are checked as the rest of the configuration is, in the
+/// library's words (no command-line flag named), and the accent's text is the readable one.
+@Suite struct PickerAppearanceTests {
+    @Test func accentsAreHexColoursAndTheirTextIsBlackOrWhiteByContrast() {
+        typealias A = PickerConfiguration.Appearance
+        let channels = { (hex: String) in A.rgb(hex).map { [$0.r, $0.g, $0.b] } }
+        #expect(channels("#f80") == [255, 136, 0])
+        #expect(channels("#2F6FD6") == [0x2f, 0x6f, 0xd6])
+        for bad in ["red", "f80", "#ff80", "#ggg", "#ff8800aa", "rgb(1,2,3)", ""] { #expect(A.rgb(bad) == nil, "\(bad)") }
+        var a = A()
+        // gpick's blue: white reads at 4.8:1, black at 4.4:1.
+        #expect(a.textOnAccent == "#ffffff")
+        a.accent = "#f80"
+        #expect(a.textOnAccent == "#000000")
+        a.accent = "#000"
+        #expect(a.textOnAccent == "#ffffff")
+        a.accent = "#ffff00"
+        #expect(a.textOnAccent == "#000000")
+    }
+
+    @Test func badValuesAreTypedErrorsInTheLibrarysWords() {
+        let dir = TestEnvironment.tempDir("picker-style")
+        let cases: [(GpickError.Kind, String, (inout PickerConfiguration.Appearance) -> Void)] = [
+            (.usage, "the accent colour must be a hex colour #rgb or #rrggbb, not \"red\"", { $0.accent = "red" }),
+            (.usage, "the spacing between cells must be 0…64 pixels, not 65", { $0.spacing = 65 }),
+            (.usage, "the insets around the grid must be 0…128 pixels, not -1", { $0.insets = -1 }),
+            (.input, "no such stylesheet: \(dir)/none.css", { $0.stylesheet = dir + "/none.css" }),
+            (.input, "the stylesheet \(dir) is a folder, not a file", { $0.stylesheet = dir }),
+        ]
+        for (kind, message, change) in cases {
+            var c = PickerConfigurationTests.configuration()
+            change(&c.appearance)
+            do {
+                _ = try Picker(c)
+                Issue.record("accepted: \(message)")
+            } catch {
+                #expect(error.kind == kind && error.message == message)
+                #expect(!error.message.contains("--"), "a flag named in the library: \(error.message)")
+            }
+        }
+        let style = dir + "/mine.css"
+        FileManager.default.createFile(atPath: style, contents: Data("body { background: #ff00ff }\n".utf8))
+        var c = PickerConfigurationTests.configuration()
+        c.appearance = .init()
+        c.appearance.theme = .dark
+        c.appearance.stylesheet = style
         #expect(throws: Never.self) { _ = try Picker(c) }
     }
 }

@@ -39,14 +39,14 @@ enum AvatarEditorPage {
             <label>Show <select id="mode"><option value="auto">initials of a name</option><option value="initials">initials</option>
             <option value="literal">the text as typed</option></select></label>
             <div id="sources" role="group" aria-label="Background">
-            <button id="color-button" type="button" aria-pressed="false">Color</button>
-            <button id="camera" type="button">Camera</button>
-            <button id="library" type="button">Library</button>
-            <label class="button">File <input id="file" type="file" accept="image/*"></label></div>
+            <button id="color-button" class="source" type="button" aria-pressed="false">Color</button>
+            <button id="camera" class="source" type="button">Camera</button>
+            <button id="library" class="source" type="button">Library</button>
+            <label class="source">File <input id="file" type="file" accept="image/*"></label></div>
             <fieldset id="colours"><legend>Colours</legend>
             <input id="color1" type="color" aria-label="Top colour"> <input id="color2" type="color" aria-label="Bottom colour">
             <label><input id="gradient" type="checkbox"> Gradient</label>
-            <div id="recent" aria-label="Last colours"></div></fieldset>
+            <div id="recent" role="group" aria-label="Last colours"></div></fieldset>
             <fieldset id="focus" hidden><legend>Crop</legend>
             <label>Across <input id="focus-x" type="range" min="0" max="100"></label>
             <label>Down <input id="focus-y" type="range" min="0" max="100"></label></fieldset>

@@ -19,7 +19,7 @@ const grid = document.getElementById("grid");
 const statusLine = document.getElementById("status");
 const confirmButton = document.getElementById("confirm");
 const overlay = document.getElementById("overlay");
-let cells = [];            // {kind: "action"|"camera"|"item", el, id?, name?}
+let cells = [];            // {kind: "action"|"camera"|"item", el, id?, name?, span, row, col}
 let selected = [];         // item ids, in the order chosen
 let focus = 0;
 let ended = false;
@@ -27,6 +27,8 @@ let camera = null;         // {state, position, live, recording, reason}
 
 grid.classList.add(config.scroll);
 grid.style.setProperty("--per-row", config.columns);
+grid.setAttribute("aria-multiselectable", config.multi ? "true" : "false");
+grid.setAttribute("aria-label", config.camera ? "Camera, photos and videos" : "Photos and videos");
 
 async function call(path, body) {
   const r = await fetch(path, {method: "POST", headers: {"X-Gpick-Token": token, "Content-Type": "application/json"},
@@ -110,16 +112,20 @@ function itemCell(item) {
   const el = document.createElement("div");
   el.className = "cell item " + item.kind;
   el.dataset.id = item.id;
+  el.setAttribute("role", "gridcell");
+  el.setAttribute("aria-selected", "false");
+  el.setAttribute("aria-label", itemLabel(item));
   el.tabIndex = -1;
   el.title = item.name;
   const img = document.createElement("img");
-  img.alt = item.name;
+  img.alt = "";
   img.dataset.id = item.id;
   img.decoding = "async";
   el.appendChild(img);
   if (item.badges.length) {
     const b = document.createElement("span");
     b.className = "badges";
+    b.setAttribute("aria-hidden", "true");
     for (const text of item.badges) {
       const s = document.createElement("span");
       s.className = "badge";
@@ -130,30 +136,34 @@ function itemCell(item) {
   }
   const mark = document.createElement("span");
   mark.className = "mark";
+  mark.setAttribute("aria-hidden", "true");
   el.appendChild(mark);
   el.addEventListener("click", () => { setFocus(cells.findIndex(c => c.el === el)); toggle(item.id); });
   el.addEventListener("dblclick", () => { select(item.id); confirm(); });
   if (eager > 0) { eager--; eagerImgs.push(img); } else loader.observe(img);
-  return {kind: "item", el, id: item.id};
+  return {kind: "item", el, id: item.id, span: 1};
 }
 
 function actionCell(name) {
-  const el = document.createElement("button");
+  const el = document.createElement("div");
   el.className = "cell action";
+  el.setAttribute("role", "gridcell");
   el.textContent = name;
   el.tabIndex = -1;
   el.addEventListener("click", () => chooseAction(name));
-  return {kind: "action", el, name};
+  return {kind: "action", el, name, span: 1};
 }
 
 function cameraCell() {
   const el = document.createElement("div");
   el.className = "cell camera";
   el.id = "camera";
+  el.setAttribute("role", "gridcell");
+  el.setAttribute("aria-label", "Camera: Enter or a click takes a photo");
   el.tabIndex = -1;
   const img = document.createElement("img");
   img.id = "camera-view";
-  img.alt = "camera";
+  img.alt = "Live camera view";
   img.src = "/camera.mjpg";
   // The stream is served once the camera runs: a page that came first asks again shortly.
   img.addEventListener("error", () => setTimeout(() => {
@@ -164,18 +174,21 @@ function cameraCell() {
   reason.id = "camera-reason";
   const controls = document.createElement("div");
   controls.className = "controls";
-  const buttons = [["flip", "Flip", flip], ["snap", "Take", snap], ["record", "Rec", record]];
-  if (config.cameraMode === "photo-and-live") buttons.splice(1, 0, ["live", "Live", live]);
-  for (const [id, label, act] of buttons) {
+  const buttons = [["flip", "Flip", flip, "Flip the camera"], ["snap", "Take", snap, "Take a photo"], ["record", "Rec", record, "Record a video"]];
+  if (config.cameraMode === "photo-and-live") buttons.splice(1, 0, ["live", "Live", live, "Live photos"]);
+  for (const [id, label, act, title] of buttons) {
     const b = document.createElement("button");
     b.id = "camera-" + id;
+    b.type = "button";
+    b.tabIndex = -1;
     b.textContent = label;
+    b.title = title;
     b.addEventListener("click", e => { e.stopPropagation(); act(); });
     controls.appendChild(b);
   }
   el.append(img, reason, controls);
   restWatcher.observe(el);
-  return {kind: "camera", el};
+  return {kind: "camera", el, span: 1};
 }
 
 // The camera rests when nobody looks at its cell: scrolled out of view, the page hidden (another
@@ -222,7 +235,7 @@ function render(items, total = items.length) {
   eagerImgs = [];
   for (const item of items.slice(0, first)) cells.push(itemCell(item));
   eager = 0;  // later cells (slices, captures) load as they come into view
-  grid.append(...cells.map(c => c.el));
+  placeRows();
   // The first rows in one request (the one the page's head started), painted before the other
   // rows are asked for, a row a request: on a slow machine they would share its first frames.
   const imgs = eagerImgs, top = config.columns * config.preloadedRows;
@@ -238,8 +251,9 @@ function render(items, total = items.length) {
     if (generation !== renderGeneration || next >= items.length) return;
     const more = items.slice(next, next + 100).map(itemCell);
     next += more.length;
+    const from = cells.length;
     cells.push(...more);
-    grid.append(...more.map(c => c.el));
+    placeRows(from);
     paintSelection();
     setTimeout(slice, 0);
   }
@@ -273,7 +287,12 @@ function sendSelection() {
 }
 
 function paintSelection() {
-  for (const c of cells) if (c.kind === "item") c.el.classList.toggle("selected", isSelected(c.id));
+  for (const c of cells) {
+    if (c.kind !== "item") continue;
+    const on = isSelected(c.id);
+    c.el.classList.toggle("selected", on);
+    c.el.setAttribute("aria-selected", on ? "true" : "false");
+  }
   for (const c of cells) if (c.kind === "item" && isSelected(c.id)) c.el.querySelector(".mark").textContent = config.multi ? String(selected.indexOf(c.id) + 1) : "✓";
   confirmButton.disabled = selected.length === 0 || ended;
   confirmButton.textContent = selected.length > 1 ? "Choose " + selected.length : "Choose";
@@ -289,14 +308,6 @@ function toggle(id) {
   if (isSelected(id)) selected = selected.filter(x => x !== id); else if (config.multi) selected.push(id); else selected = [id];
   paintSelection();
   sendSelection();
-}
-
-function setFocus(i, scroll = true) {
-  if (i < 0 || i >= cells.length) return;
-  cells[focus] && cells[focus].el.classList.remove("focused");
-  focus = i;
-  cells[i].el.classList.add("focused");
-  if (scroll) cells[i].el.scrollIntoView({block: "nearest", inline: "nearest"});
 }
 
 async function confirm() {
@@ -350,9 +361,10 @@ async function record() {
 function addCapture(item) {
   const c = itemCell(item);
   const at = cells.findIndex(x => x.kind === "item");
-  const before = at < 0 ? null : cells[at].el;
-  grid.insertBefore(c.el, before);
-  cells.splice(at < 0 ? cells.length : at, 0, c);
+  const index = at < 0 ? cells.length : at;
+  cells.splice(index, 0, c);
+  placeRows(index);
+  if (focus >= index) focus++;
   select(item.id);
 }
 
@@ -362,8 +374,12 @@ function showState(s) {
   const cell = document.getElementById("camera");
   if (cell && camera.state === "off") {
     // No camera after all (`auto` found none): the cell goes, the rest of the grid stays.
+    const was = cells.findIndex(c => c.kind === "camera");
     cells = cells.filter(c => c.kind !== "camera");
     cell.remove();
+    placeRows();
+    if (focus > was) focus--;
+    setFocus(Math.max(0, Math.min(focus, cells.length - 1)), false);
   } else if (cell) {
     cell.dataset.state = camera.state;
     cell.classList.toggle("live-on", camera.live);
@@ -380,32 +396,6 @@ function showState(s) {
   overlay.hidden = s.problems.length === 0;
   if (s.ended && !ended) finish("The picker has ended. You can close this page.");
 }
-
-function perRow() { return config.columns; }
-
-document.addEventListener("keydown", e => {
-  if (ended || e.ctrlKey || e.altKey || e.metaKey) return;
-  const n = perRow();
-  const across = config.scroll === "vertical" ? 1 : n;
-  const down = config.scroll === "vertical" ? n : 1;
-  const moves = {ArrowLeft: -across, h: -across, ArrowRight: across, l: null, ArrowUp: -down, k: -down, ArrowDown: down, j: down};
-  let handled = true;
-  if (e.key in moves && !(e.key === "l")) setFocus(focus + moves[e.key]);
-  else if (e.key === "l") { if (config.cameraMode === "photo-and-live") live(); else setFocus(focus + across); }
-  else if (e.key === " ") { const c = cells[focus]; if (c && c.kind === "item") toggle(c.id); else if (c && c.kind === "camera") snap(); }
-  else if (e.key === "Enter") {
-    const c = cells[focus];
-    if (c && c.kind === "action") chooseAction(c.name);
-    else if (c && c.kind === "camera") snap();
-    else if (c && c.kind === "item") { if (selected.length === 0) select(c.id); confirm(); }
-  }
-  else if (e.key === "Escape" || e.key === "q") cancel();
-  else if (e.key === "f" && config.camera) flip();
-  else if (e.key === "s" && config.camera) snap();
-  else if (e.key === "r" && config.camera) record();
-  else handled = false;
-  if (handled) e.preventDefault();
-});
 
 confirmButton.addEventListener("click", confirm);
 document.getElementById("cancel").addEventListener("click", cancel);

@@ -58,6 +58,23 @@ struct PickCommand: AsyncParsableCommand {
     @Option(name: .long, help: "vertical, or horizontal (a keyboard-like strip).")
     var scroll: PickerConfiguration.ScrollDirection = .vertical
 
+    typealias Appearance = PickerConfiguration.Appearance
+
+    @Option(name: .long, help: "auto (light or dark as the system prefers), light or dark.")
+    var theme: Appearance.Theme = .auto
+
+    @Option(name: .long, help: ArgumentHelp("The colour of the focus ring, the selection and the Choose button, as #rgb or #rrggbb; text on it is black or white, whichever reads better.", valueName: "COLOR"))
+    var accent = Appearance.defaultAccent
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Pixels between the page's cells (\(Appearance.spacingRange.lowerBound)…\(Appearance.spacingRange.upperBound)).", valueName: "PX"))
+    var spacing = Appearance().spacing
+
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Pixels between the page's grid and the window's edges (\(Appearance.insetsRange.lowerBound)…\(Appearance.insetsRange.upperBound)).", valueName: "PX"))
+    var insets = Appearance().insets
+
+    @Option(name: .long, help: ArgumentHelp("A stylesheet the page applies after gpick's own (its rules win); read again on each reload of the page.", valueName: "FILE"))
+    var style: String?
+
     @Flag(name: .long, help: "Allow choosing several items.")
     var multi = false
 
@@ -80,6 +97,15 @@ struct PickCommand: AsyncParsableCommand {
         guard columns <= 50 else { throw ValidationError("--columns must be 50 or fewer, not \(columns)") }
         guard actions.count <= PickerConfiguration.maxActions else {
             throw ValidationError("--action is given \(actions.count) times: at most \(PickerConfiguration.maxActions) action items")
+        }
+        guard Appearance.rgb(accent) != nil else {
+            throw ValidationError("--accent must be a hex colour, #rgb or #rrggbb, not \"\(accent)\"")
+        }
+        guard Appearance.spacingRange.contains(spacing) else {
+            throw ValidationError("--spacing must be \(Appearance.spacingRange.lowerBound)…\(Appearance.spacingRange.upperBound) pixels, not \(spacing)")
+        }
+        guard Appearance.insetsRange.contains(insets) else {
+            throw ValidationError("--insets must be \(Appearance.insetsRange.lowerBound)…\(Appearance.insetsRange.upperBound) pixels, not \(insets)")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is out of range (0-65535)") }
         if takeOrPick && noCamera {
@@ -109,6 +135,12 @@ struct PickCommand: AsyncParsableCommand {
         c.layout.itemsPerRow = columns
         c.layout.scroll = scroll
         c.allowsMultiple = multi
+        // The terminal picker keeps the theme and accent too; spacing, insets and style are the page's.
+        c.appearance.theme = theme
+        c.appearance.accent = accent
+        c.appearance.spacing = spacing
+        c.appearance.insets = insets
+        c.appearance.stylesheet = style
         c.fetch = filter.query(roots: library.roots)
         c.capture.cameraMode = cameraMode
         c.capture.savesToLibrary = saveToLibrary
@@ -219,3 +251,4 @@ struct PickCommand: AsyncParsableCommand {
 
 extension PickerConfiguration.CameraMode: ExpressibleByArgument {}
 extension PickerConfiguration.ScrollDirection: ExpressibleByArgument {}
+extension PickerConfiguration.Appearance.Theme: ExpressibleByArgument {}
