@@ -17,6 +17,8 @@ public final class Picker: Sendable {
     /// Set once the server is up (the URL to open, with its token).
     let serverBox = Locked<WebServer?>(nil)
     let cameraBox = Locked<PickerCamera?>(nil)
+    /// The last rest or wake asked for: each waits for the one before (see `rest`).
+    private let restOrder = Locked<Task<Void, Never>?>(nil)
     /// The terminal picker: its camera frames, and what stops it before the camera does.
     let terminalFrames = Locked<PickerFrames?>(nil)
     let teardowns = Locked<[@Sendable () async -> Void]>([])
@@ -104,10 +106,10 @@ public final class Picker: Sendable {
     /// character cell in pixels, for kitty and sixel pictures. The screen is restored before the
     /// final event.
     public func runInTerminal(screen: TerminalScreen, graphics: TerminalGraphics, cellPixels: PixelBox,
-                              typedAhead: [UInt8] = []) -> AsyncStream<PickerEvent> {
+                              background: UInt32? = nil, typedAhead: [UInt8] = []) -> AsyncStream<PickerEvent> {
         let (stream, continuation) = AsyncStream<PickerEvent>.makeStream(bufferingPolicy: .unbounded)
         output.withLock { $0 = continuation }
-        let view = TerminalPickerView(picker: self, screen: screen, graphics: graphics, cellPixels: cellPixels)
+        let view = TerminalPickerView(picker: self, screen: screen, graphics: graphics, cellPixels: cellPixels, background: background)
         teardowns.withLock { $0.append { await view.stop() } }
         view.start(typedAhead: typedAhead)
         continuation.yield(.ready(url: nil))
@@ -310,6 +312,22 @@ public final class Picker: Sendable {
     /// Nobody looks at the camera cell (`on`), or somebody does again: the camera rests or wakes,
     /// and the event says so. Without a running camera, nothing happens.
     func rest(_ on: Bool) async {
+        // One change at a time, in the order asked: resting waits for the blurred frame to be
+        // shown (up to half a second), and a glance away and back within it must not let the
+        // wake overtake the rest, which would then pause a live cell and report the two backwards.
+        let turn = restOrder.withLock { last -> Task<Void, Never> in
+            let before = last
+            let task = Task { [self] in
+                await before?.value
+                await changeRest(on)
+            }
+            last = task
+            return task
+        }
+        await turn.value
+    }
+
+    private func changeRest(_ on: Bool) async {
         guard let camera = cameraBox.withLock({ $0 }) else { return }
         do throws(GpickError) {
             guard try await camera.rest(on) else { return }

@@ -16,11 +16,16 @@ import Testing
         var out: String { dir + "/out.txt" }
         var err: String { dir + "/err.txt" }
 
-        init(_ lib: Library, _ args: [String], columns: Int = 100, rows: Int = 30, env: [String: String] = [:]) async throws {
+        /// `windowStyle`: the pane's tmux style ("bg=#f0f0f0"), set before the picker starts;
+        /// with a background, tmux answers the picker's OSC 11 question with it.
+        init(_ lib: Library, _ args: [String], columns: Int = 100, rows: Int = 30, env: [String: String] = [:],
+             windowStyle: String? = nil) async throws {
             let vars = TestEnvironment.child(lib.env.merging(env) { $1 }).map { "'\($0)=\($1)'" }.joined(separator: " ")
             let cmd = ([TestEnvironment.binary, "pick", "--ui", "terminal", "--library", lib.root] + args).map { "'\($0)'" }.joined(separator: " ")
             let closeAll = "for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done 2>/dev/null"
-            _ = try await Subprocess.run("/bin/bash", ["-c", "\(closeAll); tmux -L \(tmux.socket) new-session -d -s t -x \(columns) -y \(rows) \"$0\" </dev/null >/dev/null 2>&1",
+            let config = dir + "/tmux.conf"
+            try (windowStyle.map { "set -g window-style '\($0)'\n" } ?? "").write(toFile: config, atomically: true, encoding: .utf8)
+            _ = try await Subprocess.run("/bin/bash", ["-c", "\(closeAll); tmux -L \(tmux.socket) -f '\(config)' new-session -d -s t -x \(columns) -y \(rows) \"$0\" </dev/null >/dev/null 2>&1",
                                                        "env \(vars) \(cmd) >'\(out)' 2>'\(err)'; echo gpick-exit=$?; sleep 60"], timeout: 20)
         }
 
@@ -185,6 +190,32 @@ import Testing
         #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
     }
 
+    /// Away and back at once (focus out and in within one read): the rest and the wake take
+    /// turns, so the events come in order and the cell ends live, its picture still moving.
+    @Test func aGlanceAwayAndBackLeavesTheCellLive() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Running(lib, ["--source", "test", "--width", "320", "--height", "240", "--json"], columns: 90, rows: 28)
+        try await picker.waitFor("camera back")
+        _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "4f", "1b", "5b", "49"])  // focus out, focus in
+        try await picker.waitForOutput("camera-resumed")
+        try await picker.waitFor("camera back")
+        // Live: the test source's stamp changes with every frame, so the picture does.
+        let first = try await picker.pane(escapes: true)
+        var moved = false
+        let deadline = Date().addingTimeInterval(10)
+        while !moved && Date() < deadline {
+            try await Task.sleep(nanoseconds: 50_000_000)
+            moved = try await picker.pane(escapes: true) != first
+        }
+        #expect(moved, "the camera cell froze after waking")
+        try await picker.keys("Escape")
+        let r = try await picker.finish()
+        #expect(r.status == 130, "\(r.stderr)")
+        let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
+        #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+    }
+
     /// The camera also rests while the cursor has scrolled its cell off the grid, and wakes
     /// when the cell is drawn again.
     @Test func theCameraRestsWhileItsCellIsScrolledOffTheGrid() async throws {
@@ -208,6 +239,30 @@ import Testing
         let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
         #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+    }
+
+    /// The palette follows the terminal's background as it answers OSC 11 (tmux answers with
+    /// its pane's): light on a light pane, dark on a dark one or when the terminal does not say;
+    /// --theme decides over it. Checked on the title bar's colour as drawn.
+    @Test(arguments: [("bg=#f0f0f0", [String](), "light"), ("bg=#101418", [], "dark"), ("", [], "dark"),
+                      ("bg=#101418", ["--theme", "light"], "light"), ("bg=#f0f0f0", ["--theme", "dark"], "dark")])
+    func theThemeFollowsTheTerminalsBackground(style: String, args: [String], theme: String) async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Running(lib, ["--no-camera", "--json"] + args, columns: 90, rows: 24,
+                                       windowStyle: style.isEmpty ? nil : style)
+        try await picker.waitFor("red.jpg")
+        let header = try await picker.pane(escapes: true).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+        // The background set just before the bar's text (after the title in the accent).
+        let set = header.firstMatch(of: /48;2;(\d+);(\d+);(\d+)m 1 item/)
+        let bar = set.map { (Int($0.1) ?? -1, Int($0.2) ?? -1, Int($0.3) ?? -1) } ?? (-1, -1, -1)
+        let expected = theme == "light" ? (0xD8, 0xDB, 0xE2) : (0x30, 0x30, 0x30)
+        #expect(bar == expected, "title bar \(bar) for a \(theme) palette: \(header.debugDescription)")
+        try await picker.keys("Escape")
+        let r = try await picker.finish()
+        #expect(r.status == 130, "\(r.stderr)")
+        let ready = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "ready" }
+        #expect(ready?["theme"] as? String == theme, "\(r.stdout)")
     }
 
     @Test func theCameraCellSnapsAResizeRedrawsAndEscapeCancels() async throws {

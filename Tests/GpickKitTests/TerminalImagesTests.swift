@@ -94,8 +94,29 @@ import Testing
 
     static let esc = "\u{1B}"
 
-    @Test func queryAsksKittyThenDA1() {
-        #expect(TerminalGraphicsProbe.query == Array("\(Self.esc)_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\(Self.esc)\\\(Self.esc)[c".utf8))
+    @Test func queryAsksKittyThenTheBackgroundThenDA1() {
+        #expect(TerminalGraphicsProbe.query
+                == Array("\(Self.esc)_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\(Self.esc)\\\(Self.esc)]11;?\(Self.esc)\\\(Self.esc)[c".utf8))
+        #expect(TerminalGraphicsProbe.backgroundQuery == Array("\(Self.esc)]11;?\(Self.esc)\\\(Self.esc)[c".utf8))
+    }
+
+    /// xterm, VTE and tmux answer OSC 11 with 4 hex digits a channel, ended by ST or BEL; older
+    /// terminals with 2. A terminal that does not know it says nothing, and DA1 still ends the probe.
+    @Test func probeReadsTheBackgroundColour() {
+        func background(_ reply: String) -> UInt32? {
+            var p = TerminalGraphicsProbe()
+            let done = p.feed(Array(reply.utf8))
+            #expect(done, "DA1 ends the probe: \(reply.debugDescription)")
+            #expect(p.leftover.isEmpty, "\(reply.debugDescription)")
+            return p.background
+        }
+        #expect(background("\(Self.esc)]11;rgb:f0f0/f0f0/f0f0\(Self.esc)\\\(Self.esc)[?1;2c") == 0xF0F0F0)
+        #expect(background("\(Self.esc)]11;rgb:1010/1414/1818\u{07}\(Self.esc)[?62;c") == 0x101418)
+        #expect(background("\(Self.esc)]11;rgb:ff/80/00\u{07}\(Self.esc)[?62;c") == 0xFF8000)
+        #expect(background("\(Self.esc)]11;rgb:f/8/0\(Self.esc)\\\(Self.esc)[?62;c") == 0xFF8800)
+        #expect(background("\(Self.esc)[?1;2c") == nil)
+        #expect(background("\(Self.esc)]11;rgb:zz/00/00\u{07}\(Self.esc)[?62;c") == nil, "not a colour")
+        #expect(background("\(Self.esc)]10;rgb:ffff/ffff/ffff\u{07}\(Self.esc)[?62;c") == nil, "the foreground, not ours")
     }
 
     @Test func probeChoices() {

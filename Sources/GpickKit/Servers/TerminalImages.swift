@@ -247,9 +247,13 @@ public enum KittyGraphics {
 /// back until `feed` returns true (or a timeout passes: then call `finish()` and use `choice`).
 /// The kitty query asks whether a 1×1 image would load (kitty, WezTerm, Ghostty, Konsole answer
 /// OK); the DA1 request after it is answered by every terminal, and lists 4 when it does sixel.
-/// A terminal answers in order, so a kitty reply, if any, comes before DA1's.
+/// A terminal answers in order, so a kitty reply, if any, comes before DA1's. The OSC 11 query
+/// between them asks for the terminal's background colour (xterm's dynamic colours; tmux answers
+/// with its pane's), so that a picker can choose a light or a dark palette.
 public struct TerminalGraphicsProbe: Sendable {
-    public static let query: [UInt8] = Array("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c".utf8)
+    public static let query: [UInt8] = Array("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\".utf8) + backgroundQuery
+    /// The background colour query alone, then DA1 (whose answer says that no more is coming).
+    public static let backgroundQuery: [UInt8] = Array("\u{1B}]11;?\u{1B}\\\u{1B}[c".utf8)
 
     /// Bytes fed that were not part of a reply: keys the user typed meanwhile, to be handled as input.
     public var leftover: [UInt8] = []
@@ -260,6 +264,8 @@ public struct TerminalGraphicsProbe: Sendable {
     /// The DA1 reply has arrived: nothing more is coming.
     public var answered = false
     public var choice: TerminalGraphics { kitty ? .kitty : (sixel ? .sixel : .blocks) }
+    /// The terminal's background as 0xRRGGBB, when it answered the OSC 11 query.
+    public var background: UInt32?
 
     /// An escape sequence being read, from its ESC (replies may arrive split over many reads).
     private var sequence: [UInt8] = []
@@ -289,7 +295,7 @@ public struct TerminalGraphicsProbe: Sendable {
         }
         if sequence.count == 1 {
             switch b {
-            case UInt8(ascii: "["), UInt8(ascii: "_"): sequence.append(b)
+            case UInt8(ascii: "["), UInt8(ascii: "_"), UInt8(ascii: "]"): sequence.append(b)
             case esc: leftover.append(esc)   // a lone Escape key; this ESC may start a reply
             default: leftover += [esc, b]; sequence = []   // Alt+key
             }
@@ -309,7 +315,13 @@ public struct TerminalGraphicsProbe: Sendable {
             }
             return
         }
-        // APC, ended by ST (ESC \); an ESC followed by anything else abandons it.
+        // OSC may also end with BEL.
+        if sequence[1] == UInt8(ascii: "]") && b == 0x07 {
+            finishOSC(sequence[2...])
+            sequence = []
+            return
+        }
+        // APC and OSC, ended by ST (ESC \); an ESC followed by anything else abandons it.
         if sequence.last == esc && b != UInt8(ascii: "\\") {
             sequence = [esc]
             step(b)
@@ -317,7 +329,7 @@ public struct TerminalGraphicsProbe: Sendable {
         }
         sequence.append(b)
         if b == UInt8(ascii: "\\") && sequence[sequence.count - 2] == esc {
-            finishAPC(sequence[2..<sequence.count - 2])
+            if sequence[1] == UInt8(ascii: "]") { finishOSC(sequence[2..<sequence.count - 2]) } else { finishAPC(sequence[2..<sequence.count - 2]) }
             sequence = []
         } else if sequence.count > 4096 {
             sequence = []   // no reply of ours is this long
@@ -333,6 +345,21 @@ public struct TerminalGraphicsProbe: Sendable {
         }
         sixel = s[3..<s.count - 1].split(separator: UInt8(ascii: ";")).contains { Array($0) == [UInt8(ascii: "4")] }
         answered = true
+    }
+
+    /// `11;rgb:RRRR/GGGG/BBBB`, each channel 1 to 4 hex digits (scaled to 8 bits).
+    private mutating func finishOSC(_ body: ArraySlice<UInt8>) {
+        let text = String(decoding: body, as: UTF8.self)
+        guard text.hasPrefix("11;rgb:") else { return }
+        let channels = text.dropFirst(7).split(separator: "/", omittingEmptySubsequences: false)
+        guard channels.count == 3 else { return }
+        var rgb: UInt32 = 0
+        for c in channels {
+            guard (1...4).contains(c.count), let v = UInt32(c, radix: 16) else { return }
+            let top = (UInt32(1) << (4 * UInt32(c.count))) - 1
+            rgb = rgb << 8 | (v * 255 + top / 2) / top
+        }
+        background = rgb
     }
 
     private mutating func finishAPC(_ body: ArraySlice<UInt8>) {

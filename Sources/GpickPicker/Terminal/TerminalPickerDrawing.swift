@@ -35,8 +35,6 @@ struct TerminalPickerDrawing {
     let camera: Picker.CameraStatus
     let problems: [String]
 
-    static let background: UInt32 = 0x181818
-    static let accent: UInt32 = 0x4FA3FF
     static let cameraImage: UInt32 = 0xFFFF_0000
 
     init(view: TerminalPickerView, cells: [TerminalPickerView.Cell], camera: Picker.CameraStatus, problems: [String]) {
@@ -70,13 +68,13 @@ struct TerminalPickerDrawing {
         for index in range {
             guard let origin = l.origin(of: index, firstLine: s.firstLine) else { continue }
             canvas.fill(row: origin.row, column: origin.column, width: l.imageColumns, height: l.imageRows,
-                        with: Glyph(text: " ", bg: Self.background))
+                        with: Glyph(text: " ", bg: view.palette.cell))
             var picture: (rgb: [UInt8], width: Int, height: Int, mark: Mark)?
             switch cells[index] {
             case .action(let name):
                 let middle = origin.row + l.imageRows / 2
                 canvas.write(name, row: middle, column: origin.column + 1, width: l.imageColumns - 2,
-                             style: Glyph(fg: 0xFFFFFF, bg: Self.background, bold: true))
+                             style: Glyph(fg: view.palette.cellText, bg: view.palette.cell, bold: true))
             case .camera:
                 if let frame = s.cameraFrame, camera.state == "live" {
                     picture = (frame.bytes, frame.width, frame.height, Mark(image: Self.cameraImage, version: s.cameraFrameNumber))
@@ -88,7 +86,7 @@ struct TerminalPickerDrawing {
                     picture = (p.rgb, p.width, p.height, Mark(image: imageID(item.id, &s.drawing), version: 0))
                 } else if let why = view.thumbnails.failure(for: item.id) {
                     canvas.write("no preview: " + why, row: origin.row + l.imageRows / 2, column: origin.column + 1,
-                                 width: l.imageColumns - 2, style: Glyph(fg: 0xB0B0B0, bg: Self.background))
+                                 width: l.imageColumns - 2, style: Glyph(fg: view.palette.dimText, bg: view.palette.cell))
                 } else {
                     pending += 1
                 }

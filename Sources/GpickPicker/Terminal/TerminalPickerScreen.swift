@@ -16,11 +16,16 @@ public struct TerminalPickerScreen: Sendable {
     public let cellPixels: PixelBox
     /// Keys typed while the terminal was being asked, in order.
     public let typedAhead: [UInt8]
+    /// The terminal's background colour (0xRRGGBB), if it answered OSC 11: a theme of `auto`
+    /// follows it.
+    public let background: UInt32?
 
     /// Opens /dev/tty and asks it what it can draw, waiting at most `timeout` seconds for its
     /// answer (every terminal answers the device-attributes request at once; a silent one gets
-    /// half blocks). `graphics` skips the question.
-    public static func open(graphics chosen: TerminalGraphics? = nil, timeout: Double = 0.5) throws(GpickError) -> TerminalPickerScreen {
+    /// half blocks). `graphics` skips the question of pictures; `askBackground` still asks for
+    /// the background colour.
+    public static func open(graphics chosen: TerminalGraphics? = nil, askBackground: Bool = true,
+                            timeout: Double = 0.5) throws(GpickError) -> TerminalPickerScreen {
         let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else {
             let why = String(cString: strerror(errno))
@@ -29,8 +34,8 @@ public struct TerminalPickerScreen: Sendable {
         let screen: TerminalScreen
         do { screen = try TerminalScreen(fd: fd, input: fd) } catch { close(fd); throw error }
         var probe = TerminalGraphicsProbe()
-        if chosen == nil {
-            screen.write(TerminalGraphicsProbe.query)
+        if chosen == nil || askBackground {
+            screen.write(chosen == nil ? TerminalGraphicsProbe.query : TerminalGraphicsProbe.backgroundQuery)
             let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
             var buffer = [UInt8](repeating: 0, count: 256)
             while true {
@@ -52,6 +57,7 @@ public struct TerminalPickerScreen: Sendable {
         if ioctl(fd, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_xpixel > 0, ws.ws_ypixel > 0, ws.ws_col > 0, ws.ws_row > 0 {
             cell = PixelBox(width: max(1, Int(ws.ws_xpixel) / Int(ws.ws_col)), height: max(1, Int(ws.ws_ypixel) / Int(ws.ws_row)))
         }
-        return TerminalPickerScreen(screen: screen, graphics: chosen ?? probe.choice, cellPixels: cell, typedAhead: probe.leftover)
+        return TerminalPickerScreen(screen: screen, graphics: chosen ?? probe.choice, cellPixels: cell, typedAhead: probe.leftover,
+                                    background: probe.background)
     }
 }

@@ -6,10 +6,11 @@ import GpickKit
 extension TerminalPickerDrawing {
     func header(_ canvas: inout TerminalCanvas, _ s: TerminalPickerView.ViewState) {
         let c = view.picker.configuration
-        let bar = Glyph(fg: 0xFFFFFF, bg: 0x303030)
+        let palette = view.palette
+        let bar = Glyph(fg: palette.barText, bg: palette.bar)
         canvas.fill(row: 1, column: 1, width: canvas.columns, height: 1, with: bar)
         let title = " " + c.title + " "
-        canvas.write(title, row: 1, column: 1, width: canvas.columns, style: Glyph(fg: 0x000000, bg: Self.accent, bold: true))
+        canvas.write(title, row: 1, column: 1, width: canvas.columns, style: Glyph(fg: palette.onAccent, bg: palette.accent, bold: true))
         let items = cells.filter { if case .item = $0 { true } else { false } }.count
         var info: String
         switch view.picker.stage {
@@ -42,8 +43,9 @@ extension TerminalPickerDrawing {
             text = mark + (item.badges + [name]).joined(separator: " ")
         }
         // The cursor is a marker and reverse video, so it shows without colour too.
-        let style = isCursor ? Glyph(fg: 0x000000, bg: Self.accent, bold: true)
-            : selected ? Glyph(fg: 0x7CFC8A, bg: Glyph.none, bold: true) : Glyph(fg: 0xC8C8C8)
+        let palette = view.palette
+        let style = isCursor ? Glyph(fg: palette.onAccent, bg: palette.accent, bold: true)
+            : selected ? Glyph(fg: palette.selected, bg: Glyph.none, bold: true) : Glyph(fg: palette.label)
         canvas.fill(row: origin.row + l.imageRows, column: origin.column, width: l.imageColumns, height: 1, with: style)
         canvas.write((isCursor ? "›" : " ") + text, row: origin.row + l.imageRows, column: origin.column,
                      width: l.imageColumns, style: style)
@@ -51,7 +53,7 @@ extension TerminalPickerDrawing {
             // A selected picture gets a frame line on its left edge as well.
             for r in origin.row..<(origin.row + l.imageRows) {
                 var g = canvas[r, origin.column]
-                if g.image == 0 { g.text = "▌"; g.fg = 0x7CFC8A; canvas[r, origin.column] = g }
+                if g.image == 0 { g.text = "▌"; g.fg = palette.selected; canvas[r, origin.column] = g }
             }
         }
     }
@@ -75,7 +77,7 @@ extension TerminalPickerDrawing {
         let top = origin.row + max(0, (l.imageRows - wrapped.count) / 2)
         for (i, line) in wrapped.enumerated() {
             canvas.write(line, row: top + i, column: origin.column + 1, width: l.imageColumns - 2,
-                         style: Glyph(fg: 0xFFFFFF, bg: 0x402020))
+                         style: Glyph(fg: view.palette.noteText, bg: view.palette.note))
         }
     }
 
@@ -88,14 +90,14 @@ extension TerminalPickerDrawing {
             if c.capture.cameraMode == .photoAndLive { help += " · l live" }
             help += " · r record"
         }
-        let footer = Glyph(fg: 0xB0B0B0, bg: 0x202020)
+        let footer = Glyph(fg: view.palette.footerText, bg: view.palette.footer)
         canvas.fill(row: canvas.rows, column: 1, width: canvas.columns, height: 1, with: footer)
         canvas.write(" " + help, row: canvas.rows, column: 1, width: canvas.columns, style: footer)
         // Overlays sit over the bottom of the grid, newest last, each line whole.
         let lines = problems.flatMap { Self.wrap("! " + $0, width: max(1, canvas.columns - 2)) }.suffix(max(0, canvas.rows - 3))
         let first = canvas.rows - lines.count
         for (i, line) in lines.enumerated() {
-            let style = Glyph(fg: 0xFFE9A8, bg: 0x5A1E1E, bold: true)
+            let style = Glyph(fg: view.palette.problemText, bg: view.palette.problem, bold: true)
             canvas.fill(row: first + i, column: 1, width: canvas.columns, height: 1, with: style)
             canvas.write(" " + line, row: first + i, column: 1, width: canvas.columns, style: style)
         }

@@ -15,6 +15,7 @@ final class TerminalPickerView: Sendable {
     let screen: TerminalScreen
     let graphics: TerminalGraphics
     let cellPixels: PixelBox
+    let palette: TerminalPalette
     let thumbnails: TerminalThumbnails
     let view: Monitor<ViewState>
     /// Set when the render thread has ended (stop waits for it).
@@ -54,11 +55,12 @@ final class TerminalPickerView: Sendable {
         var restingSent = false
     }
 
-    init(picker: Picker, screen: TerminalScreen, graphics: TerminalGraphics, cellPixels: PixelBox) {
+    init(picker: Picker, screen: TerminalScreen, graphics: TerminalGraphics, cellPixels: PixelBox, background: UInt32?) {
         self.picker = picker
         self.screen = screen
         self.graphics = graphics
         self.cellPixels = cellPixels
+        palette = TerminalPalette.resolve(picker.configuration.appearance, background: background)
         let size = TerminalScreen.size(fd: screen.fd) ?? (80, 24)
         let view = Monitor(ViewState(columns: size.columns, rows: size.rows))
         self.view = view

@@ -60,7 +60,7 @@ struct PickCommand: AsyncParsableCommand {
 
     typealias Appearance = PickerConfiguration.Appearance
 
-    @Option(name: .long, help: "auto (light or dark as the system prefers), light or dark.")
+    @Option(name: .long, help: "auto (light or dark as the browser prefers or, in the terminal, as its background is), light or dark.")
     var theme: Appearance.Theme = .auto
 
     @Option(name: .long, help: ArgumentHelp("The colour of the focus ring, the selection and the Choose button, as #rgb or #rrggbb; text on it is black or white, whichever reads better.", valueName: "COLOR"))
@@ -156,11 +156,12 @@ struct PickCommand: AsyncParsableCommand {
             picker?.cancel()
             running.withLock { $0?.cancel() }
         }
-        let terminal = ui == .terminal ? try TerminalPickerScreen.open(graphics: TerminalGraphics(rawValue: graphics.rawValue)) : nil
+        let terminal = ui == .terminal ? try TerminalPickerScreen.open(graphics: TerminalGraphics(rawValue: graphics.rawValue),
+                                                                      askBackground: c.appearance.theme == .auto) : nil
         let pickerUI = terminal.map(PickerUI.terminal) ?? .web(port: port)
-        let drawn = terminal?.graphics
+        let drawn = terminal.map { ($0.graphics, c.appearance.terminalTheme(background: $0.background)) }
         let show = { @Sendable (event: PickerEvent) in
-            Self.report(event, events: events, graphics: drawn, open: !noOpen && hasDisplay)
+            Self.report(event, events: events, terminal: drawn, open: !noOpen && hasDisplay)
         }
         let result: PickResult
         if takeOrPick {
@@ -194,7 +195,8 @@ struct PickCommand: AsyncParsableCommand {
         let stream: AsyncStream<PickerEvent>
         switch ui {
         case .web(let port): stream = picker.run(port: port)
-        case .terminal(let t): stream = picker.runInTerminal(screen: t.screen, graphics: t.graphics, cellPixels: t.cellPixels, typedAhead: t.typedAhead)
+        case .terminal(let t): stream = picker.runInTerminal(screen: t.screen, graphics: t.graphics, cellPixels: t.cellPixels,
+                                                                  background: t.background, typedAhead: t.typedAhead)
         }
         var final: PickerEvent = .cancelled
         for await event in stream {
@@ -209,14 +211,17 @@ struct PickCommand: AsyncParsableCommand {
     }
 
     /// What the picker says along the way: the page's URL on stderr (and opened), JSON events.
-    static func report(_ event: PickerEvent, events: Events, graphics: TerminalGraphics?, open: Bool) {
+    /// `terminal`: how the terminal picker draws (pictures, theme), nil for the web page.
+    static func report(_ event: PickerEvent, events: Events, terminal: (graphics: TerminalGraphics, theme: PickerConfiguration.Appearance.Theme)?,
+                       open: Bool) {
         switch event {
             case .ready(let url?):
                 Console.notice("pick: \(url)")
                 events.emit("ready", ["url": url])
                 if open { Browser.open(url) }
             case .ready(nil):
-                events.emit("ready", ["ui": "terminal", "graphics": graphics?.rawValue ?? "blocks"])
+                events.emit("ready", ["ui": "terminal", "graphics": terminal?.graphics.rawValue ?? "blocks",
+                                      "theme": terminal?.theme.rawValue ?? "dark"])
             case .shown(let cells):
                 // CLOCK_MONOTONIC too: a caller that noted the clock before starting gpick gets
                 // start-to-paint without gpick's own start-up left out.
