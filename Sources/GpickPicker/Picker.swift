@@ -33,6 +33,8 @@ public final class Picker: Sendable {
         var camera = CameraStatus()
         /// Overlays: why the library or the camera is not there, and how to fix it.
         var problems: [String] = []
+        /// One line for the status area: why the grid has no camera cell.
+        var notice: String?
         /// The library's listing has been read (or failed): the grid is whole.
         var libraryLoaded = false
         var stage = Stage.grid
@@ -160,6 +162,16 @@ public final class Picker: Sendable {
         _ = output.withLock { $0?.yield(event) }
     }
 
+    /// A line for the status area (not an overlay: nothing is wrong, only missing), also
+    /// reported as a problem event to scripts.
+    func notice(_ text: String) {
+        state.withLock { s in
+            s.notice = text
+            s.version += 1
+        }
+        emit(.problem(text))
+    }
+
     func problem(_ text: String) {
         state.withLock { s in
             guard !s.problems.contains(text) else { return }
@@ -209,7 +221,7 @@ public final class Picker: Sendable {
                 state.withLock { s in
                     s.noCamera = true
                     s.camera.state = "off"
-                    if !s.problems.contains(line) { s.problems.append(line) }
+                    s.notice = line
                     s.version += 1
                 }
                 return
@@ -311,11 +323,13 @@ public final class Picker: Sendable {
 
     /// Nobody looks at the camera cell (`on`), or somebody does again: the camera rests or wakes,
     /// and the event says so. Without a running camera, nothing happens.
-    func rest(_ on: Bool) async {
-        // One change at a time, in the order asked: resting waits for the blurred frame to be
-        // shown (up to half a second), and a glance away and back within it must not let the
-        // wake overtake the rest, which would then pause a live cell and report the two backwards.
-        let turn = restOrder.withLock { last -> Task<Void, Never> in
+    /// Queued at once, in the caller's order, and done one at a time: resting waits for the
+    /// blurred frame to be shown (up to half a second), and a glance away and back within it
+    /// must not let the wake overtake the rest, which would then pause a live cell and report
+    /// the two backwards. The task returned ends when this change is done.
+    @discardableResult
+    func rest(_ on: Bool) -> Task<Void, Never> {
+        restOrder.withLock { last -> Task<Void, Never> in
             let before = last
             let task = Task { [self] in
                 await before?.value
@@ -324,7 +338,6 @@ public final class Picker: Sendable {
             last = task
             return task
         }
-        await turn.value
     }
 
     private func changeRest(_ on: Bool) async {

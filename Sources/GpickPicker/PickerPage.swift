@@ -69,7 +69,7 @@ enum PickerPage {
             <meta name="gpick-token" content="\(token)">
             <title>\(title)</title>\(preload.map { "<link rel=\"preload\" href=\"\($0)\" as=\"fetch\" crossorigin>" } ?? "")
             <link rel="stylesheet" href="/picker.css"><link rel="stylesheet" href="\(appearancePath)">\(user)</head>
-            <body><header><h1>\(title)</h1><span id="status" role="status">Loading…</span>
+            <body><header><h1>\(title)</h1><span id="status" role="status">Loading…</span><span id="notice" hidden></span>
             <button id="cancel" type="button">Cancel</button><button id="confirm" type="button" disabled>Choose</button></header>
             <main><div id="overlay" hidden></div><div id="grid"></div></main>
             <script id="config" type="application/json">\(safe)</script>

@@ -76,7 +76,7 @@ struct PickerRoutes: Sendable {
 
     func status() -> [String: Any] {
         picker.state.withLock { s in
-            ["camera": s.camera.json, "problems": s.problems, "version": s.version, "ended": s.ended,
+            ["camera": s.camera.json, "problems": s.problems, "notice": s.notice ?? "", "version": s.version, "ended": s.ended,
              "count": s.assets.count + s.captures.count, "assets": s.assets.count, "stage": s.stage.rawValue]
         }
     }
@@ -120,7 +120,7 @@ struct PickerRoutes: Sendable {
                 return ["ok": true]
             }),
             ("/api/camera/rest", { body throws(GpickError) in
-                await picker.rest(body.on ?? true)
+                await picker.rest(body.on ?? true).value
                 return ["ok": true]
             }),
             ("/api/cancel", { _ throws(GpickError) in

@@ -71,12 +71,13 @@ extension Picker {
         let unavailable = await cameraUnavailable(c.capture.session.source)
         let picker = try Picker(c, stage: unavailable == nil ? .choose : .library)
         if let unavailable {
-            picker.problem("No camera can be opened (\(unavailable.message)): choose a photo from the library.")
+            picker.notice("No camera can be opened (\(unavailable.message)): choose a photo from the library.")
         }
         let stream: AsyncStream<PickerEvent>
         switch ui {
         case .web(let port): stream = picker.run(port: port)
-        case .terminal(let t): stream = picker.runInTerminal(screen: t.screen, graphics: t.graphics, cellPixels: t.cellPixels, typedAhead: t.typedAhead)
+        case .terminal(let t): stream = picker.runInTerminal(screen: t.screen, graphics: t.graphics, cellPixels: t.cellPixels,
+                                                             background: t.background, typedAhead: t.typedAhead)
         }
         var last: PickerEvent = .cancelled
         await withTaskCancellationHandler {

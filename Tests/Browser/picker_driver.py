@@ -138,7 +138,7 @@ def main():
             out["luma"] = samples
             out["state"] = driver.execute_script(state)
         elif step == "nocamera":
-            notice = "return document.getElementById('overlay').textContent"
+            notice = "const n = document.getElementById('notice'); return n.hidden ? '' : n.textContent"
             wait(driver, lambda d: "No camera" in d.execute_script(notice))
             wait(driver, lambda d: not any(c["kind"] == "camera" for c in d.execute_script(CELLS)))
             out["cells"] = driver.execute_script(CELLS)

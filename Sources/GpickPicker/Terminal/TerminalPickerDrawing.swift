@@ -34,14 +34,17 @@ struct TerminalPickerDrawing {
     let cells: [TerminalPickerView.Cell]
     let camera: Picker.CameraStatus
     let problems: [String]
+    /// Why there is no camera cell, in the title row.
+    let notice: String?
 
     static let cameraImage: UInt32 = 0xFFFF_0000
 
-    init(view: TerminalPickerView, cells: [TerminalPickerView.Cell], camera: Picker.CameraStatus, problems: [String]) {
+    init(view: TerminalPickerView, cells: [TerminalPickerView.Cell], camera: Picker.CameraStatus, problems: [String], notice: String? = nil) {
         self.view = view
         self.cells = cells
         self.camera = camera
         self.problems = problems
+        self.notice = notice
     }
 
     /// A cell's picture box (the camera's frames, the thumbnails) for a layout: the image area in

@@ -24,6 +24,7 @@ extension TerminalPickerDrawing {
             if camera.recording { info += " · ● REC" }
         }
         if let message = s.message { info += " · " + message }
+        if let notice { info += " · " + notice }
         canvas.write(info, row: 1, column: title.count + 1, width: canvas.columns - title.count, style: bar)
     }
 

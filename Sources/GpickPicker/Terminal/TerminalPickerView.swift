@@ -147,7 +147,7 @@ final class TerminalPickerView: Sendable {
 
     private func draw() {
         let cells = cells()
-        let pickerState = picker.state.withLock { s in (s.camera, s.problems, s.captures.map(\.id), s.libraryLoaded, s.stage) }
+        let pickerState = picker.state.withLock { s in (s.camera, s.problems, s.captures.map(\.id), s.libraryLoaded, s.stage, s.notice) }
         let (bytes, selection) = view.withLock { s -> ([UInt8], [String]?) in
             if s.stage != pickerState.4 {
                 // Take-or-pick moved on: a new grid, from its first cell.
@@ -156,7 +156,7 @@ final class TerminalPickerView: Sendable {
                 s.firstLine = 0
             }
             let grew = selectNewCaptures(pickerState.2, &s)
-            var d = TerminalPickerDrawing(view: self, cells: cells, camera: pickerState.0, problems: pickerState.1)
+            var d = TerminalPickerDrawing(view: self, cells: cells, camera: pickerState.0, problems: pickerState.1, notice: pickerState.5)
             return (d.frame(&s), grew ? s.selected : nil)
         }
         // A capture came in selected: the picker hears of it outside the view's lock.
@@ -192,7 +192,9 @@ final class TerminalPickerView: Sendable {
     /// Tells the picker whether the camera should rest: the terminal unfocused, or the camera cell
     /// scrolled off the grid. Only changes are told.
     func updateRest(focus: Bool? = nil) {
-        let change = view.withLock { s -> Bool? in
+        // Queued under the view's lock: keys and drawing may both call this, and the picker must
+        // hear the changes in the order they were decided (picker.rest only takes its own lock).
+        view.withLock { s in
             if let focus { s.unfocused = !focus }
             if let camera = cellIndexOfCamera {
                 let l = layout(s)
@@ -202,11 +204,10 @@ final class TerminalPickerView: Sendable {
                 s.cameraOffGrid = false
             }
             let rest = s.unfocused || s.cameraOffGrid
-            guard rest != s.restingSent else { return nil }
+            guard rest != s.restingSent else { return }
             s.restingSent = rest
-            return rest
+            picker.rest(rest)
         }
-        if let rest = change { Task { await picker.rest(rest) } }
     }
 
     var cellIndexOfCamera: Int? {

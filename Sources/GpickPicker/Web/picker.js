@@ -387,6 +387,10 @@ function showState(s) {
     document.getElementById("camera-reason").textContent =
       camera.state === "failed" || camera.state === "suspended" ? (camera.reason || camera.state) : "";
   }
+  // Why there is no camera cell: a line in the header's status area, the whole of it on hover.
+  const notice = document.getElementById("notice");
+  notice.textContent = notice.title = s.notice || "";
+  notice.hidden = !s.notice;
   overlay.textContent = "";
   for (const p of s.problems) {
     const d = document.createElement("p");
