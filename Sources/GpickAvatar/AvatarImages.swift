@@ -46,7 +46,7 @@ public struct AvatarImages: Sendable {
     public func source(for reference: ImageReference) async throws(GpickError) -> (source: any ImageSource, sha256: String) {
         if let id = reference.asset {
             guard let indexPath, fileStatus(indexPath) != nil else {
-                throw GpickError(.input, "asset:\(id): the library has no index yet (`gpick library scan` makes one)")
+                throw GpickError(.input, "asset:\(id): the library has no index yet", remedy: .scanLibrary)
             }
             let index = try await OffPool.run { () throws(GpickError) in try LibraryIndex.open(path: indexPath) }
             let source = try await AssetImageSource.open(id: id, index: index, thumbnails: thumbnails)

@@ -269,20 +269,21 @@ public enum AvatarShape: Sendable, Equatable, Codable, CustomStringConvertible {
     public static let defaultRadius = 0.2
 
     /// `circle`, `square`, `round-rect`, `round-rect:RADIUS` (pixels of `size`) or `round-rect:N%`.
-    public init(parsing text: String, size: Int) throws(GpickError) {
+    /// `option`: how errors name the value (a command line names its flag).
+    public init(parsing text: String, size: Int, option: String = "shape") throws(GpickError) {
         switch text {
         case "circle": self = .circle
         case "square": self = .square
         case "round-rect", "roundrect": self = .roundRect(radius: Self.defaultRadius)
         default:
             guard text.hasPrefix("round-rect:") else {
-                throw GpickError(.usage, "--shape \(text): give circle, square, round-rect or round-rect:RADIUS")
+                throw GpickError(.usage, "\(option) \(text): give circle, square, round-rect or round-rect:RADIUS")
             }
             let value = String(text.dropFirst("round-rect:".count))
             let fraction: Double?
             if value.hasSuffix("%") { fraction = Double(value.dropLast()).map { $0 / 100 } } else { fraction = Double(value).map { $0 / Double(size) } }
             guard let f = fraction, f.isFinite, (0...0.5).contains(f) else {
-                throw GpickError(.usage, "--shape \(text): the radius is 0 to half the size (\(size / 2) pixels, or 50%)")
+                throw GpickError(.usage, "\(option) \(text): the radius is 0 to half the size (\(size / 2) pixels, or 50%)")
             }
             self = .roundRect(radius: f)
         }

@@ -30,6 +30,10 @@ public struct GpickError: Error, Sendable, CustomStringConvertible {
         case rebuildIndex
         /// No camera is there: the test source gives frames all the same, when asked for.
         case useTestSource
+        /// No terminal to draw on: the picker's page works in a browser.
+        case useWebPicker
+        /// The media library has never been indexed: index it.
+        case scanLibrary
     }
 
     public var kind: Kind

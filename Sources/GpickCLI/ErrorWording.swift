@@ -30,6 +30,8 @@ extension GpickError {
         case .checkPlugins: advice = "run `gpick doctor` to see which package provides it"
         case .rebuildIndex: advice = "`gpick library scan --rebuild` builds it anew and keeps the damaged file aside"
         case .useTestSource: advice = "--source test gives the test pattern"
+        case .useWebPicker: advice = "use --ui web"
+        case .scanLibrary: advice = "`gpick library scan` makes one"
         }
         return "\(message) (\(advice))"
     }

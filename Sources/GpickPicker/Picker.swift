@@ -188,10 +188,10 @@ public final class Picker: Sendable {
         defer { state.withLock { $0.libraryLoaded = true; $0.version += 1 } }
         for root in c.roots.paths where access(root, R_OK | X_OK) != 0 {
             let why = errno == ENOENT ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
-            problem("The library folder \(root) \(why). Check its permissions (ls -ld \(root)), or choose folders with --library.")
+            problem(c.words(.unreadableFolder(root, reason: why)))
         }
         guard fileStatus(c.indexPath) != nil else {
-            problem("The library has no index yet: run `gpick library scan` to index your photos and videos.")
+            problem(c.words(.noIndex))
             return
         }
         do {
@@ -238,7 +238,7 @@ public final class Picker: Sendable {
             }
         } catch {
             setCamera { $0.state = "failed"; $0.reason = error.message }
-            problem("The camera cannot be opened: \(error.message). Check `gpick devices`, or pick without it (--no-camera).")
+            problem(configuration.words(.cameraFailed(error.message)))
         }
     }
 

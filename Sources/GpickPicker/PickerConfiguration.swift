@@ -53,6 +53,8 @@ public struct PickerConfiguration: Sendable {
     public var thumbnails: ThumbnailCache
     /// Page title.
     public var title = "gpick pick"
+    /// How problems are put to the user (see `PickerProblem`).
+    public var words: @Sendable (PickerProblem) -> String = PickerProblem.plainWords
 
     public init(indexPath: String, roots: MediaRoots, thumbnails: ThumbnailCache) {
         self.indexPath = indexPath

@@ -24,6 +24,9 @@ public final class AvatarEditor: Sendable {
         public var cameraUnavailable: String?
         /// The preview's side in pixels (the saved image has the model's size).
         public var previewSide = 400
+        /// What the library grid says when the library has never been indexed (an app names its
+        /// own way to index it; gpick's command line names `gpick library scan`).
+        public var noIndexAdvice = "The library has no index yet, so there are no photos to show."
 
         public init(start: ProfileImage, output: OutputPath, modelOutput: OutputPath, images: AvatarImages, indexPath: String?,
                     takePhoto: (@Sendable () async throws(GpickError) -> [UInt8])?) {

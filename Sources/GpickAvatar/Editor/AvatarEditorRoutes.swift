@@ -98,7 +98,7 @@ struct AvatarEditorRoutes: Sendable {
 
     static func library(_ editor: AvatarEditor) async throws(GpickError) -> [String: Any] {
         guard let indexPath = editor.configuration.indexPath, fileStatus(indexPath) != nil else {
-            return ["assets": [Any](), "problem": "The library has no index yet: run `gpick library scan` to index your photos."]
+            return ["assets": [Any](), "problem": editor.configuration.noIndexAdvice]
         }
         let listed = try await OffPool.run { () throws(GpickError) in
             try LibraryIndex.open(path: indexPath).list(AssetQuery(kind: .photo, limit: 200))

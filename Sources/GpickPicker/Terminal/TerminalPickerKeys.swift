@@ -104,7 +104,7 @@ extension TerminalPickerView {
 
     /// Runs a camera action in the background; its result or failure becomes the message line.
     private func cameraAction(_ doing: String?, _ work: @escaping @Sendable () async throws(GpickError) -> String) {
-        guard hasCamera else { return note("this picker has no camera (--no-camera)") }
+        guard hasCamera else { return note(picker.configuration.words(.noCameraCell)) }
         let start = view.withLock { s -> Bool in
             guard !s.busy else { return false }
             s.busy = doing != nil

@@ -29,7 +29,7 @@ public struct TerminalPickerScreen: Sendable {
         let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else {
             let why = String(cString: strerror(errno))
-            throw GpickError(.usage, "no terminal to draw the picker on (/dev/tty: \(why)); use --ui web")
+            throw GpickError(.usage, "no terminal to draw the picker on (/dev/tty: \(why))", remedy: .useWebPicker)
         }
         let screen: TerminalScreen
         do { screen = try TerminalScreen(fd: fd, input: fd) } catch { close(fd); throw error }

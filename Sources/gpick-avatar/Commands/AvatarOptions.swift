@@ -69,7 +69,7 @@ struct AvatarOptions: ParsableArguments {
             if let gradient { _ = try Self.gradientColours(gradient) }
             if let textColor, textColor != "auto" { _ = try AvatarColor.parse(textColor, option: "--text-color") }
             if let matte { _ = try AvatarColor.parse(matte, option: "--matte") }
-            if let shape { _ = try AvatarShape(parsing: shape, size: size ?? 500) }
+            if let shape { _ = try AvatarShape(parsing: shape, size: size ?? 500, option: "--shape") }
         }
         if case .failure(let e) = result { return e.message }
         return nil
@@ -103,7 +103,7 @@ struct AvatarOptions: ParsableArguments {
             let (top, bottom) = try Self.gradientColours(gradient)
             m.setGradient(top, bottom)
         }
-        if let shape { m.shape = try AvatarShape(parsing: shape, size: m.size) }
+        if let shape { m.shape = try AvatarShape(parsing: shape, size: m.size, option: "--shape") }
         if let textColor { m.textColor = textColor == "auto" ? nil : try AvatarColor.parse(textColor, option: "--text-color") }
         if let matte { m.matte = try AvatarColor.parse(matte, option: "--matte") }
         return m

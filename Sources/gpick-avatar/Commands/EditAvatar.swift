@@ -80,6 +80,7 @@ struct EditAvatar: AsyncParsableCommand {
         }
         var configuration = AvatarEditor.Configuration(start: start, output: target, modelOutput: modelTarget, images: images,
                                                        indexPath: indexPath, takePhoto: takePhoto)
+        configuration.noIndexAdvice = "The library has no index yet: run `gpick library scan` to index your photos."
         if let why = await Picker.cameraUnavailable(try SourceSpec.parse(spec)) {
             configuration.cameraUnavailable = "No camera can be opened: " + why.line
         }

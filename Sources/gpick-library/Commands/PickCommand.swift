@@ -130,6 +130,7 @@ struct PickCommand: AsyncParsableCommand {
         let ui = try self.ui ?? Self.automaticUI(hasDisplay: hasDisplay, noOpen: noOpen)
         var c = PickerConfiguration(indexPath: library.indexPath, roots: library.roots,
                                     thumbnails: ThumbnailCache(version: GpickVersion.current))
+        c.words = PickerWords.commandLine
         c.layout.actions = actions
         c.layout.showsCamera = !noCamera
         c.layout.itemsPerRow = columns
