@@ -1,9 +1,10 @@
 import GpickBase
 
 /// The CLI's side of a failure: its exit code and its one line, with the remedy in flags.
-extension GpickError {
+extension GpickError.Kind {
+    /// sysexits.h's codes, and 130 for an interruption as shells report SIGINT.
     package var exitCode: Int32 {
-        switch kind {
+        switch self {
         case .usage: 64
         case .input, .pipeline: 65
         case .device, .plugin: 69
@@ -12,6 +13,10 @@ extension GpickError {
         case .interrupted: 130
         }
     }
+}
+
+extension GpickError {
+    package var exitCode: Int32 { kind.exitCode }
 
     /// The message and, in parentheses, what to do in this CLI's terms.
     package var line: String {

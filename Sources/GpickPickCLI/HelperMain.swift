@@ -16,25 +16,6 @@ package enum HelperMain {
         Console.keepLibraryTextOffStderr()
         Console.verboseFromEnvironment()
         Console.lineBufferStandardOutput()
-        do {
-            var command = try root.parseAsRoot()
-            if var async = command as? AsyncParsableCommand {
-                try await async.run()
-            } else {
-                try command.run()
-            }
-            Console.leave(0)
-        } catch let e as GpickError {
-            Console.error(e)
-            Console.leave(e.exitCode)
-        } catch let code as ExitCode {
-            Console.leave(code.rawValue)
-        } catch {
-            let code = root.exitCode(for: error)
-            if code == .success { root.exit(withError: error) }  // --help, --version
-            let message = root.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            Console.error(message.replacingOccurrences(of: "Error: ", with: ""))
-            Console.leave(code == .validationFailure ? 64 : code.rawValue)
-        }
+        await CommandMain.run(root) { Console.leave($0) }
     }
 }

@@ -33,28 +33,6 @@ struct Gpick: AsyncParsableCommand {
         Console.verboseFromEnvironment()
         // Events and printed paths are read line by line by scripts and pipes: never hold a line back.
         Console.lineBufferStandardOutput()
-        do {
-            var command = try parseAsRoot()
-            if var async = command as? AsyncParsableCommand {
-                try await async.run()
-            } else {
-                try command.run()
-            }
-            Gst.deinitializeForLeakReport()
-        } catch let e as GpickError {
-            Console.error(e)
-            Gst.deinitializeForLeakReport()  // failure paths must release everything too
-            Glibc.exit(e.exitCode)
-        } catch let code as ExitCode {
-            Glibc.exit(code.rawValue)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                exit(withError: error)  // --help, --version
-            }
-            let message = Gpick.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            Console.error(message.replacing("Error: ", with: ""))
-            Glibc.exit(code == .validationFailure ? 64 : code.rawValue)
-        }
+        await CommandMain.run(Gpick.self, finish: Gst.deinitializeForLeakReport) { Glibc.exit($0) }
     }
 }
