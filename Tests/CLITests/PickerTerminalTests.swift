@@ -57,11 +57,11 @@ import Testing
             Issue.record("the picker never printed \"\(text)\": \(printed)")
         }
 
+        /// Types `keys` in order, as fast as tmux sends them: the tests then wait for what the
+        /// screen shows, never for time to pass.
         func keys(_ keys: String...) async throws {
             for key in keys {
                 _ = try await tmux.run(["send-keys", "-t", "t", key])
-                // Each key is drawn before the next, as a person types.
-                try await Task.sleep(nanoseconds: 150_000_000)
             }
         }
 
