@@ -15,7 +15,8 @@ import Testing
     @Test func snapIsTheRetainedFrame() async throws {
         let session = CaptureSession(try Self.config())
         try await session.start()
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // A running stream, some frames in.
+        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 9 })
         let current = try #require(session.latestFrame)
         let currentStamp = current.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
         var first: FrameStamp?
@@ -115,7 +116,7 @@ import Testing
         let dir = TestEnvironment.tempDir()
         let session = CaptureSession(try Self.config())
         try await session.start()
-        try await Task.sleep(nanoseconds: 500_000_000)
+        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 15 })
         let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/m.mp4"),
                                                  settings: RecordingSettings(container: .mp4, duration: 1))
         let result = try await rec.finished()
