@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "GstCore", targets: ["GstCore"]),
         .library(name: "GpickKit", targets: ["GpickKit"]),
+        .library(name: "GpickWeb", targets: ["GpickWeb"]),
+        .library(name: "GpickTerminal", targets: ["GpickTerminal"]),
         .library(name: "GpickFormats", targets: ["GpickFormats"]),
         .library(name: "GpickScript", targets: ["GpickScript"]),
         .library(name: "GpickLibrary", targets: ["GpickLibrary"]),
@@ -45,10 +47,15 @@ let package = Package(
         .target(name: "GpickFormats", dependencies: ["GpickBase", "CExif"]),
         // Layer 1: a small safe Swift core over GStreamer.
         .target(name: "GstCore", dependencies: ["CGStreamer", "GpickBase"]),
+        // Beside GStreamer, not on it: gpick's local HTTP server (127.0.0.1, a token, the Host
+        // header checked, assets by id) and MJPEG streams; and the terminal's screen, keys and
+        // pictures (half blocks, sixel, kitty). Previews, the picker and the avatar editor use them.
+        .target(name: "GpickWeb", dependencies: ["GpickBase"]),
+        .target(name: "GpickTerminal", dependencies: ["GpickBase"]),
         // Layer 2: the capture toolkit.
         // The pipeline files of pipelines/ are built in as well (Pipelines/files links there): a
         // program that depends on this package finds them with no checkout and no install.
-        .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "CImaging", "CYAML"],
+        .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CYAML"],
                 resources: [
                     .embedInCode("Pipelines/files/audio-auto.yaml"),
                     .embedInCode("Pipelines/files/audio-test.yaml"),
@@ -101,7 +108,7 @@ let package = Package(
         .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CImaging", "CVips", "CZlib", "GpickBase", "GpickFormats", "GpickKit",
                                                     "GpickLibrary"]),
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
-        .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
+        .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary", "GpickTerminal", "GpickWeb"],
                 resources: [.embedInCode("Web/picker.js"), .embedInCode("Web/picker-grid.js"), .embedInCode("Web/picker.css")]),
         // What the pick half's executables share on the command line: SOURCE arguments, their main,
         // the browser, signals.
@@ -118,7 +125,7 @@ let package = Package(
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // libpng's simplified API: a fast PNG encoder for avatars (cairo's own is slow).
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
-        .target(name: "GpickAvatar", dependencies: ["CImaging", "CPangoCairo", "CPNG", "GpickBase", "GpickImages", "GpickKit", "GpickLibrary"],
+        .target(name: "GpickAvatar", dependencies: ["CImaging", "CPangoCairo", "CPNG", "GpickBase", "GpickImages", "GpickLibrary", "GpickWeb"],
                 resources: [.embedInCode("Editor/Web/avatar.js"), .embedInCode("Editor/Web/avatar.css")]),
         .executableTarget(name: "gpick-avatar", dependencies: [
             "GpickAvatar", "GpickBase", "GpickCLI", "GpickKit", "GpickImages", "GpickLibrary", "GpickPicker", "GpickPickCLI",
@@ -142,10 +149,10 @@ let package = Package(
         .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats", "GpickTestSupport"]),
         .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTestSupport"]),
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
-        .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTestSupport"]),
+        .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTerminal", "GpickWeb", "GpickTestSupport"]),
         .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport"]),
         .testTarget(name: "GpickImagesTests", dependencies: ["GpickImages", "GpickTestSupport"]),
         .testTarget(name: "GpickAvatarTests", dependencies: ["GpickAvatar", "GpickTestSupport", "CGLib"]),
-        .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickWeb", "GpickTestSupport"]),
     ]
 )

@@ -1,3 +1,5 @@
+import GpickTerminal
+import GpickWeb
 import Foundation
 import GpickBase
 import GpickImages

@@ -65,6 +65,16 @@ import Testing
             }
         }
 
+        /// Escape, and the picker printed (`--json`) one rest and then one wake of its camera.
+        func cancelExpectingRestThenWake() async throws {
+            try await keys("Escape")
+            let r = try await finish()
+            #expect(r.status == 130, "\(r.stderr)")
+            let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
+            #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+        }
+
         /// The exit status once the picker has ended, its stdout and stderr.
         func finish() async throws -> (status: Int?, stdout: String, stderr: String, pane: String) {
             let pane = try await waitFor("gpick-exit=")
@@ -182,12 +192,7 @@ import Testing
         try await picker.waitFor("camera suspended")
         _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "49"])  // ESC [ I: focus in
         try await picker.waitFor("camera back")
-        try await picker.keys("Escape")
-        let r = try await picker.finish()
-        #expect(r.status == 130, "\(r.stderr)")
-        let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
-        #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+        try await picker.cancelExpectingRestThenWake()
     }
 
     /// Away and back at once (focus out and in within one read): the rest and the wake take
@@ -208,12 +213,7 @@ import Testing
             moved = try await picker.pane(escapes: true) != first
         }
         #expect(moved, "the camera cell froze after waking")
-        try await picker.keys("Escape")
-        let r = try await picker.finish()
-        #expect(r.status == 130, "\(r.stderr)")
-        let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
-        #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+        try await picker.cancelExpectingRestThenWake()
     }
 
     /// The camera also rests while the cursor has scrolled its cell off the grid, and wakes
@@ -233,12 +233,7 @@ import Testing
         try await picker.keys("Up", "Up", "Up")
         try await picker.waitFor("camera back")
         try await picker.waitForOutput("camera-resumed")
-        try await picker.keys("Escape")
-        let r = try await picker.finish()
-        #expect(r.status == 130, "\(r.stderr)")
-        let events = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
-        #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+        try await picker.cancelExpectingRestThenWake()
     }
 
     /// The palette follows the terminal's background as it answers OSC 11 (tmux answers with

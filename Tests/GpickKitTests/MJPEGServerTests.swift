@@ -1,3 +1,4 @@
+import GpickWeb
 import Foundation
 import GpickKit
 import Testing

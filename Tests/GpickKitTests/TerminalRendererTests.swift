@@ -1,3 +1,4 @@
+import GpickTerminal
 import Foundation
 import GpickKit
 import Testing

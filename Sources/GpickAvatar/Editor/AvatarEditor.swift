@@ -1,7 +1,7 @@
+import GpickWeb
 import Foundation
 import GpickBase
 import GpickImages
-import GpickKit
 import GpickLibrary
 
 /// The avatar editor (`gpick avatar edit`): a page on gpick's web server (127.0.0.1, a token,

@@ -1,5 +1,4 @@
 import Foundation
-import GpickKit
 
 /// The editor's one page and its two assets, served by gpick (no framework, no network fetch).
 enum AvatarEditorPage {

@@ -1,7 +1,7 @@
+import GpickWeb
 import Foundation
 import GpickBase
 import GpickImages
-import GpickKit
 import GpickLibrary
 
 /// The editor's page and calls on gpick's web server. Images are named by ids the server gave;

@@ -1,3 +1,5 @@
+import GpickTerminal
+import GpickWeb
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc

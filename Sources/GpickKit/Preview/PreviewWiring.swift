@@ -1,3 +1,4 @@
+import GpickTerminal
 import FoundationEssentials
 import Glibc
 import GstCore

@@ -1,3 +1,4 @@
+import GpickTerminal
 import GpickBase
 import GpickKit
 #if canImport(Glibc)

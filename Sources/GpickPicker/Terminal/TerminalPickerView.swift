@@ -1,3 +1,4 @@
+import GpickTerminal
 import Dispatch
 #if canImport(Glibc)
 import Glibc

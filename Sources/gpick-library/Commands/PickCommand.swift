@@ -1,3 +1,4 @@
+import GpickTerminal
 import ArgumentParser
 import Foundation
 import GpickBase

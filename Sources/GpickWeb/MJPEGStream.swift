@@ -11,7 +11,7 @@ public final class MJPEGStream: Sendable {
 
     private let feed = Monitor(Feed())
     private let viewerCalls = Locked(())
-    let server: WebServer
+    public let server: WebServer
     public let streamPath: String
     public let snapshotPath: String
 
