@@ -147,7 +147,7 @@ let package = Package(
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
         .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats", "GpickTestSupport"]),
-        .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTestSupport"]),
+        .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTerminal", "GpickTestSupport"]),
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTerminal", "GpickWeb", "GpickTestSupport"]),
         .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport"]),

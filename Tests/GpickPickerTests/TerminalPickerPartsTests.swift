@@ -1,4 +1,5 @@
 @testable import GpickPicker
+import GpickTerminal
 import Testing
 
 /// The terminal picker's pure parts: grid geometry, key decoding, and the canvas diff.

@@ -1,3 +1,4 @@
+import GpickTerminal
 import Dispatch
 import GpickBase
 import GpickKit

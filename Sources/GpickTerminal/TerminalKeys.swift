@@ -1,5 +1,5 @@
-/// A key of the terminal picker.
-enum TerminalKey: Equatable, Sendable {
+/// A key read from a terminal (a picker's, a preview's).
+public enum TerminalKey: Equatable, Sendable {
     case up, down, left, right, pageUp, pageDown, home, end
     case enter, space, escape
     /// The terminal window gained or lost the focus (reported once `CSI ? 1004 h` asks for it).
@@ -10,15 +10,17 @@ enum TerminalKey: Equatable, Sendable {
 /// Turns the bytes a terminal sends into keys: arrows and the like arrive as escape sequences
 /// (`ESC [ A`, `ESC O A`, `ESC [ 5 ~`), and a lone Escape is only known to be one when nothing
 /// follows it quickly: the caller calls `flush()` after a short wait (`pendingEscape`).
-struct TerminalKeyDecoder: Sendable {
+public struct TerminalKeyDecoder: Sendable {
     private var pending: [UInt8] = []
     /// UTF-8 bytes of a character still arriving.
     private var text: [UInt8] = []
 
-    /// An Escape (or an unfinished sequence) waits for what follows.
-    var pendingEscape: Bool { !pending.isEmpty }
+    public init() {}
 
-    mutating func feed(_ byte: UInt8) -> [TerminalKey] {
+    /// An Escape (or an unfinished sequence) waits for what follows.
+    public var pendingEscape: Bool { !pending.isEmpty }
+
+    public mutating func feed(_ byte: UInt8) -> [TerminalKey] {
         if !pending.isEmpty {
             pending.append(byte)
             return sequence()
@@ -43,7 +45,7 @@ struct TerminalKeyDecoder: Sendable {
 
     /// Nothing followed the Escape in time: it was the Escape key (an unfinished sequence is
     /// dropped, never half-interpreted).
-    mutating func flush() -> [TerminalKey] {
+    public mutating func flush() -> [TerminalKey] {
         defer { pending = [] }
         return pending == [0x1B] ? [.escape] : []
     }

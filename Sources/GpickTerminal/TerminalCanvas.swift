@@ -1,25 +1,35 @@
 /// What one terminal cell shows: a character with its colours and style, or part of a picture
 /// that a graphics protocol (kitty, sixel) draws over the text, which the canvas then leaves alone.
-struct Glyph: Equatable, Sendable {
+public struct Glyph: Equatable, Sendable {
     /// One grapheme of width 1 (text the picker writes is cut to fit).
-    var text: Character = " "
+    public var text: Character = " "
     /// 0xRRGGBB; `Glyph.none` for the terminal's default colour.
-    var fg: UInt32 = Glyph.none
-    var bg: UInt32 = Glyph.none
-    var bold = false
-    var reverse = false
+    public var fg: UInt32 = Glyph.none
+    public var bg: UInt32 = Glyph.none
+    public var bold = false
+    public var reverse = false
     /// Non-zero: this cell is under picture `image` (drawn by kitty or sixel, not as text).
-    var image: UInt32 = 0
+    public var image: UInt32 = 0
 
-    static let none: UInt32 = 0x0100_0000
-    static let blank = Glyph()
+    public init(text: Character = " ", fg: UInt32 = Glyph.none, bg: UInt32 = Glyph.none, bold: Bool = false, reverse: Bool = false,
+                image: UInt32 = 0) {
+        self.text = text
+        self.fg = fg
+        self.bg = bg
+        self.bold = bold
+        self.reverse = reverse
+        self.image = image
+    }
+
+    public static let none: UInt32 = 0x0100_0000
+    public static let blank = Glyph()
 
     /// A half-block pixel pair: the upper pixel as `▀`'s colour, the lower as the background.
-    static func pixels(top: UInt32, bottom: UInt32) -> Glyph { Glyph(text: "▀", fg: top, bg: bottom) }
+    public static func pixels(top: UInt32, bottom: UInt32) -> Glyph { Glyph(text: "▀", fg: top, bg: bottom) }
 
     /// Whether `other` looks the same: pixel pairs a few levels apart count as equal, so sensor
     /// noise does not redraw the camera cell's every glyph.
-    func looksLike(_ other: Glyph) -> Bool {
+    public func looksLike(_ other: Glyph) -> Bool {
         if self == other { return true }
         guard text == "▀", other.text == "▀", image == 0, other.image == 0, bold == other.bold, reverse == other.reverse else { return false }
         return Self.near(fg, other.fg) && Self.near(bg, other.bg)
@@ -36,20 +46,20 @@ struct Glyph: Equatable, Sendable {
     }
 }
 
-/// A screenful of glyphs. The picker composes each frame here, and `diff` writes only what
+/// A screenful of glyphs. A picker composes each frame here, and `diff` writes only what
 /// changed since the frame on screen, so a live camera cell redraws itself and nothing else.
-struct TerminalCanvas: Sendable {
-    let columns: Int
-    let rows: Int
-    private(set) var glyphs: [Glyph]
+public struct TerminalCanvas: Sendable {
+    public let columns: Int
+    public let rows: Int
+    public private(set) var glyphs: [Glyph]
 
-    init(columns: Int, rows: Int) {
+    public init(columns: Int, rows: Int) {
         self.columns = max(1, columns)
         self.rows = max(1, rows)
         glyphs = [Glyph](repeating: .blank, count: self.columns * self.rows)
     }
 
-    subscript(row: Int, column: Int) -> Glyph {
+    public subscript(row: Int, column: Int) -> Glyph {
         get { glyphs[(row - 1) * columns + (column - 1)] }
         set {
             guard row >= 1, row <= rows, column >= 1, column <= columns else { return }
@@ -59,7 +69,7 @@ struct TerminalCanvas: Sendable {
 
     /// Writes `text` from (row, column), at most `width` cells, cut with "…"; control characters
     /// become spaces (a file name must never move the cursor or reprogram the terminal).
-    mutating func write(_ text: String, row: Int, column: Int, width: Int, style: Glyph = .blank) {
+    public mutating func write(_ text: String, row: Int, column: Int, width: Int, style: Glyph = .blank) {
         guard width > 0, row >= 1, row <= rows else { return }
         var characters = text.map { c -> Character in
             c.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } ? " " : c
@@ -73,14 +83,14 @@ struct TerminalCanvas: Sendable {
     }
 
     /// Fills a rectangle with one glyph.
-    mutating func fill(row: Int, column: Int, width: Int, height: Int, with glyph: Glyph) {
+    public mutating func fill(row: Int, column: Int, width: Int, height: Int, with glyph: Glyph) {
         for r in row..<(row + height) where r >= 1 && r <= rows {
             for c in column..<(column + width) where c >= 1 && c <= columns { self[r, c] = glyph }
         }
     }
 
     /// Draws packed RGB pixels (two per cell, stacked) with their top-left at (row, column).
-    mutating func pixels(_ rgb: [UInt8], width: Int, height: Int, stride: Int, row: Int, column: Int) {
+    public mutating func pixels(_ rgb: [UInt8], width: Int, height: Int, stride: Int, row: Int, column: Int) {
         guard width > 0, height > 0, rgb.count >= (height - 1) * stride + width * 3 else { return }
         rgb.withUnsafeBufferPointer { p in
             func colour(_ x: Int, _ y: Int) -> UInt32 {
@@ -101,7 +111,7 @@ struct TerminalCanvas: Sendable {
     /// this canvas; `shown` becomes what the screen then holds (a glyph within the noise
     /// tolerance keeps its old colours, so slow drift still redraws once it adds up).
     /// Cells under a picture are skipped: the picture protocol draws them.
-    func update(_ shown: inout TerminalCanvas?) -> [UInt8] {
+    public func update(_ shown: inout TerminalCanvas?) -> [UInt8] {
         let full = shown == nil || shown!.columns != columns || shown!.rows != rows
         var screen = full ? TerminalCanvas(columns: columns, rows: rows) : shown!
         var out: [UInt8] = []
