@@ -47,10 +47,6 @@ public final class Picker: Sendable {
         /// Bumped on every change the page should hear of (its event stream waits on it).
         var version = 0
         var ended = false
-        /// Pages connected to /api/events, and whether one ever was (closing the page cancels).
-        var pages = 0
-        var pagesEver = false
-        var pageGeneration = 0
     }
 
     struct CameraStatus {

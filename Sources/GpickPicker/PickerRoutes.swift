@@ -48,9 +48,17 @@ struct PickerRoutes: Sendable {
             guard response.allowsRead(request) else { return }
             response.json(.ok, Self.json(status()))
         }
+        // The page's stream: the camera's state and the overlays; its end means the page closed.
+        let page = PageEvents { [picker] in picker.finish(.cancelled) }
         server.mount("/api/events") { request, response in
             guard response.allowsRead(request) else { return }
-            events(response)
+            page.serve(response) { seen in
+                let next = picker.state.wait(until: { $0.version != seen || $0.ended }, deadline: .now + .seconds(10)) { s in
+                    (s.version, s.ended)
+                }
+                if next.1 { return .ended }
+                return next.0 == seen ? .nothing : .state(version: next.0, name: "state", data: Self.json(status()))
+            }
         }
         server.mount("/thumb/", prefix: true) { request, response in
             guard response.allowsRead(request) else { return }
@@ -162,51 +170,6 @@ struct PickerRoutes: Sendable {
                 return ["recording": false, "item": item.cell]
             }),
         ]
-    }
-
-    // MARK: The page's event stream: camera state and overlays; its end means the page closed
-
-    private func events(_ response: WebResponse) {
-        guard response.startStream(type: "text/event-stream", headers: ["Cache-Control": "no-store"]) else { return }
-        // A dropped stream is reopened by the browser after its retry delay, 3 s by default:
-        // as long as the page-left grace. Half a second keeps a reconnect well inside it.
-        guard response.write([Array("retry: 500\n\n".utf8)]) else { return }
-        picker.state.withLock { s in
-            s.pages += 1
-            s.pagesEver = true
-            s.pageGeneration += 1
-        }
-        defer { pageLeft() }
-        var seen = -1
-        while true {
-            let next = picker.state.wait(until: { $0.version != seen || $0.ended }, deadline: .now + .seconds(10)) { s in
-                (s.version, s.ended)
-            }
-            if next.1 {
-                _ = response.write([Array("event: ended\ndata: {}\n\n".utf8)])
-                return
-            }
-            if next.0 == seen {
-                guard response.write([Array(": keep-alive\n\n".utf8)]), !response.clientHungUp else { return }
-                continue
-            }
-            seen = next.0
-            guard response.write([Array("event: state\ndata: ".utf8), Self.json(status()), Array("\n\n".utf8)]) else { return }
-        }
-    }
-
-    /// A page left: if none comes back soon (a reload reconnects at once), the user closed it.
-    private func pageLeft() {
-        let generation = picker.state.withLock { s -> Int in
-            s.pages -= 1
-            return s.pageGeneration
-        }
-        let picker = self.picker
-        Task {
-            try? await Task.sleep(for: .seconds(3))
-            let gone = picker.state.withLock { $0.pages == 0 && $0.pageGeneration == generation && !$0.ended }
-            if gone { picker.finish(.cancelled) }
-        }
     }
 
     static func json(_ object: Any) -> [UInt8] {

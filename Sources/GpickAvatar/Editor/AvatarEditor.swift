@@ -51,10 +51,6 @@ public final class AvatarEditor: Sendable {
     struct State {
         var images: [String: EditorImage] = [:]
         var uploads = 0
-        /// Pages connected to the event stream; a page that leaves and none that comes back
-        /// within a moment means the user closed it.
-        var pages = 0
-        var pageGeneration = 0
         var ended = false
     }
 

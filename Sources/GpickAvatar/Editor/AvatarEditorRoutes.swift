@@ -68,9 +68,13 @@ struct AvatarEditorRoutes: Sendable {
             editor.finish(.cancelled)
             response.json(.ok, Self.json(["ok": true]))
         }
+        // The page's stream: its end means the page closed (the editor has no state to push).
+        let page = PageEvents { editor.finish(.cancelled) }
         server.mount("/api/events") { request, response in
             guard response.allowsRead(request) else { return }
-            events(response)
+            page.serve(response) { _ in
+                editor.state.wait(until: { $0.ended }, deadline: .now + .seconds(10)) { $0.ended } ? .ended : .nothing
+            }
         }
     }
 
@@ -127,42 +131,6 @@ struct AvatarEditorRoutes: Sendable {
         switch result {
         case .success(let png): response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
         case .failure(let error): response.text(.notFound, error.message + "\n")
-        }
-    }
-
-    // MARK: The page's event stream: its end means the page closed
-
-    private func events(_ response: WebResponse) {
-        guard response.startStream(type: "text/event-stream", headers: ["Cache-Control": "no-store"]) else { return }
-        // A dropped stream is reopened by the browser after its retry delay, 3 s by default:
-        // as long as the page-left grace. Half a second keeps a reconnect well inside it.
-        guard response.write([Array("retry: 500\n\n".utf8)]) else { return }
-        editor.state.withLock { s in
-            s.pages += 1
-            s.pageGeneration += 1
-        }
-        defer { pageLeft() }
-        while true {
-            let ended = editor.state.wait(until: { $0.ended }, deadline: .now + .seconds(10)) { $0.ended }
-            if ended {
-                _ = response.write([Array("event: ended\ndata: {}\n\n".utf8)])
-                return
-            }
-            guard response.write([Array(": keep-alive\n\n".utf8)]), !response.clientHungUp else { return }
-        }
-    }
-
-    /// A page left: if none comes back soon (a reload reconnects at once), the user closed it.
-    private func pageLeft() {
-        let editor = self.editor
-        let generation = editor.state.withLock { s -> Int in
-            s.pages -= 1
-            return s.pageGeneration
-        }
-        Task {
-            try? await Task.sleep(for: .seconds(3))
-            let gone = editor.state.withLock { $0.pages == 0 && $0.pageGeneration == generation && !$0.ended }
-            if gone { editor.finish(.cancelled) }
         }
     }
 

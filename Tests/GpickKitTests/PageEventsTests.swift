@@ -1,0 +1,63 @@
+import Foundation
+import GpickBase
+import GpickWeb
+import Testing
+
+/// A local page's event stream, as the picker and the avatar editor serve it: what the page
+/// reads, and when its leaving means the user closed it. Real sockets on 127.0.0.1.
+@Suite struct PageEventsTests {
+    /// A server whose /events stream tells versions 0 and 1 of a state, then waits on `state`.
+    static func serve(grace: Duration, gone: Events, state: Monitor<(version: Int, ended: Bool)>) throws -> WebServer {
+        let server = try WebServer(port: 0, maxBody: 1000)
+        let page = PageEvents(grace: grace) { gone.append(1) }
+        server.mount("/events") { request, response in
+            guard response.allowsRead(request) else { return }
+            page.serve(response) { seen in
+                let now = state.wait(until: { $0.version != seen || $0.ended }, deadline: .now + .milliseconds(200)) { $0 }
+                if now.ended { return .ended }
+                return now.version == seen ? .nothing : .state(version: now.version, name: "state", data: Array("{\"v\":\(now.version)}".utf8))
+            }
+        }
+        return server
+    }
+
+    /// Opens the stream and reads lines until one equals `until`; the lines read.
+    static func open(_ server: WebServer, until: String) throws -> (HTTPClient, [String]) {
+        let client = try HTTPClient(port: server.port)
+        try client.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nX-Gpick-Token: \(server.token)\r\n\r\n")
+        var lines: [String] = []
+        while lines.last != until { lines.append(try client.line()) }
+        return (client, lines)
+    }
+
+    @Test func aPageThatLeavesForGoodIsGoneOnceAndAReloadIsNot() async throws {
+        let gone = Events()
+        let state = Monitor((version: 0, ended: false))
+        let server = try Self.serve(grace: .milliseconds(300), gone: gone, state: state)
+        defer { server.close() }
+        let (first, lines) = try await onThread { try Self.open(server, until: "data: {\"v\":0}") }
+        #expect(lines.contains("retry: 500"), "a dropped stream comes back well inside the grace: \(lines)")
+        #expect(lines.contains("event: state"))
+        state.withLock { $0.version = 1 }
+        _ = try await onThread { while try first.line() != "data: {\"v\":1}" {} }
+        // A reload: the page leaves and a new one comes at once.
+        first.close()
+        let (second, _) = try await onThread { try Self.open(server, until: "data: {\"v\":1}") }
+        // Its absence proved over three graces: the reload kept the page.
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(gone.values.isEmpty, "a reload counted as the page closing")
+        second.close()
+        #expect(await waitUntil(.seconds(5)) { gone.values.count == 1 }, "the page closed for good was never noticed")
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(gone.values.count == 1, "noticed more than once: \(gone.values.count)")
+    }
+
+    @Test func anEndedOwnerEndsTheStream() async throws {
+        let state = Monitor((version: 0, ended: false))
+        let server = try Self.serve(grace: .seconds(3), gone: Events(), state: state)
+        defer { server.close() }
+        let (client, _) = try await onThread { try Self.open(server, until: "data: {\"v\":0}") }
+        state.withLock { $0.ended = true }
+        _ = try await onThread { while try client.line() != "event: ended" {} }
+    }
+}
