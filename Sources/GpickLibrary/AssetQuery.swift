@@ -75,6 +75,17 @@ extension LibraryIndex {
         try read { db in try Asset.fetchOne(db, key: id) }
     }
 
+    /// The asset at exactly `path`, as a listing shows it (a burst with its count), by the
+    /// path's unique index: what an import or a capture just put into the library.
+    public func listed(path: String) throws(GpickError) -> ListedAsset? {
+        try read { db in
+            typealias C = Asset.Columns
+            guard let asset = try Asset.filter(C.path == path).fetchOne(db) else { return nil }
+            let count = asset.burst ? try Asset.filter(C.burstKey == asset.burstKey).filter(C.burst == true).fetchCount(db) : 1
+            return ListedAsset(asset: asset, burstCount: count)
+        }
+    }
+
     public func count() throws(GpickError) -> Int {
         try read { db in try Asset.filter(Asset.Columns.companionOf == nil).fetchCount(db) }
     }

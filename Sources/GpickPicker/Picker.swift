@@ -290,10 +290,9 @@ public final class Picker: Sendable {
     }
 
     private func indexedAsset(_ path: String) async -> ListedAsset? {
-        let c = configuration
-        let name = String(path.split(separator: "/").last ?? "")
+        let indexPath = configuration.indexPath
         return try? await OffPool.run { () throws(GpickError) -> ListedAsset? in
-            try LibraryIndex.open(path: c.indexPath).list(AssetQuery(limit: 20, roots: c.roots, pathContains: name)).first { $0.asset.path == path }
+            try LibraryIndex.open(path: indexPath).listed(path: path)
         }
     }
 

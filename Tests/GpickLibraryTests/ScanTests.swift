@@ -193,4 +193,17 @@ import Testing
         _ = try LibraryIndex.setAside(path: path)
         #expect(try LibraryIndex.open(path: path) !== index)
     }
+
+    /// An asset found by its exact path, as the picker finds what it just imported: the same
+    /// name in another folder is another asset; a burst comes with its count.
+    @Test func anAssetIsFoundByItsExactPath() async throws {
+        let lib = try Library(["a/IMG_1.jpg": "a.jpg", "b/IMG_1.jpg": "exif.jpg",
+                               "burst/shot-001.jpg": "a.jpg", "burst/shot-002.jpg": "a.jpg", "burst/shot-003.jpg": "a.jpg"])
+        _ = try await lib.scan()
+        let b = try #require(try lib.index.listed(path: lib.root + "/b/IMG_1.jpg"))
+        #expect(b.asset.path == lib.root + "/b/IMG_1.jpg" && b.burstCount == 1)
+        #expect(try lib.index.listed(path: lib.root + "/a/IMG_1.jpg")?.asset.id != b.asset.id)
+        #expect(try lib.index.listed(path: lib.root + "/burst/shot-002.jpg")?.burstCount == 3)
+        #expect(try lib.index.listed(path: lib.root + "/IMG_1.jpg") == nil)
+    }
 }
