@@ -146,6 +146,8 @@ let package = Package(
         .target(name: "GpickBenchSupport", path: "bench/support"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
+        .testTarget(name: "GpickBaseTests", dependencies: ["GpickBase"]),
+        .testTarget(name: "GpickCLITests", dependencies: ["GpickBase", "GpickCLI"]),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
         .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats", "GpickTestSupport"]),
         .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTerminal", "GpickTestSupport"]),

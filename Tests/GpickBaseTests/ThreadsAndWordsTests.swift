@@ -1,0 +1,53 @@
+import Foundation
+import GpickBase
+import Testing
+
+/// The waiting and the words every layer shares.
+@Suite struct ThreadsAndWordsTests {
+    @Test func aMonitorWakesItsWaiterOnTheChangeAndGivesUpAtTheDeadline() async throws {
+        let m = Monitor(0)
+        let woke = OffPool.start { () -> Int in m.wait(until: { $0 >= 3 }, deadline: .now + .seconds(30)) { $0 } }
+        for _ in 0..<3 { m.withLock { $0 += 1 } }
+        #expect(try await woke.value() == 3)
+        let started = ContinuousClock.now
+        let late = m.wait(until: { $0 > 100 }, deadline: .now + .milliseconds(50)) { $0 }
+        #expect(late == 3, "at the deadline the state is read as it is")
+        #expect(ContinuousClock.now - started >= .milliseconds(50))
+    }
+
+    @Test func aSignalFiresOnceForEveryWaiter() async {
+        let s = Signal()
+        #expect(await s.wait(timeout: 0.05) == false)
+        async let a = s.wait(timeout: 30)
+        async let b = s.wait(timeout: 30)
+        s.fire()
+        s.fire()
+        let (first, second) = await (a, b)
+        #expect(first && second && s.isFired)
+        #expect(await Signal.any([Signal(), s], timeout: 1))
+    }
+
+    @Test func offThePoolWorkKeepsItsTypedError() async {
+        let r = await Result { () async throws(GpickError) -> Int in
+            try await OffPool.run { () throws(GpickError) -> Int in throw GpickError(.device, "no camera") }
+        }
+        guard case .failure(let e) = r else { Issue.record("no error"); return }
+        #expect(e.kind == .device && e.message == "no camera")
+        #expect(try await OffPool.run { 6 * 7 } == 42)
+    }
+
+    @Test func durationsAndSuggestions() {
+        #expect(DurationText.parse("1.5s") == 1.5 && DurationText.parse("500ms") == 0.5 && DurationText.parse("2m") == 120)
+        #expect(DurationText.parse("1h") == 3600 && DurationText.parse(" 3 ") == 3)
+        #expect(DurationText.parse("-1s") == nil && DurationText.parse("soon") == nil && DurationText.parse("infs") == nil)
+        #expect(DurationText.format(seconds: 2) == "2s" && DurationText.format(seconds: 0.5) == "0.5s")
+        #expect(Suggest.closest(to: "recrod-mp4", in: ["record-mp4", "record-mkv", "session"]) == "record-mp4")
+        #expect(Suggest.closest(to: "zzz", in: ["record-mp4", "session"]) == nil)
+    }
+}
+
+extension Result where Failure == GpickError {
+    init(_ body: () async throws(GpickError) -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
