@@ -50,14 +50,19 @@ public final class Picker: Sendable {
     }
 
     struct CameraStatus {
-        /// off (no camera cell), starting, live, suspended, failed.
-        var state = "off"
-        var position = "back"
+        /// Where the camera cell is at; the page reads the raw value.
+        enum State: String {
+            /// No camera cell (none asked for, or `auto` found none).
+            case off
+            case starting, live, suspended, failed
+        }
+        var state = State.off
+        var position = CameraPosition.back
         var live = false
         var recording = false
         var reason: String?
         var json: [String: Any] {
-            var f: [String: Any] = ["state": state, "position": position, "live": live, "recording": recording]
+            var f: [String: Any] = ["state": state.rawValue, "position": position.rawValue, "live": live, "recording": recording]
             if let reason { f["reason"] = reason }
             return f
         }
@@ -218,7 +223,7 @@ public final class Picker: Sendable {
                 let line = error.message.prefix(1).uppercased() + error.message.dropFirst() + "."
                 state.withLock { s in
                     s.noCamera = true
-                    s.camera.state = "off"
+                    s.camera.state = .off
                     s.notice = line
                     s.version += 1
                 }
@@ -227,25 +232,25 @@ public final class Picker: Sendable {
         }
         let camera = PickerCamera(settings: configuration.capture, directory: captureFolder)
         cameraBox.withLock { $0 = camera }
-        setCamera { $0.state = "starting" }
+        setCamera { $0.state = .starting }
         camera.session.onEvent { [weak self] event in self?.cameraEvent(event) }
         do {
             try await camera.start(on: server, frames: frames)
             setCamera { s in
-                if s.state == "starting" { s.state = "live" }
+                if s.state == .starting { s.state = .live }
             }
         } catch {
-            setCamera { $0.state = "failed"; $0.reason = error.message }
+            setCamera { $0.state = .failed; $0.reason = error.message }
             problem(configuration.words(.cameraFailed(error.message)))
         }
     }
 
     func cameraEvent(_ event: SessionEvent) {
         switch event {
-        case .sourceLive(let p): setCamera { $0.state = "live"; $0.position = p.rawValue; $0.reason = nil }
-        case .switching(let p, _, _): setCamera { $0.position = p.rawValue }
-        case .suspended: setCamera { $0.state = "suspended"; $0.reason = "the camera is suspended" }
-        case .sourceFailed(let e): setCamera { $0.state = "failed"; $0.reason = e.message }
+        case .sourceLive(let p): setCamera { $0.state = .live; $0.position = p; $0.reason = nil }
+        case .switching(let p, _, _): setCamera { $0.position = p }
+        case .suspended: setCamera { $0.state = .suspended; $0.reason = "the camera is suspended" }
+        case .sourceFailed(let e): setCamera { $0.state = .failed; $0.reason = e.message }
         default: break
         }
     }

@@ -150,7 +150,7 @@ struct PickerRoutes: Sendable {
             ("/api/flip", { _ throws(GpickError) in
                 let camera = try picker.requireCamera()
                 let position = try await camera.flip()
-                picker.setCamera { $0.position = position.rawValue }
+                picker.setCamera { $0.position = position }
                 return ["position": position.rawValue]
             }),
             ("/api/live", { body throws(GpickError) in
@@ -183,7 +183,7 @@ extension Picker {
             throw GpickError(.usage, "this picker has no camera cell")
         }
         let status = state.withLock { $0.camera }
-        if status.state == "failed" { throw GpickError(.runtime, status.reason ?? "the camera failed") }
+        if status.state == .failed { throw GpickError(.runtime, status.reason ?? "the camera failed") }
         return camera
     }
 }

@@ -94,8 +94,8 @@ import Testing
 
         let results = try await Self.collect(source.image(ImageRequest(size: .fit(width: 200, height: 200), delivery: .progressive)))
         try #require(results.count == 2)
-        #expect(results[0].degraded && results[0].origin == "exif-thumbnail")
-        #expect(!results[1].degraded && results[1].origin == "decoded")
+        #expect(results[0].degraded && results[0].origin == .exifThumbnail)
+        #expect(!results[1].degraded && results[1].origin == .decoded)
         // The 160×120 thumbnail is not enlarged: upright at its own 120×160, the final's 3:4.
         for (r, size) in zip(results, [(120, 160), (150, 200)]) {
             let img = try await Self.rgb(r.picture, dir)
@@ -124,7 +124,7 @@ import Testing
         let source = FileImageSource(path: path, thumbnails: Self.cache(dir))
         #expect(try await source.size() == PixelSize(width: 320, height: 240))
         let results = try await Self.collect(source.image(ImageRequest(size: .fill(width: 100, height: 50))))
-        #expect(results.count == 1 && results[0].origin == "video-frame")
+        #expect(results.count == 1 && results[0].origin == .videoFrame)
         #expect(results[0].picture.width == 100 && results[0].picture.height == 50)
     }
 
@@ -174,7 +174,7 @@ import Testing
 
         let bigger = try await Self.collect(source.image(ImageRequest(size: .fit(width: 400, height: 400), delivery: .progressive)))
         #expect(bigger.map(\.degraded) == [true, false])
-        #expect(bigger.first?.origin == "cached-thumbnail")
+        #expect(bigger.first?.origin == .cachedThumbnail)
         // The 256 px thumbnail stands in at its own size, the final picture at the size asked.
         #expect(bigger.map { [$0.picture.width, $0.picture.height] } == [[256, 192], [400, 300]])
         #expect(cache.existing(for: path, size: .xLarge) != nil)
@@ -195,7 +195,7 @@ import Testing
         #expect(try await source.size() == PixelSize(width: 1280, height: 720))
 
         let fit = try await Self.collect(source.image(ImageRequest(size: .fit(width: 100, height: 100), delivery: .progressive)))
-        #expect(fit.count == 1 && !fit[0].degraded && fit[0].origin == "camera-frame")
+        #expect(fit.count == 1 && !fit[0].degraded && fit[0].origin == .cameraFrame)
         let f = try await Self.rgb(fit[0].picture, dir)
         #expect(f.width == 100 && f.height == 56)
 

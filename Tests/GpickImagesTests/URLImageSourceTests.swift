@@ -36,13 +36,13 @@ import Testing
         // Nothing kept yet: progressive has nothing cheap to show first.
         let first = try await ImageSourceTests.collect(source.image(ImageRequest(size: .fill(width: 120, height: 120), delivery: .progressive)))
         #expect(try await TestEnvironment.eventually { TestEnvironment.allFiles(under: "\(dir)/copies").count == 1 })
-        #expect(first.map(\.origin) == ["fetched"])
+        #expect(first.map(\.origin) == [.fetched])
         let c = try await ImageSourceTests.rgb(first[0].picture, dir)
         #expect(c.width == 120 && c.height == 120)
         #expect(abs((ImageSourceTests.firstX(c, y: 60, .green) ?? -1) - 100) <= 2, "filled, not distorted")
 
         let fit = try await ImageSourceTests.collect(source.image(ImageRequest(size: .fit(width: 200, height: 200), delivery: .progressive)))
-        #expect(fit.map(\.origin) == ["cached-copy", "fetched"])
+        #expect(fit.map(\.origin) == [.cachedCopy, .fetched])
         #expect(fit.map(\.degraded) == [true, false])
         // The stand-in has the final picture's shape, at no more than the kept copy holds (the
         // 120 px request's, 160×120: it covered the square before the crop).
@@ -54,7 +54,7 @@ import Testing
         for file in kept { #expect(try Fixture.status(file).st_mode & 0o777 == 0o600) }
 
         let best = try await ImageSourceTests.collect(source.image(ImageRequest(size: .fit(width: 200, height: 200))))
-        #expect(best.map(\.origin) == ["fetched"])
+        #expect(best.map(\.origin) == [.fetched])
         #expect(try await source.fullResolutionData() == (try Fixture.bytes("\(dir)/stripes.jpg")))
     }
 

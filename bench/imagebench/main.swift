@@ -84,7 +84,7 @@ do {
         for try await result in source.image(request) {
             if first == nil {
                 first = BenchTool.milliseconds(clock.now - start)
-                if i >= warmup { origins[result.origin, default: 0] += 1 }
+                if i >= warmup { origins[result.origin.rawValue, default: 0] += 1 }
             }
             count += 1
         }

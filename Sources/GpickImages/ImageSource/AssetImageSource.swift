@@ -53,7 +53,7 @@ public struct AssetImageSource: ImageSource {
                     try StillImage.thumbnail(path: path, box: box.with(enlarge: false)).srgb8(subject: path)
                 }
             }
-            outlet.yield(ImageResult(picture: picture, degraded: false, origin: "cached-thumbnail"))
+            outlet.yield(ImageResult(picture: picture, degraded: false, origin: .cachedThumbnail))
         }
     }
 
@@ -83,11 +83,11 @@ public struct AssetImageSource: ImageSource {
     @available(*, noasync)
     func standIn(except size: ThumbnailCache.Size, target: PixelSize) -> ImageResult? {
         if let picture = StandIns.cachedThumbnail(of: asset.path, in: thumbnails, except: size, target: target) {
-            return ImageResult(picture: picture, degraded: true, origin: "cached-thumbnail")
+            return ImageResult(picture: picture, degraded: true, origin: .cachedThumbnail)
         }
         if asset.kind == .photo, let meta = try? MetadataReader.read(path: asset.path),
            let picture = StandIns.exifThumbnail(path: asset.path, metadata: meta, target: target) {
-            return ImageResult(picture: picture, degraded: true, origin: "exif-thumbnail")
+            return ImageResult(picture: picture, degraded: true, origin: .exifThumbnail)
         }
         return nil
     }

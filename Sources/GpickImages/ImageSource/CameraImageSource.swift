@@ -27,7 +27,7 @@ public struct CameraImageSource: ImageSource {
             let frame = try await source.frame()
             guard outlet.isWanted else { return }
             let picture = try await OffPool.run { () throws(GpickError) in try Self.picture(of: frame, request: request) }
-            outlet.yield(ImageResult(picture: picture, degraded: false, origin: "camera-frame"))
+            outlet.yield(ImageResult(picture: picture, degraded: false, origin: .cameraFrame))
         }
     }
 

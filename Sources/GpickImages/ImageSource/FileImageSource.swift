@@ -36,7 +36,7 @@ public struct FileImageSource: ImageSource {
             if case .fullResolution = request.size, shown == nil { shown = try await source.size() }
             let made = try await ThumbnailRequest(path: source.path, box: request.box(for: shown), content: source.content,
                                                   limits: request.limits, videoTimeout: source.videoTimeout).make()
-            outlet.yield(ImageResult(picture: made.picture, degraded: false, origin: made.content == .video ? "video-frame" : "decoded"))
+            outlet.yield(ImageResult(picture: made.picture, degraded: false, origin: made.content == .video ? .videoFrame : .decoded))
         }
     }
 
@@ -69,10 +69,10 @@ public struct FileImageSource: ImageSource {
         }
         let target = StandIns.finalSize(of: shown, in: request.box(for: shown))
         if let picture = StandIns.cachedThumbnail(of: path, in: thumbnails, except: nil, target: target) {
-            return (ImageResult(picture: picture, degraded: true, origin: "cached-thumbnail"), shown)
+            return (ImageResult(picture: picture, degraded: true, origin: .cachedThumbnail), shown)
         }
         if let meta, let picture = StandIns.exifThumbnail(path: path, metadata: meta, target: target) {
-            return (ImageResult(picture: picture, degraded: true, origin: "exif-thumbnail"), shown)
+            return (ImageResult(picture: picture, degraded: true, origin: .exifThumbnail), shown)
         }
         return (nil, shown)
     }

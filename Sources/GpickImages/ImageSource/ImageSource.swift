@@ -91,11 +91,24 @@ public struct ImageResult: Sendable {
     public let picture: VipsPicture
     /// A stand-in, to show until the final picture comes.
     public let degraded: Bool
-    /// Where it came from, for events and tests: "exif-thumbnail", "cached-thumbnail",
-    /// "cached-copy", "decoded", "fetched", "camera-frame", "video-frame".
-    public let origin: String
+    /// Where a picture came from (events name it by the raw value).
+    public enum Origin: String, Sendable, CaseIterable {
+        /// The thumbnail a camera wrote into the file's EXIF.
+        case exifThumbnail = "exif-thumbnail"
+        /// The freedesktop thumbnail cache.
+        case cachedThumbnail = "cached-thumbnail"
+        /// A URL's copy, kept from an earlier fetch.
+        case cachedCopy = "cached-copy"
+        case decoded
+        case fetched
+        case cameraFrame = "camera-frame"
+        /// A video's poster frame.
+        case videoFrame = "video-frame"
+    }
 
-    public init(picture: VipsPicture, degraded: Bool, origin: String) {
+    public let origin: Origin
+
+    public init(picture: VipsPicture, degraded: Bool, origin: Origin) {
         self.picture = picture
         self.degraded = degraded
         self.origin = origin

@@ -42,7 +42,7 @@ public struct URLImageSource: ImageSource {
                     var box = request.box(for: PixelSize(width: picture.width, height: picture.height))
                     box.enlarge = true
                     let target = StandIns.finalSize(of: PixelSize(width: picture.width, height: picture.height), in: box)
-                    return StandIns.sized(picture, as: target).map { ImageResult(picture: $0, degraded: true, origin: "cached-copy") }
+                    return StandIns.sized(picture, as: target).map { ImageResult(picture: $0, degraded: true, origin: .cachedCopy) }
                 }
                 if let cheap, !outlet.yield(cheap) { return }
             }
@@ -71,7 +71,7 @@ public struct URLImageSource: ImageSource {
             if max(whole.width, whole.height) <= URLCopies.largestSide {
                 await OffPool.run { () -> Void in source.copies.keep(whole, of: source.url) }
             }
-            outlet.yield(ImageResult(picture: picture, degraded: false, origin: "fetched"))
+            outlet.yield(ImageResult(picture: picture, degraded: false, origin: .fetched))
         }
     }
 

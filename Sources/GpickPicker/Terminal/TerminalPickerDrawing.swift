@@ -80,7 +80,7 @@ struct TerminalPickerDrawing {
                 canvas.write(name, row: middle, column: origin.column + 1, width: l.imageColumns - 2,
                              style: Glyph(fg: view.palette.cellText, bg: view.palette.cell, bold: true))
             case .camera:
-                if let frame = s.cameraFrame, camera.state == "live" {
+                if let frame = s.cameraFrame, camera.state == .live {
                     picture = (frame.bytes, frame.width, frame.height, Mark(image: Self.cameraImage, version: s.cameraFrameNumber))
                 } else {
                     cameraText(&canvas, origin: origin, l: l, frame: s.cameraFrame)

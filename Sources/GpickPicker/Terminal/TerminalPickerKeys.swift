@@ -142,7 +142,7 @@ extension TerminalPickerView {
     private func flip() async throws(GpickError) -> String {
         let camera = try picker.requireCamera()
         let position = try await camera.flip()
-        picker.setCamera { $0.position = position.rawValue }
+        picker.setCamera { $0.position = position }
         return "camera: \(position.rawValue)"
     }
 

@@ -20,7 +20,7 @@ extension TerminalPickerDrawing {
         case .grid, .library: info = " \(items) item\(items == 1 ? "" : "s") · \(s.selected.count) selected"
         }
         if view.picker.currentLayout.showsCamera {
-            info += " · camera \(camera.state == "live" ? camera.position : camera.state)"
+            info += " · camera \(camera.state == .live ? camera.position.rawValue : camera.state.rawValue)"
             if camera.live { info += " · LIVE" }
             if camera.recording { info += " · ● REC" }
         }
@@ -63,7 +63,7 @@ extension TerminalPickerDrawing {
     /// The camera cell when it shows no live picture: starting, or the blurred last frame
     /// (dimmed) with the reason it stopped.
     func cameraText(_ canvas: inout TerminalCanvas, origin: (row: Int, column: Int), l: TerminalGridLayout, frame: RGBFrame?) {
-        if let frame, camera.state != "starting" {
+        if let frame, camera.state != .starting {
             // Half blocks whatever the protocol: the text goes over it.
             let dim = frame.bytes.map { UInt8(Int($0) * 2 / 5) }
             let w = min(frame.width, l.imageColumns), h = min(frame.height, l.imageRows * 2)
@@ -71,9 +71,9 @@ extension TerminalPickerDrawing {
         }
         let lines: [String]
         switch camera.state {
-        case "starting": lines = ["camera starting…"]
-        case "suspended": lines = ["camera suspended", camera.reason ?? ""]
-        default: lines = ["camera " + camera.state + ":", camera.reason ?? ""]
+        case .starting: lines = ["camera starting…"]
+        case .suspended: lines = ["camera suspended", camera.reason ?? ""]
+        default: lines = ["camera " + camera.state.rawValue + ":", camera.reason ?? ""]
         }
         let wrapped = lines.flatMap { Self.wrap($0, width: max(1, l.imageColumns - 2)) }.prefix(max(1, l.imageRows))
         let top = origin.row + max(0, (l.imageRows - wrapped.count) / 2)

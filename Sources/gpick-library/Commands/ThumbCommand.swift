@@ -85,7 +85,7 @@ struct ThumbCommand: AsyncParsableCommand {
                     written += 1
                     var extra: [String: Any] = [
                         "width": picture.width, "height": picture.height, "source": name, "degraded": result.degraded,
-                        "origin": result.origin, "format": format.rawValue, "kind": Self.kind(of: image, result),
+                        "origin": result.origin.rawValue, "format": format.rawValue, "kind": Self.kind(of: image, result),
                     ]
                     if let file = Self.file(of: image) { extra["file"] = file }
                     events.fileWritten(target.path, bytes: Int64(bytes.count), extra: extra)
@@ -101,8 +101,8 @@ extension ThumbCommand {
     static func kind(of source: any ImageSource, _ result: ImageResult) -> String {
         if let asset = source as? AssetImageSource { return asset.asset.kind.rawValue }
         switch result.origin {
-        case "video-frame": return "video"
-        case "camera-frame": return "camera"
+        case .videoFrame: return "video"
+        case .cameraFrame: return "camera"
         default: return "photo"
         }
     }
