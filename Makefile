@@ -42,7 +42,7 @@ AXE_SELENIUM_VERSION := 2.1.6
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup apt-packages build debug test tsan demo bench install clean
+.PHONY: setup apt-packages build debug test tsan demo docs bench install clean
 
 # Idempotent: installs only what dpkg does not already have.
 setup:
@@ -94,6 +94,16 @@ demo: build
 	$(BIN) inspect $(OUT)/clip.mp4
 	@echo "demo: still and 3 s clip written to $(OUT)/still.jpg and $(OUT)/clip.mp4"
 
+# The API documentation of the libraries (DocC, through swift-docc-plugin), as static pages in
+# out/docs: open out/docs/documentation/gpickkit/index.html through any web server. Built in a
+# folder of its own, so the debug build stays as it is.
+DOC_TARGETS := GpickKit GpickPicker GpickAvatar GpickLibrary GpickImages GpickWeb GpickTerminal GpickFormats GpickScript GstCore GpickBase
+docs: setup
+	@mkdir -p out/docs
+	$(SWIFT) package --scratch-path .build-docs --allow-writing-to-directory out/docs generate-documentation \
+		$(foreach t,$(DOC_TARGETS),--target $(t)) --enable-experimental-combined-documentation \
+		--output-path out/docs --transform-for-static-hosting
+
 # Every target in bench/RESULTS.md; about 7 min on an idle machine. `bench/run.sh --help`: options.
 bench: build
 	bench/run.sh
@@ -106,4 +116,4 @@ install: build
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
 
 clean:
-	rm -rf .build .build-tsan out
+	rm -rf .build .build-tsan .build-docs out
