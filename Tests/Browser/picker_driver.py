@@ -15,10 +15,14 @@ Steps:
                        until it is live again; how long each took, and the cell's luma while it woke
   toggle ID...         clicks each item in turn (selecting, or deselecting one selected), then waits
                        until the page has told the server
+  hide                 opens another tab over the page (document.hidden) until the picker says its
+                       camera rests, then comes back to the page until it is live again
 """
 import json
 import sys
 import time
+import urllib.parse
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -56,6 +60,14 @@ const d = g.getImageData(0, 0, 64, 36).data; let sum = 0;
 for (let i = 0; i < d.length; i += 4) sum += 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
 return sum / (d.length / 4);
 """
+
+
+def server_state(url):
+    """The picker's /api/state, asked by this script (the token from the page's URL)."""
+    parts = urllib.parse.urlsplit(url)
+    token = urllib.parse.parse_qs(parts.query)["token"][0]
+    with urllib.request.urlopen(f"{parts.scheme}://{parts.netloc}/api/state?token={token}", timeout=5) as r:
+        return json.load(r)
 
 
 def wait(driver, condition, seconds=15):
@@ -136,6 +148,21 @@ def main():
                 samples.append(round(driver.execute_script(LUMA), 2))
                 time.sleep(0.04)
             out["luma"] = samples
+            out["state"] = driver.execute_script(state)
+        elif step == "hide":
+            state = "return (typeof camera !== 'undefined' && camera) ? camera.state : null"
+            wait(driver, lambda d: d.execute_script(LUMA) >= 0 and d.execute_script(state) == "live", 20)
+            page = driver.current_window_handle
+            start = time.monotonic()
+            driver.switch_to.new_window("tab")
+            end = start + 10
+            while server_state(url)["camera"]["state"] != "suspended" and time.monotonic() < end:
+                time.sleep(0.05)
+            out["hidden_state"] = server_state(url)["camera"]["state"]
+            out["rested_after"] = round(time.monotonic() - start, 3)
+            driver.close()
+            driver.switch_to.window(page)
+            wait(driver, lambda d: d.execute_script(state) == "live", 10)
             out["state"] = driver.execute_script(state)
         elif step == "nocamera":
             notice = "const n = document.getElementById('notice'); return n.hidden ? '' : n.textContent"

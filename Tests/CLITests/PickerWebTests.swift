@@ -121,6 +121,22 @@ import Testing
         #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
     }
 
+    /// A page hidden behind another tab (`document.hidden`) rests the camera as scrolling does,
+    /// and wakes it when shown again; the picker's own state says so, not only the page.
+    @Test func theCameraCellRestsWhileThePageIsHidden() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--json"])
+        let answer = try await picker.drive("hide")
+        #expect(answer["hidden_state"] as? String == "suspended", "\(answer)")
+        #expect(answer["state"] as? String == "live", "\(answer)")
+        _ = try await picker.drive("key", ["ESCAPE"])
+        let r = try await picker.finish()
+        #expect(r.status == 130)
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
+        #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
+    }
+
     /// An app follows the selection as it is made: three toggles are three events, in order.
     @Test func selectionIsReportedAsItChanges() async throws {
         let lib = try await Library(["red.jpg": "red.jpg", "pano.jpg": "pano.jpg", "clip.mp4": "green.mp4"])
