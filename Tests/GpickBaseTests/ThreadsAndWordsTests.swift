@@ -33,7 +33,7 @@ import Testing
         }
         guard case .failure(let e) = r else { Issue.record("no error"); return }
         #expect(e.kind == .device && e.message == "no camera")
-        #expect(try await OffPool.run { 6 * 7 } == 42)
+        #expect(await OffPool.run { 6 * 7 } == 42)
     }
 
     @Test func durationsAndSuggestions() {
