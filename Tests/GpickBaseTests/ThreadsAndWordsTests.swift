@@ -8,7 +8,7 @@ import Testing
         let m = Monitor(0)
         let woke = OffPool.start { () -> Int in m.wait(until: { $0 >= 3 }, deadline: .now + .seconds(30)) { $0 } }
         for _ in 0..<3 { m.withLock { $0 += 1 } }
-        #expect(try await woke.value() == 3)
+        #expect(await woke.value() == 3)
         let started = ContinuousClock.now
         let late = m.wait(until: { $0 > 100 }, deadline: .now + .milliseconds(50)) { $0 }
         #expect(late == 3, "at the deadline the state is read as it is")
