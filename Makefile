@@ -104,7 +104,7 @@ docs: setup
 		$(foreach t,$(DOC_TARGETS),--target $(t)) --enable-experimental-combined-documentation \
 		--output-path out/docs --transform-for-static-hosting
 
-# Every target in bench/RESULTS.md; about 7 min on an idle machine. `bench/run.sh --help`: options.
+# Every target in bench/RESULTS.md; about 15 min on an idle machine. `bench/run.sh --help`: options.
 bench: build
 	bench/run.sh
 
