@@ -70,3 +70,11 @@ private let releaseAppSinkBox: GDestroyNotify = { data in
     guard let data else { return }
     Unmanaged<AppSinkBox>.fromOpaque(data).release()
 }
+
+extension AppSink {
+    /// The sample a paused pipeline prerolled, waiting at most `timeout` nanoseconds (0: only if
+    /// it is there already); nil if none came.
+    public func tryPullPreroll(timeout: UInt64 = 0) -> Sample? {
+        gst_app_sink_try_pull_preroll(cgst_app_sink(pointer), GstClockTime(timeout)).map { Sample(adopting: $0) }
+    }
+}

@@ -83,6 +83,10 @@ public struct GStreamerError: Error, Sendable, Equatable, CustomStringConvertibl
         (domain == .stream && code == Int32(GST_STREAM_ERROR_FORMAT.rawValue))
             || (debug?.contains("not-negotiated") ?? false)
     }
+    /// A file whose type no installed plugin recognises.
+    public var isStreamTypeNotFound: Bool { domain == .stream && code == Int32(GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue) }
+    /// A stream that failed in general (decodebin: no stream it can use, or a damaged one).
+    public var isStreamFailed: Bool { domain == .stream && code == Int32(GST_STREAM_ERROR_FAILED.rawValue) }
     public var isParseNoSuchElement: Bool { domain == .parse && code == Int32(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue) }
     public var isParseNoSuchProperty: Bool { domain == .parse && code == Int32(GST_PARSE_ERROR_NO_SUCH_PROPERTY.rawValue) }
 }

@@ -56,4 +56,37 @@ import Testing
         }
         #expect(Set(p.children.compactMap(\.factoryName)) == ["videotestsrc", "queue", "fakesink"])
     }
+
+    /// decodebin's decoder is seen as it is added, early enough to set its properties; a
+    /// prerolled pipeline knows its length and seeks in it.
+    @Test func deepElementsDurationAndSeeking() async throws {
+        let dir = NSTemporaryDirectory() + "gstcore-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let made = try await Pipeline.parse("videotestsrc num-buffers=60 ! video/x-raw,width=160,height=120,framerate=30/1 ! x264enc key-int-max=10 ! mp4mux ! filesink location=\(dir)/clip.mp4")
+        let end = made.bus.messages()
+        try await made.setState(.playing)
+        for await m in end { if case .endOfStream = m { break } }
+        try await made.setState(.null)
+
+        let p = try await Pipeline.parse("filesrc location=\(dir)/clip.mp4 ! decodebin ! videoconvert ! video/x-raw,format=RGB ! appsink name=s")
+        let set = Locked<[String: Bool]>([:])
+        p.onDeepElementAdded { element in
+            guard let name = element.factoryName, name.hasPrefix("avdec_") else { return }
+            let ok = (try? element.set("max-threads", 1)) != nil
+            set.withLock { $0[name] = ok && (try? element.get("max-threads")) == .int(1) }
+        }
+        let sink = try AppSink(p.requireElement(named: "s"))
+        try await p.setState(.paused)
+        let first = try #require(sink.tryPullPreroll(timeout: 10_000_000_000))
+        #expect(set.withLock { $0 } == ["avdec_h264": true])
+        let length = try #require(p.queryDuration())
+        #expect(abs(Double(length) / 1e9 - 2.0) < 0.05, "\(length) ns")
+        #expect(first.withPackedPixels { _, w, h, stride in [w, h, stride] } == [160, 120, 480])
+        #expect(p.seek(to: 1_000_000_000, [.flush, .keyUnit, .snapNearest]))
+        let after = try #require(sink.tryPullPreroll(timeout: 10_000_000_000))
+        // The keyframe nearest 1 s: x264 puts one at least every 10 frames (a third of a second).
+        let at = Double(after.buffer?.pts ?? 0) / 1e9
+        #expect(abs(at - 1) <= 0.34, "the frame after seeking to 1 s is at \(at) s")
+        try await p.setState(.null)
+    }
 }

@@ -1,4 +1,3 @@
-import CGStreamer
 import CVips
 import GpickBase
 import GpickFormats
@@ -95,28 +94,24 @@ public struct CameraImageSource: ImageSource {
         } catch {
             throw GpickError(.runtime, "cannot convert the camera frame: \(error.message)")
         }
-        var gerror: UnsafeMutablePointer<GError>? = nil
-        guard let converted = gst_video_convert_sample(frame.pointer, caps.pointer, GstClockTime(2_000_000_000), &gerror) else {
-            let reason = gerror.map { String(cString: $0.pointee.message) } ?? "no frame came out"
-            g_clear_error(&gerror)
-            throw GpickError(.runtime, "cannot convert the camera frame: \(reason)")
+        let converted: Sample
+        do { converted = try frame.converted(to: caps) } catch {
+            throw GpickError(.runtime, "cannot convert the camera frame: \(error.message)")
         }
-        defer { cgst_sample_unref(converted) }
-        guard let buffer = gst_sample_get_buffer(converted), let outCaps = gst_sample_get_caps(converted) else {
-            throw GpickError(.runtime, "cannot convert the camera frame: no frame came out")
+        let unreadable = GpickError(.runtime, "cannot read the camera frame")
+        var picture: VipsPicture
+        do {
+            // The camera's frames are opaque: the alpha band would only cost bytes.
+            guard let made = try converted.withPackedPixels({ bytes, width, height, stride in
+                try VipsPicture.rgba(bytes, width: width, height: height, stride: stride)
+                    .derive("cannot use", subject: "the camera frame") { cvips_extract_bands($0, $1, 0, 3) }
+            }) else { throw unreadable }
+            picture = made
+        } catch let e as GpickError {
+            throw e
+        } catch {
+            throw unreadable
         }
-        var out = GstVideoInfo()
-        gst_video_info_init(&out)
-        guard gst_video_info_from_caps(&out, outCaps) != 0 else { throw GpickError(.runtime, "cannot convert the camera frame") }
-        var map = GstMapInfo()
-        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { throw GpickError(.runtime, "cannot read the camera frame") }
-        defer { gst_buffer_unmap(buffer, &map) }
-        let width = Int(cgst_video_info_width(&out)), height = Int(cgst_video_info_height(&out))
-        let stride = Int(cgst_video_info_plane_stride(&out, 0))
-        let bytes = UnsafeRawBufferPointer(start: map.data, count: Int(map.size))
-        // The camera's frames are opaque: the alpha band would only cost bytes.
-        var picture = try VipsPicture.rgba(bytes, width: width, height: height, stride: stride)
-            .derive("cannot use", subject: "the camera frame") { cvips_extract_bands($0, $1, 0, 3) }
         if box.mode == .fill, picture.width != box.width || picture.height != box.height {
             picture = try picture.scaled(to: box)
         }
