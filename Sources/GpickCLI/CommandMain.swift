@@ -8,10 +8,10 @@ import GpickBase
 package enum CommandMain {
     /// Parses and runs `root`'s command, then `finish` (release what the process holds) and
     /// `leave` with the exit status.
-    package static func run<Root: ParsableCommand>(_ root: Root.Type, finish: @Sendable () -> Void = {},
+    package static func run<Root: ParsableCommand>(_ root: Root.Type, arguments: [String]? = nil, finish: @Sendable () -> Void = {},
                                                    leave: @Sendable (Int32) -> Never) async -> Never {
         do {
-            var command = try root.parseAsRoot()
+            var command = try root.parseAsRoot(arguments)
             if var async = command as? AsyncParsableCommand {
                 try await async.run()
             } else {

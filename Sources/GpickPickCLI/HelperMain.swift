@@ -16,6 +16,17 @@ package enum HelperMain {
         Console.keepLibraryTextOffStderr()
         Console.verboseFromEnvironment()
         Console.lineBufferStandardOutput()
-        await CommandMain.run(root) { Console.leave($0) }
+        await CommandMain.run(root, arguments: verboseTaken(root)) { Console.leave($0) }
+    }
+
+    /// `--verbose` (before any `--`) means what it means for gpick's own commands on every
+    /// command of these executables: libraries' text reaches stderr. A command with a
+    /// `--verbose` of its own (`inspect`) keeps it; the others never see it.
+    static func verboseTaken<Root: ParsableCommand>(_ root: Root.Type) -> [String] {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        guard let at = arguments.prefix(while: { $0 != "--" }).firstIndex(of: "--verbose") else { return arguments }
+        Console.beVerbose()
+        if (try? root.parseAsRoot(arguments)) == nil { arguments.remove(at: at) }
+        return arguments
     }
 }

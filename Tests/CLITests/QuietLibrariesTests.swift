@@ -21,4 +21,20 @@ import Testing
             for word in Self.libcamera { #expect(!r.stderr.contains(word), "\(r.stderr)") }
         }
     }
+
+    /// --verbose, which lets libraries' text through, is taken by every command, those gpick hands
+    /// to gpick-library and gpick-avatar included; `inspect` keeps its own meaning of it.
+    @Test func everyCommandTakesVerbose() async throws {
+        let dir = TestEnvironment.tempDir()
+        let home = ["HOME": dir, "XDG_DATA_HOME": dir + "/data", "XDG_CACHE_HOME": dir + "/cache", "GPICK_LIBRARY": dir]
+        let runs: [(String, Subprocess.Result)] = [
+            ("library list", try await Subprocess.gpick(["library", "list", "--verbose"], env: home)),
+            ("thumb", try await Subprocess.gpick(["thumb", "camera:test", "--verbose", "-o", "\(dir)/t.png"], env: home)),
+            ("avatar", try await Subprocess.gpick(["avatar", "--verbose", "--text", "Ada Lovelace", "-o", "\(dir)/a.png"], env: home)),
+            ("snap", try await Subprocess.gpick(["snap", "--source", "test", "--verbose", "-o", "\(dir)/s.jpg"], env: home)),
+        ]
+        for (what, r) in runs { #expect(r.status == 0, "\(what): \(r.stderr)") }
+        let inspect = try await Subprocess.gpick(["inspect", "--verbose", "\(dir)/s.jpg"], env: home)
+        #expect(inspect.status == 0 && inspect.stdout.contains("1280"), "\(inspect.stdout) \(inspect.stderr)")
+    }
 }
