@@ -187,17 +187,7 @@ private final class PosterRun {
     private func pull(duration: Double?, position: Double) throws(GpickError) -> VideoPoster {
         let noFrame = GpickError(.input, "\(path): the video gave no frame")
         guard let sample = sink.tryPullPreroll() else { throw noFrame }
-        let picture: VipsPicture
-        do {
-            guard let made = try sample.withPackedPixels({ bytes, width, height, stride in
-                try VipsPicture.rgba(bytes, width: width, height: height, stride: stride)
-            }) else { throw noFrame }
-            picture = made
-        } catch let e as GpickError {
-            throw e
-        } catch {
-            throw noFrame
-        }
+        let picture = try VipsPicture.rgba(sample, unreadable: noFrame)
         let at = sample.buffer?.pts.map { Double($0) / 1e9 } ?? position
         return VideoPoster(picture: picture, duration: duration, position: at, meanLuma: try picture.meanLuma())
     }

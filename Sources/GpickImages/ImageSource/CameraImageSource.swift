@@ -98,20 +98,9 @@ public struct CameraImageSource: ImageSource {
         do { converted = try frame.converted(to: caps) } catch {
             throw GpickError(.runtime, "cannot convert the camera frame: \(error.message)")
         }
-        let unreadable = GpickError(.runtime, "cannot read the camera frame")
-        var picture: VipsPicture
-        do {
-            // The camera's frames are opaque: the alpha band would only cost bytes.
-            guard let made = try converted.withPackedPixels({ bytes, width, height, stride in
-                try VipsPicture.rgba(bytes, width: width, height: height, stride: stride)
-                    .derive("cannot use", subject: "the camera frame") { cvips_extract_bands($0, $1, 0, 3) }
-            }) else { throw unreadable }
-            picture = made
-        } catch let e as GpickError {
-            throw e
-        } catch {
-            throw unreadable
-        }
+        // The camera's frames are opaque: the alpha band would only cost bytes.
+        var picture = try VipsPicture.rgba(converted, unreadable: GpickError(.runtime, "cannot read the camera frame"))
+            .derive("cannot use", subject: "the camera frame") { cvips_extract_bands($0, $1, 0, 3) }
         if box.mode == .fill, picture.width != box.width || picture.height != box.height {
             picture = try picture.scaled(to: box)
         }
