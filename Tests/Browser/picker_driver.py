@@ -74,104 +74,118 @@ def wait(driver, condition, seconds=15):
     return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
 
 
+def run_step(driver, url, step, args, out):
+    """One step of the page's part, its findings in `out`."""
+    if step == "grid":
+        want = int(args[0]) if args else 0
+        wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item" and c["painted"]) >= want)
+        out["cells"] = driver.execute_script(CELLS)
+    elif step == "all":
+        wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item") >= int(args[0]))
+        out["cells"] = driver.execute_script(CELLS)
+        out["status"] = driver.find_element(By.ID, "status").text
+    elif step == "snap":
+        wait(driver, lambda d: d.execute_script(LUMA) >= 0)
+        before = [c["id"] for c in driver.execute_script(CELLS) if c["kind"] == "item"]
+        driver.find_element(By.ID, "camera-view").click()
+        # Shown: the new cell is there and its thumbnail painted.
+        wait(driver, lambda d: any(c["kind"] == "item" and c["id"] not in before and c["painted"] for c in d.execute_script(CELLS)))
+        out["cells"] = driver.execute_script(CELLS)
+    elif step == "choose":
+        for item in args:
+            driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
+        out["cells"] = driver.execute_script(CELLS)
+        driver.find_element(By.ID, "confirm").click()
+        wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
+    elif step == "key":
+        driver.find_element(By.TAG_NAME, "body").send_keys(getattr(Keys, args[0].upper(), args[0]))
+        wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
+    elif step == "flip":
+        wait(driver, lambda d: d.execute_script(LUMA) >= 0)
+        samples = []
+        driver.find_element(By.ID, "camera-flip").click()
+        end = time.monotonic() + float(args[0] if args else 1.5)
+        while time.monotonic() < end:
+            samples.append(round(driver.execute_script(LUMA), 2))
+            time.sleep(0.04)
+        out["luma"] = samples
+        out["status"] = driver.find_element(By.ID, "status").text
+    elif step == "take":
+        out["question"] = driver.execute_script(CELLS)
+        driver.find_element(By.XPATH, "//*[contains(@class,'action') and text()='Take photo']").click()
+        # The page is made anew for the camera stage; its camera cell shows frames.
+        wait(driver, lambda d: d.execute_script(LUMA) > 0)
+        out["cells"] = driver.execute_script(CELLS)
+        driver.find_element(By.ID, "camera-view").click()
+        wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
+    elif step == "toggle":
+        for item in args:
+            driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
+        driver.execute_async_script("const done = arguments[0]; selectionSent.then(() => done(true));")
+        out["cells"] = driver.execute_script(CELLS)
+    elif step == "rest":
+        state = "return (typeof camera !== 'undefined' && camera) ? camera.state : null"
+        wait(driver, lambda d: d.execute_script(LUMA) >= 0 and d.execute_script(state) == "live", 20)
+        start = time.monotonic()
+        driver.execute_script("const m = document.querySelector('main'); m.scrollTop = m.scrollHeight;")
+        wait(driver, lambda d: d.execute_script(state) == "suspended", 10)
+        out["rested_after"] = round(time.monotonic() - start, 3)
+        start = time.monotonic()
+        driver.execute_script("document.querySelector('main').scrollTop = 0;")
+        samples = []
+        while driver.execute_script(state) != "live" and time.monotonic() - start < 10:
+            samples.append(round(driver.execute_script(LUMA), 2))
+            time.sleep(0.02)
+        out["woke_after"] = round(time.monotonic() - start, 3)
+        # A second's frames after it is live again.
+        end = time.monotonic() + 1
+        while time.monotonic() < end:
+            samples.append(round(driver.execute_script(LUMA), 2))
+            time.sleep(0.04)
+        out["luma"] = samples
+        out["state"] = driver.execute_script(state)
+    elif step == "hide":
+        state = "return (typeof camera !== 'undefined' && camera) ? camera.state : null"
+        wait(driver, lambda d: d.execute_script(LUMA) >= 0 and d.execute_script(state) == "live", 20)
+        page = driver.current_window_handle
+        start = time.monotonic()
+        driver.switch_to.new_window("tab")
+        end = start + 10
+        while server_state(url)["camera"]["state"] != "suspended" and time.monotonic() < end:
+            time.sleep(0.05)
+        out["hidden_state"] = server_state(url)["camera"]["state"]
+        out["rested_after"] = round(time.monotonic() - start, 3)
+        driver.close()
+        driver.switch_to.window(page)
+        wait(driver, lambda d: d.execute_script(state) == "live", 10)
+        out["state"] = driver.execute_script(state)
+    elif step == "nocamera":
+        notice = "const n = document.getElementById('notice'); return n.hidden ? '' : n.textContent"
+        wait(driver, lambda d: "No camera" in d.execute_script(notice))
+        wait(driver, lambda d: not any(c["kind"] == "camera" for c in d.execute_script(CELLS)))
+        out["cells"] = driver.execute_script(CELLS)
+        out["notice"] = driver.execute_script(notice)
+    else:
+        raise SystemExit("unknown step " + step)
+
+
 def main():
-    url, step, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    # Steps separated by "--then" run in one browser, one after the other: a second browser
+    # would come after the first page closed, and the picker may already have ended for that.
+    url, words = sys.argv[1], sys.argv[2:]
+    steps = [[]]
+    for word in words:
+        if word == "--then":
+            steps.append([])
+        else:
+            steps[-1].append(word)
     driver = browser()
     out = {}
     try:
         driver.get(url)
         wait(driver, lambda d: d.execute_script("return document.body.dataset.ready === '1'"))
-        if step == "grid":
-            want = int(args[0]) if args else 0
-            wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item" and c["painted"]) >= want)
-            out["cells"] = driver.execute_script(CELLS)
-        elif step == "all":
-            wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item") >= int(args[0]))
-            out["cells"] = driver.execute_script(CELLS)
-            out["status"] = driver.find_element(By.ID, "status").text
-        elif step == "snap":
-            wait(driver, lambda d: d.execute_script(LUMA) >= 0)
-            before = [c["id"] for c in driver.execute_script(CELLS) if c["kind"] == "item"]
-            driver.find_element(By.ID, "camera-view").click()
-            # Shown: the new cell is there and its thumbnail painted.
-            wait(driver, lambda d: any(c["kind"] == "item" and c["id"] not in before and c["painted"] for c in d.execute_script(CELLS)))
-            out["cells"] = driver.execute_script(CELLS)
-        elif step == "choose":
-            for item in args:
-                driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
-            out["cells"] = driver.execute_script(CELLS)
-            driver.find_element(By.ID, "confirm").click()
-            wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
-        elif step == "key":
-            driver.find_element(By.TAG_NAME, "body").send_keys(getattr(Keys, args[0].upper(), args[0]))
-            wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
-        elif step == "flip":
-            wait(driver, lambda d: d.execute_script(LUMA) >= 0)
-            samples = []
-            driver.find_element(By.ID, "camera-flip").click()
-            end = time.monotonic() + float(args[0] if args else 1.5)
-            while time.monotonic() < end:
-                samples.append(round(driver.execute_script(LUMA), 2))
-                time.sleep(0.04)
-            out["luma"] = samples
-            out["status"] = driver.find_element(By.ID, "status").text
-        elif step == "take":
-            out["question"] = driver.execute_script(CELLS)
-            driver.find_element(By.XPATH, "//*[contains(@class,'action') and text()='Take photo']").click()
-            # The page is made anew for the camera stage; its camera cell shows frames.
-            wait(driver, lambda d: d.execute_script(LUMA) > 0)
-            out["cells"] = driver.execute_script(CELLS)
-            driver.find_element(By.ID, "camera-view").click()
-            wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
-        elif step == "toggle":
-            for item in args:
-                driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
-            driver.execute_async_script("const done = arguments[0]; selectionSent.then(() => done(true));")
-            out["cells"] = driver.execute_script(CELLS)
-        elif step == "rest":
-            state = "return (typeof camera !== 'undefined' && camera) ? camera.state : null"
-            wait(driver, lambda d: d.execute_script(LUMA) >= 0 and d.execute_script(state) == "live", 20)
-            start = time.monotonic()
-            driver.execute_script("const m = document.querySelector('main'); m.scrollTop = m.scrollHeight;")
-            wait(driver, lambda d: d.execute_script(state) == "suspended", 10)
-            out["rested_after"] = round(time.monotonic() - start, 3)
-            start = time.monotonic()
-            driver.execute_script("document.querySelector('main').scrollTop = 0;")
-            samples = []
-            while driver.execute_script(state) != "live" and time.monotonic() - start < 10:
-                samples.append(round(driver.execute_script(LUMA), 2))
-                time.sleep(0.02)
-            out["woke_after"] = round(time.monotonic() - start, 3)
-            # A second's frames after it is live again.
-            end = time.monotonic() + 1
-            while time.monotonic() < end:
-                samples.append(round(driver.execute_script(LUMA), 2))
-                time.sleep(0.04)
-            out["luma"] = samples
-            out["state"] = driver.execute_script(state)
-        elif step == "hide":
-            state = "return (typeof camera !== 'undefined' && camera) ? camera.state : null"
-            wait(driver, lambda d: d.execute_script(LUMA) >= 0 and d.execute_script(state) == "live", 20)
-            page = driver.current_window_handle
-            start = time.monotonic()
-            driver.switch_to.new_window("tab")
-            end = start + 10
-            while server_state(url)["camera"]["state"] != "suspended" and time.monotonic() < end:
-                time.sleep(0.05)
-            out["hidden_state"] = server_state(url)["camera"]["state"]
-            out["rested_after"] = round(time.monotonic() - start, 3)
-            driver.close()
-            driver.switch_to.window(page)
-            wait(driver, lambda d: d.execute_script(state) == "live", 10)
-            out["state"] = driver.execute_script(state)
-        elif step == "nocamera":
-            notice = "const n = document.getElementById('notice'); return n.hidden ? '' : n.textContent"
-            wait(driver, lambda d: "No camera" in d.execute_script(notice))
-            wait(driver, lambda d: not any(c["kind"] == "camera" for c in d.execute_script(CELLS)))
-            out["cells"] = driver.execute_script(CELLS)
-            out["notice"] = driver.execute_script(notice)
-        else:
-            raise SystemExit("unknown step " + step)
+        for step, *args in steps:
+            run_step(driver, url, step, args, out)
         out["ok"] = True
     except Exception as e:  # the test prints it: what the page showed when it went wrong
         out["ok"] = False

@@ -59,10 +59,9 @@ struct NoCameraTests {
         let err = try await p.waitForOutput("token=", stderr: true)
         let url = try #require(err.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init))
         let picker = PickerWebTests.Running(process: p, url: url.trimmingCharacters(in: .whitespacesAndNewlines))
-        let answer = try await picker.drive("nocamera")
+        let answer = try await picker.drive("nocamera", then: ["key", "ESCAPE"])
         #expect(PickerWebTests.cells(answer).map { $0["kind"] as? String } == ["item"], "\(answer)")
         #expect((answer["notice"] as? String)?.contains("No camera found: PipeWire is not running") == true, "\(answer)")
-        _ = try await picker.drive("key", ["ESCAPE"])
         let r = try await picker.finish()
         #expect(r.status == 130)
     }

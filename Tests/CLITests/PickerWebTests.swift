@@ -15,10 +15,13 @@ import Testing
         var origin: String { String(url.prefix { $0 != "?" }).replacing(/\/$/, with: "") }
         var token: String { String(url.split(separator: "token=").last ?? "") }
 
-        /// Runs the browser side: `picker_driver.py URL STEP ARGS…`, its JSON answer.
-        func drive(_ step: String, _ args: [String] = []) async throws -> [String: Any] {
+        /// Runs the browser side: `picker_driver.py URL STEP ARGS…`, its JSON answer. `then` is a
+        /// further step (a step's name and its arguments) in the same browser: a second browser
+        /// would come after the page closed, and closing the page ends the picker.
+        func drive(_ step: String, _ args: [String] = [], then: [String] = []) async throws -> [String: Any] {
             let script = TestEnvironment.repoRoot + "/Tests/Browser/picker_driver.py"
-            let r = try await Subprocess.run("/usr/bin/python3", [script, url, step] + args, timeout: 90)
+            let steps = [step] + args + (then.isEmpty ? [] : ["--then"] + then)
+            let r = try await Subprocess.run("/usr/bin/python3", [script, url] + steps, timeout: 90)
             let answer = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
                                       "driver: \(r.stdout) \(r.stderr.suffix(800))")
             #expect(answer["ok"] as? Bool == true, "\(step): \(answer)")
@@ -107,13 +110,12 @@ import Testing
     @Test func theCameraCellRestsOutOfViewAndWakesWithoutABlackFrame() async throws {
         let lib = try await Library(LibrarySheetTests.everyKind)
         let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--columns", "1", "--json"])
-        let answer = try await picker.drive("rest")
+        let answer = try await picker.drive("rest", then: ["key", "ESCAPE"])
         #expect((answer["rested_after"] as? Double ?? 99) < 2, "\(answer)")
         #expect((answer["woke_after"] as? Double ?? 99) < 3, "\(answer)")
         #expect(answer["state"] as? String == "live")
         let luma = answer["luma"] as? [Double] ?? []
         #expect(luma.count >= 10 && luma.allSatisfy { $0 > 40 }, "a dark frame while waking: \(luma)")
-        _ = try await picker.drive("key", ["ESCAPE"])
         let r = try await picker.finish()
         #expect(r.status == 130)
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -126,10 +128,9 @@ import Testing
     @Test func theCameraCellRestsWhileThePageIsHidden() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--json"])
-        let answer = try await picker.drive("hide")
+        let answer = try await picker.drive("hide", then: ["key", "ESCAPE"])
         #expect(answer["hidden_state"] as? String == "suspended", "\(answer)")
         #expect(answer["state"] as? String == "live", "\(answer)")
-        _ = try await picker.drive("key", ["ESCAPE"])
         let r = try await picker.finish()
         #expect(r.status == 130)
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -143,8 +144,7 @@ import Testing
         let listed = try await Self.listed(lib)
         let picker = try await Self.pick(lib, ["--no-camera", "--multi", "--json"])
         let (a, b) = (listed[0], listed[1])
-        _ = try await picker.drive("toggle", [a.id, b.id, a.id])
-        _ = try await picker.drive("key", ["ESCAPE"])
+        _ = try await picker.drive("toggle", [a.id, b.id, a.id], then: ["key", "ESCAPE"])
         let r = try await picker.finish()
         #expect(r.status == 130)
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
