@@ -116,7 +116,7 @@ let package = Package(
         // What the pick half's executables share on the command line: SOURCE arguments, their main,
         // the browser, signals.
         .target(name: "GpickPickCLI", dependencies: [
-            "GpickBase", "GpickCLI", "GpickImages", "GpickKit", "GpickLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CGpickBase", "GpickBase", "GpickCLI", "GpickImages", "GpickKit", "GpickLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // `gpick library …`, `gpick thumb …` and `gpick pick` run this executable, installed beside
         // gpick (as git and cargo run their subcommands), so gpick itself links neither libvips nor SQLite.
@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTerminal", "GpickTestSupport"]),
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTerminal", "GpickWeb", "GpickTestSupport"]),
-        .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport"]),
+        .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "GpickImagesTests", dependencies: ["GpickImages", "GpickTestSupport"]),
         .testTarget(name: "GpickAvatarTests", dependencies: ["GpickAvatar", "GpickTestSupport", "CGLib"]),
         .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickWeb", "GpickTestSupport"]),
