@@ -7,6 +7,7 @@
 #define CVIPS_SHIM_H
 
 #include <dlfcn.h>
+#include <gmodule.h>
 #include <vips/vips.h>
 
 static inline void *cvips_handle(void) {
@@ -20,6 +21,29 @@ static inline void *cvips_handle(void) {
 }
 
 static inline int cvips_load(void) { return cvips_handle() != NULL; }
+
+// The file libvips was loaded from (its modules are in a folder beside it), or NULL. dladdr and
+// its Dl_info are GNU extensions the modular glibc headers leave out: the struct is glibc's
+// (four fields, a stable ABI), and dladdr is found like libvips' own functions.
+typedef struct { const char *dli_fname; void *dli_fbase; const char *dli_sname; void *dli_saddr; } cvips_dl_info;
+static inline const char *cvips_library_file(void) {
+    int (*dladdr_)(const void *, cvips_dl_info *) = (int (*)(const void *, cvips_dl_info *))dlsym(cvips_handle(), "dladdr");
+    void *f = dlsym(cvips_handle(), "vips_init");
+    cvips_dl_info info;
+    return dladdr_ && f && dladdr_(f, &info) && info.dli_fname ? info.dli_fname : NULL;
+}
+
+// Loads one libvips module (a shared object that registers its operations when opened), kept
+// for the process's life as libvips keeps its own. 1 on success.
+static inline int cvips_load_module(const char *path) {
+    __typeof__(&g_module_open) open_ = (__typeof__(&g_module_open))dlsym(cvips_handle(), "g_module_open");
+    __typeof__(&g_module_make_resident) resident = (__typeof__(&g_module_make_resident))dlsym(cvips_handle(), "g_module_make_resident");
+    if (!open_ || !resident) return 0;
+    GModule *module = open_(path, G_MODULE_BIND_LAZY);
+    if (!module) return 0;
+    resident(module);
+    return 1;
+}
 
 // The function `name` of libvips, found once per helper (a race only finds it twice).
 #define CVIPS_FN(name) ({ \
@@ -37,6 +61,7 @@ static inline void cvips_unref(VipsImage *image) { if (image) g_object_unref(ima
 static inline void cvips_unref_source(VipsSource *source) { if (source) g_object_unref(source); }
 
 // Plain calls.
+static inline int cvips_version(int flag) { return CVIPS_FN(vips_version)(flag); }
 static inline void cvips_cache_set_max(int n) { CVIPS_FN(vips_cache_set_max)(n); }
 static inline void cvips_cache_set_max_mem(size_t n) { CVIPS_FN(vips_cache_set_max_mem)(n); }
 static inline void cvips_cache_set_max_files(int n) { CVIPS_FN(vips_cache_set_max_files)(n); }

@@ -20,10 +20,21 @@ enum Vips {
             let why = dlerror().map { String(cString: $0) }
             return .failure(GpickError(.plugin, "the image library libvips is not installed (Debian package libvips42)", detail: why))
         }
-        guard cvips_init("gpick") == 0 else {
+        // libvips loads every module in its folder as it starts: ImageMagick's, poppler's and
+        // OpenSlide's too, with their dozens of libraries (5.5 MiB of a thumbnail run's memory),
+        // whose loaders gpick blocks anyway. Its prefix override, VIPSHOME, pointed at /dev/null
+        // (under which no folder can ever exist) stops that for this start; libvips would
+        // otherwise set VIPSHOME itself. The modules of the loaders gpick allows are then loaded
+        // by name. A VIPSHOME of the user's own is left as it is, and so are its modules.
+        let chosenPrefix = getenv("VIPSHOME") == nil
+        if chosenPrefix { setenv("VIPSHOME", "/dev/null", 1) }
+        let status = cvips_init("gpick")
+        if chosenPrefix { unsetenv("VIPSHOME") }
+        guard status == 0 else {
             let detail = takeErrorText()
             return .failure(GpickError(.runtime, "the image library (libvips) failed to start", detail: detail))
         }
+        if chosenPrefix { loadModules() }
         // Each thumbnail is made once: the operation cache would only hold decoded pixels and
         // open files for nothing.
         cvips_cache_set_max(0)
@@ -38,6 +49,17 @@ enum Vips {
                                                   | G_LOG_LEVEL_INFO.rawValue | G_LOG_LEVEL_DEBUG.rawValue),
                           { _, _, _, _ in }, nil)
         return .success(())
+    }
+
+    /// The modules that hold allowed loaders (HEIF and AVIF through libheif, JPEG XL through
+    /// libjxl). One that is missing is no error: libvips built without modules has them inside,
+    /// and a loader that is absent either way is reported for the file that needs it.
+    static let modules = ["vips-heif", "vips-jxl"]
+
+    private static func loadModules() {
+        guard let file = cvips_library_file().map({ String(cString: $0) }), let slash = file.lastIndex(of: "/") else { return }
+        let folder = file[..<slash] + "/vips-modules-\(cvips_version(0)).\(cvips_version(1))"
+        for module in modules { _ = cvips_load_module(folder + "/" + module + ".so") }
     }
 
     /// Starts libvips if nobody has yet. Blocking (module loading): call it off the cooperative pool.
