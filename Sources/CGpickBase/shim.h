@@ -7,9 +7,15 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <linux/stat.h>
+#include <malloc.h>
 
 /// Names the calling thread for debuggers and `top -H` (15 bytes kept; prctl is variadic).
 static inline void cgpick_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+/// Blocks of `bytes` and more get their own mapping and go back to the system when freed. glibc
+/// raises that threshold by itself after each large free (up to 32 MiB), and the decoded pictures
+/// it then keeps in the heap stay in the process's memory; setting it fixes it.
+static inline int cgpick_return_large_blocks(size_t bytes) { return mallopt(M_MMAP_THRESHOLD, (int)bytes); }
 
 /// ThreadSanitizer's happens-before annotations, for synchronisation it cannot see (futexes
 /// inside Synchronization.Mutex and GLib, hand-offs through GStreamer). Weak: without the

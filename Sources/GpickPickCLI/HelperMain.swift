@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GpickBase
 import GpickCLI
+import CGpickBase
 
 /// The `main` of the executables gpick hands commands to (gpick-library, gpick-avatar): one
 /// error line on stderr, the exit codes gpick uses, and an exit without destructors
@@ -16,6 +17,10 @@ package enum HelperMain {
         Console.keepLibraryTextOffStderr()
         Console.verboseFromEnvironment()
         Console.lineBufferStandardOutput()
+        // Thumbnails, pictures and frames are decoded into large buffers, one after another: each
+        // goes back to the system when freed, so a batch peaks at what is decoded at once rather
+        // than at what the heap kept of earlier ones (77 → 69 MiB over the bench's real files).
+        _ = cgpick_return_large_blocks(256 << 10)
         await CommandMain.run(root, arguments: verboseTaken(root)) { Console.leave($0) }
     }
 
