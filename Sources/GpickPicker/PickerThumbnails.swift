@@ -65,8 +65,7 @@ extension PickerRoutes {
                         guard !Task.isCancelled else { return }
                         let result: Result<[UInt8], GpickError>
                         do throws(GpickError) {
-                            let path = try await cache.thumbnail(for: item.path, mimeType: item.mimeType, size: size)
-                            result = .success(try FileImageSource.readWhole(path, limit: 64 << 20))
+                            result = .success(try await cache.thumbnailPNG(for: item.path, mimeType: item.mimeType, size: size))
                         } catch {
                             result = .failure(error)
                         }
@@ -90,14 +89,12 @@ extension PickerRoutes {
         if let png = cached(item, size: size) { return .success(png) }
         let cache = picker.configuration.thumbnails
         return OffPool.awaiting { () async throws(GpickError) -> [UInt8] in
-            let path = try await cache.thumbnail(for: item.path, mimeType: item.mimeType, size: size)
-            return try FileImageSource.readWhole(path, limit: 64 << 20)
+            try await cache.thumbnailPNG(for: item.path, mimeType: item.mimeType, size: size)
         }
     }
 
     private func cached(_ item: PickerItem, size: ThumbnailCache.Size) -> [UInt8]? {
-        guard let ready = picker.configuration.thumbnails.existing(for: item.path, size: size) else { return nil }
-        return try? FileImageSource.readWhole(ready, limit: 64 << 20)
+        picker.configuration.thumbnails.existingPNG(for: item.path, size: size)
     }
 
     /// One line: `ID ok BASE64` (the PNG, for a data: URL: the page makes no Blob per picture,

@@ -62,6 +62,27 @@ struct ThumbnailCacheTests {
         #expect(r.stdout.contains("ThumbImageWidth") && r.stdout.contains("Software"))
     }
 
+    /// The bytes a caller gets are the thumbnail's: those just encoded when it is made (and the
+    /// same as the cache file written beside them), the file's when it was there.
+    @Test func givesThePNGItMadeAndTheOneItFound() async throws {
+        let dir = Fixture.dir()
+        let photo = "\(dir)/p.jpg"
+        try await Fixture.jpeg(photo)
+        let c = cache(dir)
+        #expect(c.existingPNG(for: photo, size: .large) == nil)
+        let made = try await c.thumbnailPNG(for: photo, mimeType: nil, size: .large)
+        #expect(TestPNG.header(made)?.width == 256)
+        #expect(TestPNG.text(made)["Thumb::URI"] == Subject(photo).uri)
+        #expect(try Fixture.bytes(c.path(for: photo, size: .large)) == made)
+        #expect(c.existingPNG(for: photo, size: .large) == made)
+        #expect(try await c.thumbnailPNG(for: photo, mimeType: nil, size: .large) == made)
+        // Stale once the photo changes: made again, not the old bytes.
+        Fixture.setMTime(photo, 1_000_000_000)
+        #expect(c.existingPNG(for: photo, size: .large) == nil)
+        let again = try await c.thumbnailPNG(for: photo, mimeType: nil, size: .large)
+        #expect(TestPNG.text(again)["Thumb::MTime"] == "1000000000")
+    }
+
     @Test func appliesTheExifOrientationBeforeScaling() async throws {
         let dir = Fixture.dir()
         let photo = "\(dir)/sideways.jpg"
@@ -92,7 +113,9 @@ struct ThumbnailCacheTests {
             let before = try Fixture.status(path)
 
             #expect(c.existing(for: photo, size: .normal) == path)
+            #expect(c.existingPNG(for: photo, size: .normal) == theirs)
             #expect(try await c.thumbnail(for: photo, mimeType: nil, size: .normal) == path)
+            #expect(try await c.thumbnailPNG(for: photo, mimeType: nil, size: .normal) == theirs)
             let after = try Fixture.status(path)
             #expect(after.st_ino == before.st_ino)
             #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec)

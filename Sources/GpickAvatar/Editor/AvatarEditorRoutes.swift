@@ -125,8 +125,7 @@ struct AvatarEditorRoutes: Sendable {
                 throw GpickError(.usage, "no thumbnail for \(id)")
             }
             let cache = editor.configuration.images.thumbnails
-            let made = try await cache.thumbnail(for: path, mimeType: nil, size: size)
-            return try FileImageSource.readWhole(made, limit: 64 << 20)
+            return try await cache.thumbnailPNG(for: path, mimeType: nil, size: size)
         }
         switch result {
         case .success(let png): response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])

@@ -73,6 +73,14 @@ public struct ThumbnailCache: Sendable {
         existing(for: file, sizes: [size])?.path
     }
 
+    /// The PNG of a valid thumbnail of `file` at `size` already there, else nil; like `existing`,
+    /// it decodes nothing, and the file is read once.
+    public func existingPNG(for file: String, size: Size) -> [UInt8]? {
+        let subject = Subject(file)
+        guard !isInsideCache(subject.path), let stamp = try? Stamp(readable: subject.path) else { return nil }
+        return ThumbnailFile.valid("\(base)/\(size.rawValue)/\(subject.name)", uri: subject.uri, stamp: stamp)
+    }
+
     /// The first of `sizes` with a valid thumbnail of `file`, and its path. The file is looked at
     /// once for all of them (a stand-in for a picker's cell asks about every size).
     public func existing(for file: String, sizes: [Size]) -> (size: Size, path: String)? {
@@ -85,10 +93,6 @@ public struct ThumbnailCache: Sendable {
         return nil
     }
 
-    /// The path of a valid thumbnail of `file`, made now if there is none or it is stale. `mimeType`
-    /// `video/*` takes a frame of the video; anything else is decoded as a still image (nil: as
-    /// the name suggests). A file that fails is recorded in the fail directory and not tried
-    /// again until it changes; the error names the file and the reason in one line.
     /// Starts the image library ahead of the first thumbnail to make (about 150 ms of module
     /// loading here), off the pool: a picker calls it as it opens, so the first photo taken is
     /// not the one that waits for it.
@@ -96,7 +100,25 @@ public struct ThumbnailCache: Sendable {
         await OffPool.run { _ = try? Vips.start() }
     }
 
+    /// The path of a valid thumbnail of `file`, made now if there is none or it is stale. `mimeType`
+    /// `video/*` takes a frame of the video; anything else is decoded as a still image (nil: as
+    /// the name suggests). A file that fails is recorded in the fail directory and not tried
+    /// again until it changes; the error names the file and the reason in one line.
     public func thumbnail(for file: String, mimeType: String?, size: Size) async throws(GpickError) -> String {
+        try await obtain(file, mimeType: mimeType, size: size).path
+    }
+
+    /// The same thumbnail's PNG bytes: those just encoded when it is made now (the cache file is
+    /// written beside them, never read back), the cache file's when it was there already.
+    public func thumbnailPNG(for file: String, mimeType: String?, size: Size) async throws(GpickError) -> [UInt8] {
+        let got = try await obtain(file, mimeType: mimeType, size: size)
+        if let png = got.png { return png }
+        // Made by another request meanwhile (rare): read here.
+        return try await OffPool.run { () throws(GpickError) in try FileImageSource.readWhole(got.path, limit: ThumbnailFile.maxBytes) }
+    }
+
+    /// The cache file of a valid thumbnail, and its bytes when this call read or made them.
+    private func obtain(_ file: String, mimeType: String?, size: Size) async throws(GpickError) -> (path: String, png: [UInt8]?) {
         let subject = Subject(file)
         guard !isInsideCache(subject.path) else {
             throw GpickError(.input, "\(file) is inside the thumbnail cache \(base): thumbnails are not thumbnailed")
@@ -107,24 +129,24 @@ public struct ThumbnailCache: Sendable {
         let path = "\(base)/\(size.rawValue)/\(subject.name)"
         // The quick answer, here on the pool: a stat and a small read. Keys in compressed chunks
         // (which need libvips) are looked at in the job, off the pool.
-        if ThumbnailFile.matches(path, uri: subject.uri, stamp: stamp, inflate: false) { return path }
+        if let png = ThumbnailFile.valid(path, uri: subject.uri, stamp: stamp, inflate: false) { return (path, png) }
         if let earlier = ThumbnailFile.failure("\(failDirectory)/\(subject.name)", uri: subject.uri, stamp: stamp) {
             throw GpickError(.input, "\(earlier) (it failed before and has not changed since)")
         }
         let isVideo = mimeType.map { $0.hasPrefix("video/") } ?? MediaKind.looksLikeVideo(subject.path)
-        return try await DecodeGate.shared.run { () async throws(GpickError) -> String in
-            try await OffPool.run { () throws(GpickError) -> String in
-                try make(subject, size: size, path: path, mimeType: mimeType, isVideo: isVideo)
+        return try await DecodeGate.shared.run { () async throws(GpickError) -> (path: String, png: [UInt8]?) in
+            try await OffPool.run { () throws(GpickError) -> (path: String, png: [UInt8]?) in
+                (path, try make(subject, size: size, path: path, mimeType: mimeType, isVideo: isVideo))
             }
         }
     }
 
-    /// Decodes, scales and writes one thumbnail (or its failure). Blocking.
-    private func make(_ subject: Subject, size: Size, path: String, mimeType: String?, isVideo: Bool) throws(GpickError) -> String {
-        // Another request may have made it while this one waited for a place.
+    /// Decodes, scales and writes one thumbnail (or its failure), and returns its PNG; nil when
+    /// another request made it while this one waited for a place. Blocking.
+    private func make(_ subject: Subject, size: Size, path: String, mimeType: String?, isVideo: Bool) throws(GpickError) -> [UInt8]? {
         let file = try OpenFile(subject.path)
         let stamp = Stamp(file.status)
-        if ThumbnailFile.matches(path, uri: subject.uri, stamp: stamp) { return path }
+        if ThumbnailFile.matches(path, uri: subject.uri, stamp: stamp) { return nil }
         var keys: [(key: String, value: String)] = [
             ("Thumb::URI", subject.uri), ("Thumb::MTime", String(stamp.mtime)), ("Thumb::Size", String(stamp.size)),
         ]
@@ -156,7 +178,7 @@ public struct ThumbnailCache: Sendable {
             throw error
         }
         try ThumbnailFile.write(png, directory: "\(base)/\(size.rawValue)", name: subject.name)
-        return path
+        return png
     }
 
     /// Whether `path` is in the cache (by name, and through symlinks): thumbnailing thumbnails

@@ -15,8 +15,14 @@ enum ThumbnailFile {
     /// it records one). MTime must be equal: a file restored from a backup is older, not newer.
     /// Without `inflate`, keys in compressed chunks count as missing (reading them starts libvips).
     static func matches(_ path: String, uri: String, stamp: Stamp, inflate: Bool = true) -> Bool {
-        guard let keys = keys(of: path, inflate: inflate) else { return false }
-        return current(keys, uri: uri, stamp: stamp)
+        valid(path, uri: uri, stamp: stamp, inflate: inflate) != nil
+    }
+
+    /// The same test, giving the PNG's bytes when it passes: what was read to look at its keys
+    /// is what a caller that wants the picture sends.
+    static func valid(_ path: String, uri: String, stamp: Stamp, inflate: Bool = true) -> [UInt8]? {
+        guard let bytes = read(path), let keys = keys(in: bytes, inflate: inflate), current(keys, uri: uri, stamp: stamp) else { return nil }
+        return bytes
     }
 
     /// The reason recorded when this file at this mtime failed before, else nil.
@@ -33,7 +39,11 @@ enum ThumbnailFile {
 
     /// The text keys of a whole PNG, or nil when there is no such file or it is not a whole PNG.
     static func keys(of path: String, inflate: Bool = true) -> [String: String]? {
-        guard let bytes = read(path), let chunks = PNGChunks.parse(bytes) else { return nil }
+        read(path).flatMap { keys(in: $0, inflate: inflate) }
+    }
+
+    private static func keys(in bytes: [UInt8], inflate: Bool) -> [String: String]? {
+        guard let chunks = PNGChunks.parse(bytes) else { return nil }
         let (values, compressed) = PNGChunks.text(in: chunks)
         // zTXt (libvips, Qt for long values): libvips' PNG reader inflates them.
         if inflate, compressed, values["Thumb::URI"] == nil || values["Thumb::MTime"] == nil {
