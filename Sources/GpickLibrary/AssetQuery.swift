@@ -35,6 +35,11 @@ public struct ListedAsset: Sendable, Equatable {
     public var asset: Asset
     /// How many photos the burst holds (1 when it is not a burst).
     public var burstCount: Int
+
+    public init(asset: Asset, burstCount: Int = 1) {
+        self.asset = asset
+        self.burstCount = burstCount
+    }
 }
 
 extension LibraryIndex {

@@ -7,8 +7,11 @@ import Glibc
 
 /// What an import reports as it goes.
 public enum ImportEvent: Sendable {
-    /// `source` is in the library now, at `path` (`moved`: renamed or copied, then the source removed).
-    case imported(source: String, path: String, bytes: Int64, moved: Bool)
+    /// `source` is in the library now, at `path` (`moved`: renamed or copied, then the source
+    /// removed), and indexed: `asset` is its row in the index, with its id. Reported once the
+    /// index has it (files are indexed a few at a time); nil only when the index could not take
+    /// it (the error that follows says why) or the file left before it was indexed.
+    case imported(source: String, path: String, bytes: Int64, moved: Bool, asset: Asset?)
     /// `source`'s content is in the library already, at `existing`: nothing was written.
     case duplicate(source: String, existing: String)
     /// `source` could not be imported: one line naming it. The others are still imported.
@@ -103,7 +106,10 @@ public struct Importer: Sendable {
                 case .imported(let path, let moved):
                     summary.imported += 1
                     summary.bytes += p.size
-                    report(.imported(source: p.source, path: path, bytes: p.size, moved: moved))
+                    // Reported when indexed (`flush`), with its row.
+                    if let at = state.pending.lastIndex(where: { $0.path == path }) {
+                        state.pending[at].imported = (p.source, p.size, moved)
+                    }
                 case .duplicate(let existing):
                     summary.duplicates += 1
                     report(.duplicate(source: p.source, existing: existing))
@@ -116,14 +122,21 @@ public struct Importer: Sendable {
             report(.progress(done: done, total: total, bytes: bytesDone, totalBytes: totalBytes))
             // Indexed as we go, a few at a time (each refresh links pairs over the whole index).
             if state.pending.count >= 32 || state.lastFlush.duration(to: .now) > .seconds(1) {
-                try flush(&state, scanner)
+                try flush(&state, scanner, report)
             }
         }
-        try flush(&state, scanner)
+        try flush(&state, scanner, report)
         return summary
     }
 
     enum Outcome { case imported(path: String, moved: Bool), duplicate(String) }
+
+    struct Pending {
+        var path: String
+        var hash: String
+        var addedAt: Int64?
+        var imported: (source: String, bytes: Int64, moved: Bool)?
+    }
 
     /// What one run remembers between files.
     struct RunState {
@@ -131,8 +144,9 @@ public struct Importer: Sendable {
         var hashes: [String: String] = [:]
         /// Where the photo of each content identifier went (or already was): its movie follows.
         var pairFolders: [String: String] = [:]
-        /// Placed files to index: path, hash, and the time of the import (nil: found, not imported).
-        var pending: [(path: String, hash: String, addedAt: Int64?)] = []
+        /// Placed files to index: path, hash, the time of the import (nil: found, not imported),
+        /// and what to report of an imported one once it is indexed.
+        var pending: [Pending] = []
         var lastFlush = ContinuousClock.now
         /// Folders cleared of dead imports' temp files in this run.
         var swept = Set<String>()
@@ -238,7 +252,7 @@ public struct Importer: Sendable {
         // The new name is durable before anything else happens (the source's removal above all).
         try sys("write", folder) { fsync(folderFD) }
         state.hashes[hash] = path
-        state.pending.append((path, hash, Int64(Date().timeIntervalSince1970)))
+        state.pending.append(Pending(path: path, hash: hash, addedAt: Int64(Date().timeIntervalSince1970)))
         if !p.isVideo, let id = p.contentIdentifier { state.pairFolders[id] = folder }
         if move && !moved {
             var code: Int32 = 0
@@ -264,7 +278,7 @@ public struct Importer: Sendable {
                 if st.st_mode & S_IFMT == S_IFREG, Int64(st.st_size) == size,
                    (try? ContentHash.sha256(path: folder + "/" + candidate)) == hash {
                     let existing = folder + "/" + candidate
-                    state.pending.append((existing, hash, nil))  // there but perhaps not indexed
+                    state.pending.append(Pending(path: existing, hash: hash))  // there but perhaps not indexed
                     state.hashes[hash] = existing
                     return .duplicate(existing)
                 }
@@ -338,19 +352,29 @@ public struct Importer: Sendable {
 
     // MARK: - Indexing
 
-    /// Indexes what was placed, then stamps the rows with their hash and the time of the import.
-    func flush(_ state: inout RunState, _ scanner: LibraryScanner) throws(GpickError) {
+    /// Indexes what was placed, stamps the rows with their hash and the time of the import, and
+    /// reports each imported file with its row. When the index fails, the files placed are still
+    /// reported (they are in the library folder, and the next scan indexes them), then the error.
+    func flush(_ state: inout RunState, _ scanner: LibraryScanner, _ report: (ImportEvent) -> Void) throws(GpickError) {
         state.lastFlush = .now
         guard !state.pending.isEmpty else { return }
-        let pending = state.pending.map { (path: MediaRoots.canonical($0.path), hash: $0.hash, addedAt: $0.addedAt) }
+        let placed = state.pending
         state.pending.removeAll()
+        let pending = placed.map { (path: MediaRoots.canonical($0.path), hash: $0.hash, addedAt: $0.addedAt) }
+        var rows: [String: Asset] = [:]
+        defer {
+            for (p, canonical) in zip(placed, pending) {
+                guard let done = p.imported else { continue }
+                report(.imported(source: done.source, path: p.path, bytes: done.bytes, moved: done.moved, asset: rows[canonical.path]))
+            }
+        }
         do {
             _ = try scanner.refresh(paths: pending.map(\.path))
         } catch {
             // Another process (a watch) may have indexed the same file between our read and write.
             _ = try scanner.refresh(paths: pending.map(\.path))
         }
-        try index.write { db in
+        rows = try index.write { db in
             for p in pending {
                 if let added = p.addedAt {
                     try db.execute(sql: "UPDATE asset SET contentHash = ?, addedAt = ? WHERE path = ?", arguments: [p.hash, added, p.path])
@@ -358,6 +382,9 @@ public struct Importer: Sendable {
                     try db.execute(sql: "UPDATE asset SET contentHash = ? WHERE path = ? AND contentHash IS NULL", arguments: [p.hash, p.path])
                 }
             }
+            let imported = pending.enumerated().filter { placed[$0.offset].imported != nil }.map(\.element.path)
+            let assets = try Asset.filter(imported.contains(Asset.Columns.path)).fetchAll(db)
+            return Dictionary(assets.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         }
     }
 }

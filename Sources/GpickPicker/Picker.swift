@@ -267,9 +267,9 @@ public final class Picker: Sendable {
         var paths = files
         var indexed: ListedAsset?
         if configuration.capture.savesToLibrary {
-            paths = try await importIntoLibrary(files)
-            // The library's own record: its asset id, and what the scan saw (a Motion Photo is live).
-            indexed = await indexedAsset(paths[0])
+            // The library's own record comes with the import: its asset id, and what the scan
+            // saw (a Motion Photo is live).
+            (paths, indexed) = try await importIntoLibrary(files)
         }
         let main = paths[0]
         let isLive = main.hasSuffix(".MP.jpg") || paths.contains { $0.hasSuffix(".mov") }
@@ -294,31 +294,33 @@ public final class Picker: Sendable {
         return item
     }
 
-    private func indexedAsset(_ path: String) async -> ListedAsset? {
-        let indexPath = configuration.indexPath
-        return try? await OffPool.run { () throws(GpickError) -> ListedAsset? in
-            try LibraryIndex.open(path: indexPath).listed(path: path)
-        }
-    }
-
-    private func importIntoLibrary(_ files: [String]) async throws(GpickError) -> [String] {
+    /// Imports a capture's files (moved into the library), and gives where each went and the
+    /// index's record of the first. A file whose content was there already is that file; its
+    /// record is looked up, as is a burst's count of members.
+    private func importIntoLibrary(_ files: [String]) async throws(GpickError) -> ([String], ListedAsset?) {
         let c = configuration
         let landed = Locked<[String: String]>([:])
+        let rows = Locked<[String: Asset]>([:])
         let failure = Locked<GpickError?>(nil)
-        try await OffPool.run { () throws(GpickError) in
+        return try await OffPool.run { () throws(GpickError) -> ([String], ListedAsset?) in
             let index = try LibraryIndex.open(path: c.indexPath)
             _ = try Importer(index: index, roots: c.roots, move: true).run(files) { event in
                 switch event {
-                case .imported(let source, let path, _, _): landed.withLock { $0[source] = path }
+                case .imported(let source, let path, _, _, let asset):
+                    landed.withLock { $0[source] = path }
+                    if let asset { rows.withLock { $0[source] = asset } }
                 case .duplicate(let source, let existing): landed.withLock { $0[source] = existing }
                 case .failed(_, let error): failure.withLock { $0 = $0 ?? error }
                 case .progress: break
                 }
             }
+            if let error = failure.withLock({ $0 }) { throw error }
+            let map = landed.withLock { $0 }
+            let paths = files.map { map[$0] ?? $0 }
+            guard let first = files.first else { return (paths, nil) }
+            if let asset = rows.withLock({ $0[first] }), !asset.burst { return (paths, ListedAsset(asset: asset, burstCount: 1)) }
+            return (paths, try? index.listed(path: paths[0]))
         }
-        if let error = failure.withLock({ $0 }) { throw error }
-        let map = landed.withLock { $0 }
-        return files.map { map[$0] ?? $0 }
     }
 
     // MARK: What the page sees

@@ -159,6 +159,11 @@ extension LibraryCLI {
         let imported = LibraryCLI.events(r.stdout).first { $0["event"] as? String == "imported" }
         #expect(imported?["moved"] as? Bool == true && imported?["path"] as? String == "\(w.library)/2021/03/m.jpg")
         #expect(try await LibraryCLI.sameBytes("\(w.library)/2021/03/m.jpg", copy))
+        // The event names the asset as `library list` does: a script follows the import by id.
+        let listed = try await LibraryCLI.run(["library", "list", "--library", w.library, "--json"], data: w.data)
+        let asset = LibraryCLI.events(listed.stdout).first { $0["event"] as? String == "asset" }
+        #expect(asset?["path"] as? String == "\(w.library)/2021/03/m.jpg")
+        #expect((imported?["id"] as? Int).map { $0 > 0 } == true && imported?["id"] as? Int == asset?["id"] as? Int, "\(r.stdout) \(listed.stdout)")
     }
 
     @Test func badFilesOneLineEachAndTheGoodOneImported() async throws {

@@ -11,7 +11,10 @@ import Testing
         let events = Mutex<[ImportEvent]>([])
         func add(_ e: ImportEvent) { events.withLock { $0.append(e) } }
         var imported: [(source: String, path: String, moved: Bool)] {
-            events.withLock { $0.compactMap { if case .imported(let s, let p, _, let m) = $0 { (s, p, m) } else { nil } } }
+            events.withLock { $0.compactMap { if case .imported(let s, let p, _, let m, _) = $0 { (s, p, m) } else { nil } } }
+        }
+        var assets: [Asset?] {
+            events.withLock { $0.compactMap { if case .imported(_, _, _, _, let a) = $0 { .some(a) } else { nil } } }
         }
         var duplicates: [(source: String, existing: String)] {
             events.withLock { $0.compactMap { if case .duplicate(let s, let e) = $0 { (s, e) } else { nil } } }
@@ -50,6 +53,9 @@ import Testing
         #expect(asset.contentHash == (try ContentHash.sha256(path: src)))
         #expect((start...end).contains(asset.addedAt), "added at the time of the import, not the file's")
         #expect(asset.takenAt == ImportKit.localUnixTime(2021, 3, 4, 5, 6, 7))
+        // The event carries that row, id and all: no lookup by path after an import.
+        #expect(c.assets == [asset])
+        #expect(asset.id != nil)
     }
 
     @Test func sameContentAgainIsAlreadyInTheLibrary() throws {

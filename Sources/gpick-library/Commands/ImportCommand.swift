@@ -55,10 +55,11 @@ struct ImportCommand: AsyncParsableCommand {
 
     static func show(_ e: ImportEvent, _ events: Events) {
         switch e {
-        case .imported(let source, let path, let bytes, let moved):
+        case .imported(let source, let path, let bytes, let moved, let asset):
             Console.endProgress()
             if events.json {
-                events.emit("imported", ["source": source, "path": path, "bytes": bytes, "moved": moved])
+                // The id `library list` gives it, so that a script can follow an import with it.
+                events.emit("imported", ["source": source, "path": path, "bytes": bytes, "moved": moved, "id": asset?.id as Any?])
             } else {
                 print(path)
             }
