@@ -3,9 +3,9 @@ import GpickTestSupport
 import Testing
 
 /// `gpick avatar edit` as a user runs it: the page driven in a real headless Chromium, the
-/// preview's pixels read back from the page, the files decoded after ✕. Nested in the picker's
-/// page tests, whose serialization covers it: one Chromium at a time on the suite's 2 cores.
-extension PickerWebTests {
+/// preview's pixels read back from the page, the files decoded after ✕. One of the
+/// `BrowserPageTests`, whose serialization covers it.
+extension BrowserPageTests {
 @Suite struct AvatarEditorTests {
     struct Running {
         let process: Subprocess.Running

@@ -68,7 +68,7 @@ struct NoCameraTests {
 
     /// The avatar editor: its Camera button is there, disabled, and says why.
     @Test func theEditorsCameraButtonSaysWhy() async throws {
-        let editor = try await PickerWebTests.AvatarEditorTests.edit(["--text", "A B", "--source", "auto"], env: Self.env())
+        let editor = try await BrowserPageTests.AvatarEditorTests.edit(["--text", "A B", "--source", "auto"], env: Self.env())
         let steps = try await editor.drive(["camera-state", "cancel"])
         let state = try #require(steps.first)
         #expect(state["camera-disabled"] as? Bool == true, "\(state)")

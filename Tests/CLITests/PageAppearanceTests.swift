@@ -2,12 +2,17 @@ import Foundation
 import GpickTestSupport
 import Testing
 
+/// The avatar editor's page and both pages' looks, one Chromium at a time, beside the picker's
+/// own page tests (`PickerWebTests`, also one at a time): two browsers at most on 2 cores, and
+/// neither suite waits for the other's minutes.
+@Suite(.serialized) struct BrowserPageTests {}
+
 /// How the picker and the avatar editor look, as a user's browser shows them: axe-core (Deque's
 /// accessibility engine) on both pages in light and dark, and pixels of headless Chromium's
 /// screenshots (the theme's header, the accent on the focused and selected cell and the Choose
-/// button, a user stylesheet, the camera cell's shape). Nested in the picker's page tests, whose
-/// serialization covers it: one Chromium at a time.
-extension PickerWebTests {
+/// button, a user stylesheet, the camera cell's shape). One of the `BrowserPageTests`, whose
+/// serialization covers it.
+extension BrowserPageTests {
 @Suite struct PageAppearanceTests {
     /// `page_checks.py URL SCHEME STEP…`: each step's answer.
     static func check(_ url: String, scheme: String = "none", _ steps: [String]) async throws -> [[String: Any]] {
@@ -48,7 +53,7 @@ extension PickerWebTests {
     /// Both themes, named or followed from the system (auto): axe finds nothing, with the camera
     /// cell, its buttons and the library's cells on the page; the header is the theme's colour.
     @Test func thePickerPassesAxeInLightAndDark() async throws {
-        let lib = try await Library(["red.jpg": "red.jpg", "blue.jpg": "blue.jpg", "clip.mp4": "green.mp4"])
+        let lib = try await PickerWebTests.Library(["red.jpg": "red.jpg", "blue.jpg": "blue.jpg", "clip.mp4": "green.mp4"])
         let runs: [(String, [String], String, [Int])] = [
             ("light", ["--theme", "light"], "dark", [255, 255, 255]),
             ("dark", ["--theme", "dark"], "light", [0x1e, 0x20, 0x26]),
@@ -70,7 +75,7 @@ extension PickerWebTests {
     /// The accent is on the focused cell's ring and on the Choose button (with black text, which
     /// reads better on orange), and a user stylesheet's rule wins over gpick's.
     @Test func anAccentAndAUserStylesheetShowInThePage() async throws {
-        let lib = try await Library(["red.jpg": "red.jpg", "blue.jpg": "blue.jpg"])
+        let lib = try await PickerWebTests.Library(["red.jpg": "red.jpg", "blue.jpg": "blue.jpg"])
         let style = lib.dir + "/mine.css"
         try "body { background: #ff00ff }\n".write(toFile: style, atomically: true, encoding: .utf8)
         let shots = TestEnvironment.tempDir("page-shots")
@@ -100,7 +105,7 @@ extension PickerWebTests {
     @Test func theCameraCellKeepsTheCamerasShape() async throws {
         var files: [String: String] = [:]
         for n in 1...6 { files["p\(n).jpg"] = n % 2 == 0 ? "red.jpg" : "blue.jpg" }
-        let lib = try await Library(files)
+        let lib = try await PickerWebTests.Library(files)
         let picker = try await PickerWebTests.pick(lib, ["--source", "test", "--width", "640", "--height", "360", "--columns", "4",
                                                          "--output-dir", lib.dir])
         let steps = try await Self.check(picker.url, ["pixels", "keys:ArrowRight,ArrowDown,ArrowLeft,ArrowUp,ArrowDown"])
@@ -135,7 +140,7 @@ extension PickerWebTests {
     }
 
     @Test func badAppearanceIsOneLine() async throws {
-        let lib = try await Library([:], scan: false)
+        let lib = try await PickerWebTests.Library([:], scan: false)
         for (args, code, words) in [(["--accent", "red"], 64, "--accent must be a hex colour"),
                                     (["--accent", "#12345"], 64, "--accent must be a hex colour"),
                                     (["--theme", "purple"], 64, "--theme"),
