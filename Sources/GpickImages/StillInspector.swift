@@ -16,12 +16,13 @@ public enum StillInspector {
                 }
                 let jpeg = try FileBytes(path: path).read(at: range.offset, count: range.length)
                 let header = try StillImage.header(data: jpeg, name: "\(path) (its preview)")
-                _ = try ThumbnailRequest(path: path, box: .square(64), content: .still).makeNow()
+                _ = try ThumbnailRequest(path: path, box: .square(64), content: .still, metadata: metadata).makeNow()
                 return StillDecoderFacts(decoder: loaderName(header.loader) + " (the RAW file's preview)",
                                          width: header.width, height: header.height)
             }
             let header = try StillImage.header(path: path)
-            _ = try ThumbnailRequest(path: path, box: .square(64), content: .still).makeNow()
+            // What `inspect` read already is handed on, not read again.
+            _ = try ThumbnailRequest(path: path, box: .square(64), content: .still, metadata: metadata).makeNow()
             return StillDecoderFacts(decoder: loaderName(header.loader), width: header.width, height: header.height)
         }
     }

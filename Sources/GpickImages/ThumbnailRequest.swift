@@ -22,14 +22,18 @@ public struct ThumbnailRequest: Sendable {
     public var limits: DecodeLimits
     /// How long a video may take to give a frame.
     public var videoTimeout: Double
+    /// What gpick's readers found in the file, when the caller has read it already (`inspect`
+    /// has); nil: read here when it matters (RAW previews, HEIF grids and thumbnail items).
+    public var metadata: MediaMetadata?
 
     public init(path: String, box: ImageBox, content: Content? = nil, limits: DecodeLimits = DecodeLimits(),
-                videoTimeout: Double = 10) {
+                videoTimeout: Double = 10, metadata: MediaMetadata? = nil) {
         self.path = path
         self.box = box
         self.content = content
         self.limits = limits
         self.videoTimeout = videoTimeout
+        self.metadata = metadata
     }
 
     /// The picture (8-bit sRGB, 3 or 4 bands), off the cooperative pool, a core's worth of decodes
@@ -50,7 +54,7 @@ public struct ThumbnailRequest: Sendable {
         if content != .video {
             // A camera RAW file's preview, as digiKam and tumbler show it; a HEIF grid too large
             // to decode whole, tile by tile.
-            let embedded = EmbeddedPictures.read(fd: file.fd, name: name)
+            let embedded = metadata ?? EmbeddedPictures.read(fd: file.fd, name: name)
             if let made = try EmbeddedPictures.thumbnail(fd: file.fd, name: name, box: box, limits: limits, metadata: embedded) {
                 return (try made.picture.srgb8(subject: name), .still)
             }

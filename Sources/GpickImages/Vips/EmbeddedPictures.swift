@@ -34,11 +34,22 @@ enum EmbeddedPictures {
         return (try shrunk.scaled(to: box), header("gpick HEIF tiles"))
     }
 
-    /// The file's metadata from its headers; nil when gpick's readers do not know it (libvips may).
+    /// The file's metadata from its headers, for the files whose embedded pictures matter: camera
+    /// RAW (TIFF-based, ORF, RW2, RAF, CR3) and HEIF or AVIF (grids, thumbnail items). nil for
+    /// the others (a JPEG's, PNG's or WebP's headers would be parsed for nothing, on every
+    /// thumbnail) and when gpick's readers do not know the file (libvips may).
     static func read(fd: Int32, name: String) -> MediaMetadata? {
         // The reader reads with pread: the descriptor's offset, which libvips uses, stays put.
-        guard let bytes = try? FileBytes(fd: fd, path: name) else { return nil }
+        guard let bytes = try? FileBytes(fd: fd, path: name), let head = try? bytes.read(at: 0, count: 16),
+              mayEmbedPictures(head) else { return nil }
         return try? MetadataReader.read(bytes)
+    }
+
+    /// TIFF's and the TIFF-like RAWs' magic, Fujifilm's, or an ISO BMFF `ftyp` (HEIF, AVIF, CR3).
+    static func mayEmbedPictures(_ head: [UInt8]) -> Bool {
+        let magics = ["II*\0", "MM\0*", "IIRO", "IIRS", "MMOR", "IIU\0", "FUJIFILMCCD-RAW"].map { Array($0.utf8) }
+        if magics.contains(where: { head.starts(with: $0) }) { return true }
+        return head.count >= 8 && Array(head[4..<8]) == Array("ftyp".utf8)
     }
 
     static func thumbnailSizes(_ meta: MediaMetadata) -> [(width: Int, height: Int)] {

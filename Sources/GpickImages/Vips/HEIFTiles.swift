@@ -11,9 +11,7 @@ enum HEIFTiles {
     /// The shrink factor for `box`: the largest power of two that divides the tiles and leaves the
     /// picture at least one and a half times the box (libvips' lanczos then has room to work).
     static func factor(_ grid: HEIFGrid, box: ImageBox) -> Int {
-        let upright = grid.orientation >= 5 ? (grid.height, grid.width) : (grid.width, grid.height)
-        let sx = Double(upright.0) / Double(box.width), sy = Double(upright.1) / Double(box.height)
-        let scale = box.mode == .fill ? min(sx, sy) : max(sx, sy)
+        let scale = box.scale(width: grid.width, height: grid.height, orientation: grid.orientation)
         var k = 1
         while Double(k * 2) <= scale / 1.5, grid.tileWidth % (k * 2) == 0, grid.tileHeight % (k * 2) == 0 { k *= 2 }
         return k

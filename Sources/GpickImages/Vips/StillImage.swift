@@ -49,9 +49,7 @@ public struct DecodeLimits: Sendable, Equatable {
         guard let box else { return (h.storedWidth, h.storedHeight) }
         let (w, hh) = (h.storedWidth, h.storedHeight)
         let upright = h.orientation >= 5 ? (hh, w) : (w, hh)
-        // The scale the box asks for (fit: the smaller side ratio wins; fill: the larger).
-        let sx = Double(upright.0) / Double(box.width), sy = Double(upright.1) / Double(box.height)
-        let factor = box.mode == .fill ? min(sx, sy) : max(sx, sy)
+        let factor = box.scale(width: w, height: hh, orientation: h.orientation)
         switch h.loader {
         case let l where l.hasPrefix("VipsForeignLoadJpeg"):
             var shrink = 1

@@ -120,6 +120,15 @@ public struct ImageBox: Sendable, Equatable {
     /// A square box, as thumbnail sizes are.
     public static func square(_ side: Int, mode: Mode = .fit) -> ImageBox { ImageBox(width: side, height: side, mode: mode) }
 
+    /// How many of a picture's pixels go to one of the box's, along the side that decides (fit:
+    /// the one that shrinks most; fill: the one that shrinks least), for a picture stored
+    /// `width`×`height` and shown turned by EXIF `orientation` (5–8 swap the sides).
+    func scale(width: Int, height: Int, orientation: Int) -> Double {
+        let upright = orientation >= 5 ? (height, width) : (width, height)
+        let sx = Double(upright.0) / Double(self.width), sy = Double(upright.1) / Double(self.height)
+        return mode == .fill ? min(sx, sy) : max(sx, sy)
+    }
+
     var crop: VipsInteresting { mode == .fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE }
     var vipsSize: VipsSize { mode == .fill || enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN }
 }
