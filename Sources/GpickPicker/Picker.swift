@@ -61,10 +61,8 @@ public final class Picker: Sendable {
         var live = false
         var recording = false
         var reason: String?
-        var json: [String: Any] {
-            var f: [String: Any] = ["state": state.rawValue, "position": position.rawValue, "live": live, "recording": recording]
-            if let reason { f["reason"] = reason }
-            return f
+        var page: PickerPageJSON.Camera {
+            PickerPageJSON.Camera(state: state.rawValue, position: position.rawValue, live: live, recording: recording, reason: reason)
         }
     }
 

@@ -83,16 +83,14 @@ public struct PickerItem: Sendable, Equatable {
         return f
     }
 
-    /// What the page gets of an item: no path (it names items by id), the badges to draw.
-    /// Written directly: the page gets a thousand at once, and JSONSerialization took ~40 ms.
-    var cellJSON: String {
-        var out = "{\"id\":" + Self.quoted(id) + ",\"kind\":" + Self.quoted(kind.rawValue)
-        out += ",\"badges\":[" + badges.map(Self.quoted).joined(separator: ",") + "]"
-        out += ",\"name\":" + Self.quoted(path.split(separator: "/").last.map(String.init) ?? path)
-        if let width, let height { out += ",\"width\":\(width),\"height\":\(height)" }
-        if let takenAt { out += ",\"taken\":\(takenAt)" }
-        return out + "}"
+    /// What the page gets of this item.
+    var cell: PickerPageJSON.Cell {
+        PickerPageJSON.Cell(id: id, kind: kind.rawValue, badges: badges, name: path.split(separator: "/").last.map(String.init) ?? path,
+                            width: width != nil && height != nil ? width : nil, height: width != nil && height != nil ? height : nil,
+                            taken: takenAt)
     }
+
+    var cellJSON: String { cell.json }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped.
     static func quoted(_ text: String) -> String {
@@ -109,8 +107,4 @@ public struct PickerItem: Sendable, Equatable {
         return out + "\""
     }
 
-    /// `cellJSON` as an object, for the replies that embed one item.
-    var cell: [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(cellJSON.utf8))) as? [String: Any] ?? [:]
-    }
 }

@@ -46,7 +46,7 @@ struct PickerRoutes: Sendable {
         }
         server.mount("/api/state") { request, response in
             guard response.allowsRead(request) else { return }
-            response.json(.ok, Self.json(status()))
+            response.json(.ok, PickerPageJSON.bytes(status()))
         }
         // The page's stream: the camera's state and the overlays; its end means the page closed.
         let page = PageEvents { [picker] in picker.finish(.cancelled) }
@@ -57,7 +57,7 @@ struct PickerRoutes: Sendable {
                     (s.version, s.ended)
                 }
                 if next.1 { return .ended }
-                return next.0 == seen ? .nothing : .state(version: next.0, name: "state", data: Self.json(status()))
+                return next.0 == seen ? .nothing : .state(version: next.0, name: "state", data: PickerPageJSON.bytes(status()))
             }
         }
         server.mount("/thumb/", prefix: true) { request, response in
@@ -71,41 +71,28 @@ struct PickerRoutes: Sendable {
         for (path, action) in actions {
             server.mount(path) { request, response in
                 guard response.allowsPost(request) else { return }
-                let body = CallBody(request.body)
-                switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in Self.json(try await action(body)) }) {
+                let body = PickerPageJSON.CallBody(request.body)
+                switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in PickerPageJSON.bytes(try await action(body)) }) {
                 case .success(let reply): response.json(.ok, reply)
                 case .failure(let error):
                     let status: WebStatus = error.kind == .usage ? .badRequest : error.kind == .runtime ? .conflict : .internalError
-                    response.json(status, Self.json(["error": error.message]))
+                    response.json(status, PickerPageJSON.bytes(PickerPageJSON.Reply(error: error.message)))
                 }
             }
         }
     }
 
 
-    func status() -> [String: Any] {
+    func status() -> PickerPageJSON.State {
         picker.state.withLock { s in
-            ["camera": s.camera.json, "problems": s.problems, "notice": s.notice ?? "", "version": s.version, "ended": s.ended,
-             "count": s.assets.count + s.captures.count, "assets": s.assets.count, "stage": s.stage.rawValue]
+            PickerPageJSON.State(camera: s.camera.page, problems: s.problems, notice: s.notice ?? "", version: s.version, ended: s.ended,
+                                 count: s.assets.count + s.captures.count, assets: s.assets.count, stage: s.stage.rawValue)
         }
     }
 
     // MARK: Calls that change something (POST, with the X-Gpick-Token header)
 
-    typealias Action = @Sendable (CallBody) async throws(GpickError) -> [String: Any]
-
-    /// What a call's JSON body may say: {"ids": [...]}, {"name": "..."}, {"on": true}.
-    struct CallBody: Sendable {
-        var ids: [String] = []
-        var name: String?
-        var on: Bool?
-        init(_ bytes: [UInt8]) {
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return }
-            ids = object["ids"] as? [String] ?? []
-            name = object["name"] as? String
-            on = object["on"] as? Bool
-        }
-    }
+    typealias Action = @Sendable (PickerPageJSON.CallBody) async throws(GpickError) -> PickerPageJSON.Reply
 
     var actions: [(String, Action)] {
         let picker = self.picker
@@ -122,36 +109,36 @@ struct PickerRoutes: Sendable {
                     if !items.contains(item) { items.append(item) }
                 }
                 picker.finish(.picked(items))
-                return ["ok": true, "count": items.count]
+                return PickerPageJSON.Reply(ok: true, count: items.count)
             }),
             ("/api/selection", { body throws(GpickError) in
                 picker.selectionChanged(to: body.ids)
-                return ["ok": true]
+                return .done
             }),
             ("/api/camera/rest", { body throws(GpickError) in
                 await picker.rest(body.on ?? true).value
-                return ["ok": true]
+                return .done
             }),
             ("/api/cancel", { _ throws(GpickError) in
                 picker.finish(.cancelled)
-                return ["ok": true]
+                return .done
             }),
             ("/api/action", { body throws(GpickError) in
                 guard let name = body.name else { throw GpickError(.usage, "no such action") }
                 try picker.choose(action: name)
                 let stage = picker.stage
-                return stage == .grid ? ["ok": true] : ["ok": true, "stage": stage.rawValue]
+                return PickerPageJSON.Reply(ok: true, stage: stage == .grid ? nil : stage.rawValue)
             }),
             ("/api/snap", { _ throws(GpickError) in
                 let camera = try picker.requireCamera()
                 let files = try await camera.snap()
-                return ["item": try await picker.captured(files, kind: .photo).cell]
+                return PickerPageJSON.Reply(item: try await picker.captured(files, kind: .photo).cell)
             }),
             ("/api/flip", { _ throws(GpickError) in
                 let camera = try picker.requireCamera()
                 let position = try await camera.flip()
                 picker.setCamera { $0.position = position }
-                return ["position": position.rawValue]
+                return PickerPageJSON.Reply(position: position.rawValue)
             }),
             ("/api/live", { body throws(GpickError) in
                 let camera = try picker.requireCamera()
@@ -159,21 +146,17 @@ struct PickerRoutes: Sendable {
                 let on = body.on ?? !current
                 try await camera.setLive(on)
                 picker.setCamera { $0.live = on }
-                return ["live": on]
+                return PickerPageJSON.Reply(live: on)
             }),
             ("/api/record", { _ throws(GpickError) in
                 let camera = try picker.requireCamera()
                 let result = try await camera.toggleRecording()
                 picker.setCamera { $0.recording = result == nil }
-                guard let result else { return ["recording": true] }
+                guard let result else { return PickerPageJSON.Reply(recording: true) }
                 let item = try await picker.captured([result.path], kind: .video, duration: result.duration)
-                return ["recording": false, "item": item.cell]
+                return PickerPageJSON.Reply(recording: false, item: item.cell)
             }),
         ]
-    }
-
-    static func json(_ object: Any) -> [UInt8] {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { [UInt8]($0) } ?? Array("{}".utf8)
     }
 }
 

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What the picker's page and its calls exchange, typed: the state its event stream and
+/// `/api/state` carry, the bodies of its calls, their replies, and an item's cell. Keys are the
+/// ones `picker.js` reads.
+enum PickerPageJSON {
+    /// The page's view of the picker (`/api/state`, and each `state` event).
+    struct State: Encodable {
+        var camera: Camera
+        var problems: [String]
+        var notice: String
+        var version: Int
+        var ended: Bool
+        /// Cells in the grid: the library's assets and this picker's captures.
+        var count: Int
+        var assets: Int
+        var stage: String
+    }
+
+    struct Camera: Encodable {
+        var state: String
+        var position: String
+        var live: Bool
+        var recording: Bool
+        var reason: String?
+    }
+
+    /// What a call's JSON body may say: {"ids": [...]}, {"name": "..."}, {"on": true}. A body that
+    /// is not such an object says nothing (each call then says what it lacks).
+    struct CallBody: Decodable, Sendable {
+        var ids: [String] = []
+        var name: String?
+        var on: Bool?
+
+        init() {}
+
+        init(_ bytes: [UInt8]) {
+            self = (try? JSONDecoder().decode(CallBody.self, from: Data(bytes))) ?? CallBody()
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            ids = try c.decodeIfPresent([String].self, forKey: .ids) ?? []
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            on = try c.decodeIfPresent(Bool.self, forKey: .on)
+        }
+
+        enum CodingKeys: String, CodingKey { case ids, name, on }
+    }
+
+    /// A call's answer: only the fields it sets are written.
+    struct Reply: Encodable, Sendable {
+        var ok: Bool?
+        var count: Int?
+        var stage: String?
+        var position: String?
+        var live: Bool?
+        var recording: Bool?
+        /// The cell of the item a capture made.
+        var item: Cell?
+        var error: String?
+
+        static let done = Reply(ok: true)
+    }
+
+    /// An item as the page gets it: no path (it names items by id), the badges to draw.
+    struct Cell: Codable, Sendable, Equatable {
+        var id: String
+        var kind: String
+        var badges: [String]
+        var name: String
+        var width: Int?
+        var height: Int?
+        var taken: Int64?
+
+        /// The same JSON as `JSONEncoder` writes (no key sorting asked), written directly: the
+        /// page gets a thousand at once.
+        var json: String {
+            var out = "{\"id\":" + PickerItem.quoted(id) + ",\"kind\":" + PickerItem.quoted(kind)
+            out += ",\"badges\":[" + badges.map(PickerItem.quoted).joined(separator: ",") + "]"
+            out += ",\"name\":" + PickerItem.quoted(name)
+            if let width { out += ",\"width\":\(width)" }
+            if let height { out += ",\"height\":\(height)" }
+            if let taken { out += ",\"taken\":\(taken)" }
+            return out + "}"
+        }
+    }
+
+    /// `value` as the page reads it (keys sorted: the same state is the same bytes).
+    static func bytes(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)).map { [UInt8]($0) } ?? Array("{}".utf8)
+    }
+}
