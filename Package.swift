@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "GpickCLITests", dependencies: ["GpickBase", "GpickCLI"]),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
         .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats", "GpickTestSupport"]),
-        .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTerminal", "GpickTestSupport"]),
+        .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTerminal", "GpickTestSupport", "GpickWeb"]),
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTerminal", "GpickWeb", "GpickTestSupport"]),
         .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

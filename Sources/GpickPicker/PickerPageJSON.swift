@@ -1,4 +1,5 @@
 import Foundation
+import GpickWeb
 
 /// What the picker's page and its calls exchange, typed: the state its event stream and
 /// `/api/state` carry, the bodies of its calls, their replies, and an item's cell. Keys are the
@@ -58,7 +59,6 @@ enum PickerPageJSON {
         var recording: Bool?
         /// The cell of the item a capture made.
         var item: Cell?
-        var error: String?
 
         static let done = Reply(ok: true)
     }
@@ -84,12 +84,5 @@ enum PickerPageJSON {
             if let taken { out += ",\"taken\":\(taken)" }
             return out + "}"
         }
-    }
-
-    /// `value` as the page reads it (keys sorted: the same state is the same bytes).
-    static func bytes(_ value: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(value)).map { [UInt8]($0) } ?? Array("{}".utf8)
     }
 }

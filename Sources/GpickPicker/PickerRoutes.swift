@@ -46,7 +46,7 @@ struct PickerRoutes: Sendable {
         }
         server.mount("/api/state") { request, response in
             guard response.allowsRead(request) else { return }
-            response.json(.ok, PickerPageJSON.bytes(status()))
+            response.json(.ok, encoding: status())
         }
         // The page's stream: the camera's state and the overlays; its end means the page closed.
         let page = PageEvents { [picker] in picker.finish(.cancelled) }
@@ -57,7 +57,7 @@ struct PickerRoutes: Sendable {
                     (s.version, s.ended)
                 }
                 if next.1 { return .ended }
-                return next.0 == seen ? .nothing : .state(version: next.0, name: "state", data: PickerPageJSON.bytes(status()))
+                return next.0 == seen ? .nothing : .state(version: next.0, name: "state", data: WebJSON.bytes(status()))
             }
         }
         server.mount("/thumb/", prefix: true) { request, response in
@@ -72,11 +72,11 @@ struct PickerRoutes: Sendable {
             server.mount(path) { request, response in
                 guard response.allowsPost(request) else { return }
                 let body = PickerPageJSON.CallBody(request.body)
-                switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in PickerPageJSON.bytes(try await action(body)) }) {
+                switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in WebJSON.bytes(try await action(body)) }) {
                 case .success(let reply): response.json(.ok, reply)
                 case .failure(let error):
                     let status: WebStatus = error.kind == .usage ? .badRequest : error.kind == .runtime ? .conflict : .internalError
-                    response.json(status, PickerPageJSON.bytes(PickerPageJSON.Reply(error: error.message)))
+                    response.json(status, encoding: WebJSON.Failure(error.message))
                 }
             }
         }

@@ -53,6 +53,11 @@ public struct WebResponse: Sendable {
         send(status, type: "application/json", body: body)
     }
 
+    /// `value` as JSON (see `WebJSON`).
+    public func json(_ status: WebStatus = .ok, encoding value: some Encodable) {
+        json(status, WebJSON.bytes(value))
+    }
+
     /// 405 with the methods the path takes.
     public func methodNotAllowed(allow: String) {
         text(.methodNotAllowed, "only \(allow)\n", headers: ["Allow": allow])

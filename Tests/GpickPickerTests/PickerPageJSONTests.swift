@@ -1,5 +1,6 @@
 import Foundation
 import GpickLibrary
+import GpickWeb
 @testable import GpickPicker
 import Testing
 
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func aReplyWritesOnlyWhatItSets() {
-        #expect(String(decoding: PickerPageJSON.bytes(PickerPageJSON.Reply.done), as: UTF8.self) == #"{"ok":true}"#)
-        #expect(String(decoding: PickerPageJSON.bytes(PickerPageJSON.Reply(ok: true, count: 2)), as: UTF8.self) == #"{"count":2,"ok":true}"#)
+        #expect(String(decoding: WebJSON.bytes(PickerPageJSON.Reply.done), as: UTF8.self) == #"{"ok":true}"#)
+        #expect(String(decoding: WebJSON.bytes(PickerPageJSON.Reply(ok: true, count: 2)), as: UTF8.self) == #"{"count":2,"ok":true}"#)
     }
 }

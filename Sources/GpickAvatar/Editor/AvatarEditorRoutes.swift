@@ -35,7 +35,7 @@ struct AvatarEditorRoutes: Sendable {
             let label = Self.label(request.header("x-file-name"))
             reply(response) { () async throws(GpickError) in
                 let added = try await editor.addUpload(body, label: label)
-                return ["image": ["id": added.id, "label": added.label]]
+                return AvatarEditorJSON.Added(image: .init(id: added.id, label: added.label))
             }
         }
         server.mount("/api/camera") { request, response in
@@ -43,7 +43,7 @@ struct AvatarEditorRoutes: Sendable {
             reply(response) { () async throws(GpickError) in
                 guard let take = editor.configuration.takePhoto else { throw GpickError(.usage, "this editor has no camera") }
                 let added = try await editor.addUpload(try await take(), label: "Camera photo")
-                return ["image": ["id": added.id, "label": added.label]]
+                return AvatarEditorJSON.Added(image: .init(id: added.id, label: added.label))
             }
         }
         server.mount("/api/library") { request, response in
@@ -60,13 +60,13 @@ struct AvatarEditorRoutes: Sendable {
             reply(response) { () async throws(GpickError) in
                 let saved = try await editor.save(body)
                 editor.finish(.saved(image: saved.image, model: saved.model, photo: saved.photo))
-                return ["saved": saved.image, "model": saved.model]
+                return AvatarEditorJSON.Saved(saved: saved.image, model: saved.model)
             }
         }
         server.mount("/api/cancel") { request, response in
             guard response.allowsPost(request) else { return }
             editor.finish(.cancelled)
-            response.json(.ok, Self.json(["ok": true]))
+            response.json(.ok, encoding: WebJSON.Done())
         }
         // The page's stream: its end means the page closed (the editor has no state to push).
         let page = PageEvents { editor.finish(.cancelled) }
@@ -80,8 +80,8 @@ struct AvatarEditorRoutes: Sendable {
 
 
 
-    private func reply(_ response: WebResponse, _ work: @escaping @Sendable () async throws(GpickError) -> [String: Any]) {
-        switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in Self.json(try await work()) }) {
+    private func reply<Reply: Encodable>(_ response: WebResponse, _ work: @escaping @Sendable () async throws(GpickError) -> Reply) {
+        switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in WebJSON.bytes(try await work()) }) {
         case .success(let body): response.json(.ok, body)
         case .failure(let error): fail(response, error)
         }
@@ -89,7 +89,7 @@ struct AvatarEditorRoutes: Sendable {
 
     private func fail(_ response: WebResponse, _ error: GpickError) {
         let status: WebStatus = error.kind == .usage || error.kind == .input ? .badRequest : error.kind == .device ? .conflict : .internalError
-        response.json(status, Self.json(["error": error.message]))
+        response.json(status, encoding: WebJSON.Failure(error.message))
     }
 
     /// A file name the page reports, for labels only (never opened): its last part, short.
@@ -100,17 +100,16 @@ struct AvatarEditorRoutes: Sendable {
 
     // MARK: The library's grid: recent photos by id, thumbnails from the shared cache
 
-    static func library(_ editor: AvatarEditor) async throws(GpickError) -> [String: Any] {
+    static func library(_ editor: AvatarEditor) async throws(GpickError) -> AvatarEditorJSON.Library {
         guard let indexPath = editor.configuration.indexPath, fileStatus(indexPath) != nil else {
-            return ["assets": [Any](), "problem": editor.configuration.noIndexAdvice]
+            return AvatarEditorJSON.Library(assets: [], problem: editor.configuration.noIndexAdvice)
         }
         let listed = try await OffPool.run { () throws(GpickError) in
             try LibraryIndex.open(path: indexPath).list(AssetQuery(kind: .photo, limit: 200))
         }
-        return ["assets": listed.compactMap { l -> [String: Any]? in
-            guard let id = l.asset.id else { return nil }
-            return ["id": "a\(id)", "label": (l.asset.path as NSString).lastPathComponent]
-        }]
+        return AvatarEditorJSON.Library(assets: listed.compactMap { l in
+            l.asset.id.map { AvatarEditorJSON.Image(id: "a\($0)", label: (l.asset.path as NSString).lastPathComponent) }
+        })
     }
 
     private func thumbnail(_ request: WebRequest, _ response: WebResponse) {
@@ -131,9 +130,5 @@ struct AvatarEditorRoutes: Sendable {
         case .success(let png): response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
         case .failure(let error): response.text(.notFound, error.message + "\n")
         }
-    }
-
-    static func json(_ object: Any) -> [UInt8] {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { [UInt8]($0) } ?? Array("{}".utf8)
     }
 }
