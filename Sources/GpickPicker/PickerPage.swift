@@ -40,23 +40,21 @@ enum PickerPage {
     static func html(configuration c: PickerConfiguration, layout: Picker.StageLayout, stage: Picker.Stage,
                      items all: [PickerItem], token: String) -> [UInt8] {
         let items = Array(("[" + all.prefix(embeddedItems).map(\.cellJSON).joined(separator: ",") + "]").utf8)
-        let counts: [String: Any] = ["total": all.count, "assets": all.count { $0.id.hasPrefix("a") }]
-        return html(configuration: c, layout: layout, stage: stage, items: items, counts: counts,
-                    preload: firstThumbnails(c, items: all), token: token)
+        return html(configuration: c, layout: layout, stage: stage, items: items, total: all.count,
+                    assets: all.count { $0.id.hasPrefix("a") }, preload: firstThumbnails(c, items: all), token: token)
     }
 
     /// The page: its configuration as JSON (read by picker.js), its first items and the token for its calls.
     private static func html(configuration c: PickerConfiguration, layout: Picker.StageLayout, stage: Picker.Stage, items: [UInt8],
-                             counts: [String: Any], preload: String?, token: String) -> [UInt8] {
-        let settings: [String: Any] = [
-            "columns": c.layout.itemsPerRow, "scroll": c.layout.scroll.rawValue, "multi": c.allowsMultiple,
-            "actions": layout.actions, "camera": layout.showsCamera, "cameraMode": c.capture.cameraMode.rawValue,
-            "stage": stage.rawValue, "preloadedRows": preloadedRows, "thumbnailSizes": thumbnailSizes,
+                             total: Int, assets: Int, preload: String?, token: String) -> [UInt8] {
+        let settings = PickerPageJSON.Settings(
+            columns: c.layout.itemsPerRow, scroll: c.layout.scroll.rawValue, multi: c.allowsMultiple,
+            actions: layout.actions, camera: layout.showsCamera, cameraMode: c.capture.cameraMode.rawValue,
+            stage: stage.rawValue, preloadedRows: preloadedRows, thumbnailSizes: thumbnailSizes,
             // The camera cell is shaped as the session's frames (every output sees this size).
-            "cameraWidth": c.capture.session.format.width, "cameraHeight": c.capture.session.format.height,
-        ].merging(counts) { $1 }.merging(preload.map { ["preload": $0] } ?? [:]) { $1 }
-        let json = (try? JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys]))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            cameraWidth: c.capture.session.format.width, cameraHeight: c.capture.session.format.height,
+            total: total, assets: assets, preload: preload)
+        let json = String(decoding: WebJSON.bytes(settings), as: UTF8.self)
         // "</" inside the JSON would end the script element early.
         let safe = json.replacing("</", with: "<\\/")
         let title = HTMLText.escape(c.title)

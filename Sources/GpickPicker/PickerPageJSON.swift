@@ -5,6 +5,27 @@ import GpickWeb
 /// `/api/state` carry, the bodies of its calls, their replies, and an item's cell. Keys are the
 /// ones `picker.js` reads.
 enum PickerPageJSON {
+    /// The page's configuration, in its `config` script element (read by picker.js as it loads).
+    struct Settings: Encodable {
+        var columns: Int
+        var scroll: String
+        var multi: Bool
+        /// Take-or-pick's question: the actions offered.
+        var actions: [String]
+        var camera: Bool
+        var cameraMode: String
+        var stage: String
+        var preloadedRows: Int
+        var thumbnailSizes: [Int]
+        var cameraWidth: Int
+        var cameraHeight: Int
+        /// Cells in the listing, and how many of them are the library's.
+        var total: Int
+        var assets: Int
+        /// The first screenful's thumbnails, asked for by the page's head.
+        var preload: String?
+    }
+
     /// The page's view of the picker (`/api/state`, and each `state` event).
     struct State: Encodable {
         var camera: Camera
