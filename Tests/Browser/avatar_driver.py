@@ -19,6 +19,7 @@ Steps:
   timed:#RRGGBB      A3 (bench): sets the colour and measures until the new preview is shown
 """
 import json
+import os
 import sys
 import time
 
@@ -26,6 +27,10 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+# Waits are hang bounds, read as the Swift tests read theirs (HangBound): scaled by
+# GPICK_TEST_HANG_SCALE on a slower machine.
+HANG_SCALE = max(1.0, float(os.environ.get("GPICK_TEST_HANG_SCALE") or 1))
 
 
 def browser():
@@ -50,7 +55,7 @@ return [d[0], d[1], d[2], d[3]];
 SEQUENCE = "const i = document.getElementById('preview'); return i.complete && i.naturalWidth ? Number(i.dataset.sequence || 0) : 0;"
 
 def wait(driver, condition, seconds=20):
-    return WebDriverWait(driver, seconds, poll_frequency=0.02).until(lambda d: condition(d))
+    return WebDriverWait(driver, seconds * HANG_SCALE, poll_frequency=0.02).until(lambda d: condition(d))
 
 
 def set_value(driver, element_id, value, events=("input", "change")):

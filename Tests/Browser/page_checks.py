@@ -16,6 +16,7 @@ Steps (run in order, on one page):
                       cell that has the page's focus, and how many cells are in the tab order
 """
 import json
+import os
 import sys
 
 from axe_selenium_python import Axe
@@ -25,6 +26,10 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+
+# Waits are hang bounds, read as the Swift tests read theirs (HangBound): scaled by
+# GPICK_TEST_HANG_SCALE on a slower machine.
+HANG_SCALE = max(1.0, float(os.environ.get("GPICK_TEST_HANG_SCALE") or 1))
 
 
 def browser():
@@ -38,7 +43,7 @@ def browser():
 
 
 def wait(driver, condition, seconds=30):
-    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+    return WebDriverWait(driver, seconds * HANG_SCALE, poll_frequency=0.05).until(lambda d: condition(d))
 
 
 # Ready to be judged: the picker's grid built and its first thumbnails in (or failed), the

@@ -19,6 +19,7 @@ Steps:
                        camera rests, then comes back to the page until it is live again
 """
 import json
+import os
 import sys
 import time
 import urllib.parse
@@ -29,6 +30,10 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
+
+# Waits are hang bounds, read as the Swift tests read theirs (HangBound): scaled by
+# GPICK_TEST_HANG_SCALE on a slower machine.
+HANG_SCALE = max(1.0, float(os.environ.get("GPICK_TEST_HANG_SCALE") or 1))
 
 
 def browser():
@@ -71,7 +76,7 @@ def server_state(url):
 
 
 def wait(driver, condition, seconds=15):
-    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+    return WebDriverWait(driver, seconds * HANG_SCALE, poll_frequency=0.05).until(lambda d: condition(d))
 
 
 def run_step(driver, url, step, args, out):

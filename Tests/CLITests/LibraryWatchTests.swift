@@ -5,7 +5,7 @@ import Testing
 @Suite struct LibraryWatchTests {
     /// Polls `library list` until `condition` holds on the listed paths.
     func waitForListing(_ w: LibraryCLIWorld, timeout: Double = 10, _ condition: ([String]) -> Bool) async throws -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
         var paths: [String] = []
         while Date() < deadline {
             paths = try await LibraryCLI.listed(library: w.library, data: w.data)

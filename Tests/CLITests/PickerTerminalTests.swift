@@ -35,7 +35,7 @@ import Testing
         @discardableResult
         func waitFor(_ text: String, seconds: Double = 15) async throws -> String {
             var pane = ""
-            let deadline = Date().addingTimeInterval(seconds)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(seconds))
             while Date() < deadline {
                 pane = try await self.pane()
                 if pane.contains(text) { return pane }
@@ -47,7 +47,7 @@ import Testing
 
         /// Waits until the picker's stdout (its `--json` events) holds `text`.
         func waitForOutput(_ text: String, seconds: Double = 15) async throws {
-            let deadline = Date().addingTimeInterval(seconds)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(seconds))
             var printed = ""
             while Date() < deadline {
                 printed = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
@@ -164,7 +164,7 @@ import Testing
         try await picker.waitFor("clip.mp4")
         // A hang guard, not a timing: in one loaded full run GStreamer took over 20 s to start.
         var pid: pid_t = 0
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(60))
         while pid == 0 && Date() < deadline {
             pid = (try? String(contentsOfFile: started, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
             if pid == 0 { try await Task.sleep(nanoseconds: 50_000_000) }
@@ -207,7 +207,7 @@ import Testing
         // Live: the test source's stamp changes with every frame, so the picture does.
         let first = try await picker.pane(escapes: true)
         var moved = false
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(10))
         while !moved && Date() < deadline {
             try await Task.sleep(nanoseconds: 50_000_000)
             moved = try await picker.pane(escapes: true) != first
@@ -372,7 +372,7 @@ import Testing
                                          env: ["DISPLAY": display.name])
         defer { xterm.signal(SIGKILL) }
         var events: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(20))
         while Date() < deadline && !events.contains(where: { $0["event"] as? String == "shown" }) {
             try await Task.sleep(nanoseconds: 100_000_000)
             let text = (try? String(contentsOfFile: dir + "/events", encoding: .utf8)) ?? ""

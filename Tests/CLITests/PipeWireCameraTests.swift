@@ -123,7 +123,7 @@ import Testing
             let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "20", "--json",
                                                                     "-o", "\(dir)/cut.mp4"] + Self.small, env: pw.env)
             // Destroyed once the recording is under way (its first progress event).
-            let deadline = Date().addingTimeInterval(15)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(15))
             while !rec.stdoutSoFar.contains("\"progress\"") && Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
             try await pw.destroy(node: PipeWireDaemon.cameraNode)
             return try await rec.wait(timeout: 15)

@@ -50,7 +50,7 @@ import Testing
     /// Polls screenshots until one shows a frame of the test camera (source 1) later than
     /// `after`; nil if none does within `timeout` seconds.
     static func stampOnScreen(_ compositor: WaylandCompositor, after: Int = -1, timeout: Double = 30) async throws -> FrameStamp? {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
         while Date() < deadline {
             if let s = shownStamp(try await compositor.screenshot()), s.sourceID == 1, s.index > after { return s }
             try await Task.sleep(nanoseconds: 50_000_000)

@@ -1,6 +1,7 @@
 import GpickTerminal
 import Foundation
 import GpickKit
+import GpickTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -356,7 +357,7 @@ extension TerminalRendererTests {
         /// What the program wrote, read until `marker` shows up (or the timeout passes).
         func read(until marker: String?, timeout: Double = 2) -> String {
             var got: [UInt8] = []
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
             while Date() < deadline {
                 var p = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
                 guard poll(&p, 1, 20) > 0 else { continue }
@@ -378,7 +379,7 @@ extension TerminalRendererTests {
         func append(_ item: T) { lock.withLock { items.append(item) } }
 
         func wait(count: Int, timeout: Double = 2) -> [T] {
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
             while Date() < deadline {
                 if let done = lock.withLock({ items.count >= count ? items : nil }) { return done }
                 usleep(10_000)

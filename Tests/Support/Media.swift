@@ -35,7 +35,7 @@ public enum Media {
             let box = Box()
             sink.setCallbacks(onSample: { s in box.set(s) })
             try p.setState(.playing)
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(10))
             while box.get() == nil && Date() < deadline { usleep(5000) }
             try p.setState(.null)
             guard let sample = box.get() else { throw TestFailure("no frame decoded from \(path)") }

@@ -39,7 +39,7 @@ public final class PipeWireDaemon: @unchecked Sendable {
             try await waitFor("pipewire", timeout: 10) { FileManager.default.fileExists(atPath: "\(runtime)/pipewire-0") }
             started.append(try Subprocess.start("/usr/bin/wireplumber", [], env: env))
             let daemon = PipeWireDaemon(env: env, processes: started)
-            let deadline = Date().addingTimeInterval(15)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(15))
             while try await daemon.nodeID(cameraNode) == nil {
                 guard Date() < deadline else { throw TestFailure("PipeWire did not list \(cameraNode) within 15 s") }
                 try await Task.sleep(nanoseconds: 50_000_000)
@@ -98,7 +98,7 @@ public final class PipeWireDaemon: @unchecked Sendable {
     /// Waits until `nodeState(name)` satisfies `condition`; the last state seen, whether or not.
     @discardableResult
     public func waitForNode(_ name: String, seconds: Double = 10, _ condition: (String?) -> Bool) async throws -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(seconds))
         var state = try await nodeState(name)
         while !condition(state) && Date() < deadline {
             try await Task.sleep(nanoseconds: 100_000_000)
@@ -130,7 +130,7 @@ public final class PipeWireDaemon: @unchecked Sendable {
     }
 
     static func waitFor(_ what: String, timeout: Double, _ ready: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
         while !ready() {
             guard Date() < deadline else { throw TestFailure("\(what) did not start within \(Int(timeout)) s") }
             try await Task.sleep(nanoseconds: 20_000_000)

@@ -48,7 +48,7 @@ public final class StaticHTTPServer: @unchecked Sendable {
 
     /// The bytes sent for each request of `path` so far (waits up to `timeout` for at least one).
     public func sent(_ path: String, timeout: Double = 10) async throws -> [Int] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
         while true {
             let counts = running.stdoutSoFar.split(separator: "\n").compactMap { line -> Int? in
                 let parts = line.split(separator: " ")

@@ -96,7 +96,7 @@ public struct Subprocess {
         /// (an event line, a URL).
         @discardableResult
         public func waitForOutput(_ text: String, stderr: Bool = false, timeout: Double = 20) async throws -> String {
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
             while true {
                 let out = stderr ? stderrSoFar : stdoutSoFar
                 if out.contains(text) { return out }
@@ -109,7 +109,7 @@ public struct Subprocess {
 
         /// Waits until `path` exists (e.g. a recording appears at its first bytes).
         public func waitForFile(_ path: String, timeout: Double = 20) async throws {
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
             while !FileManager.default.fileExists(atPath: path) {
                 guard process.isRunning, Date() < deadline else { throw TestFailure("\(path) did not appear") }
                 try await Task.sleep(nanoseconds: 10_000_000)
@@ -118,6 +118,7 @@ public struct Subprocess {
         public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
         public func wait(timeout: Double) async throws -> Result {
+            let timeout = HangBound.seconds(timeout)
             let deadline = Date().addingTimeInterval(timeout)
             while process.isRunning {
                 if Date() > deadline {

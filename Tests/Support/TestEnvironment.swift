@@ -41,7 +41,7 @@ public enum TestEnvironment {
 
     /// Polls `condition` until it holds or `timeout` passes: tests never sleep a fixed time.
     public static func eventually(_ timeout: Double = 5, _ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(timeout))
         while Date() < deadline {
             if try condition() { return true }
             try await Task.sleep(nanoseconds: 10_000_000)
@@ -103,4 +103,18 @@ public final class TmpfsMount {
 public struct TestFailure: Error, CustomStringConvertible {
     public let description: String
     public init(_ d: String) { description = d }
+}
+
+/// How long a test waits before it calls a process, a page or a condition hung. These bounds
+/// catch hangs; they never measure speed (the bench does), so they are generous, and every wait
+/// of the support code (`Subprocess`, `eventually`, the browser drivers) reads them here:
+/// `GPICK_TEST_HANG_SCALE=3` triples all of them on a slower machine (a Raspberry Pi, a
+/// sanitizer build) without touching a test.
+public enum HangBound {
+    public static let scale: Double = {
+        guard let text = ProcessInfo.processInfo.environment["GPICK_TEST_HANG_SCALE"], let v = Double(text), v >= 1 else { return 1 }
+        return v
+    }()
+
+    public static func seconds(_ s: Double) -> Double { s * scale }
 }

@@ -10,7 +10,7 @@ public final class VirtualDisplay {
 
     public init() async throws {
         process = try Subprocess.start("/usr/bin/Xvfb", ["-displayfd", "1", "-noreset", "-screen", "0", "640x480x24", "-nolisten", "tcp"])
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(10))
         while true {
             let out = process.stdoutSoFar
             if out.hasSuffix("\n"), let n = Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) {

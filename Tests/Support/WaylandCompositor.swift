@@ -24,7 +24,7 @@ public final class WaylandCompositor {
         ], env: ["XDG_RUNTIME_DIR": runtimeDir, "WAYLAND_DISPLAY": "", "DISPLAY": ""])
         // weston creates its socket once its backend and shell are loaded.
         let path = "\(runtimeDir)/\(socket)"
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(HangBound.seconds(20))
         while !FileManager.default.fileExists(atPath: path) {
             guard Date() < deadline, process.process.isRunning else {
                 process.signal(SIGKILL)
