@@ -2,7 +2,10 @@ import GpickBase
 
 /// One way to ask any image for a picture of a given size (after Paparazzo's ImageSource):
 /// a file, an http(s) URL, an asset of the library, or the live frame of a capture session. Code
-/// that shows pictures (the picker's grid, `gpick thumb`) has no branch per kind of source.
+/// that shows pictures of any source (`gpick thumb`, avatars and their editor) has no branch per
+/// kind of source. The picker's grids show only library assets and captures, straight from the
+/// freedesktop cache (`ThumbnailCache`): the page is sent the cache's PNG files as they are, for
+/// the browser to decode, which a decoded picture from here would only have to re-encode.
 ///
 /// The rules every source keeps:
 /// - `.best` yields exactly one result, never degraded, or throws;
