@@ -19,6 +19,9 @@ public final class PageEvents: Sendable {
         var pages = 0
         /// Bumped by each page that arrives: a page that left is gone only if none came since.
         var generation = 0
+        /// The generation whose leaving was announced: two streams that end close together (a
+        /// reload's old stream noticed late, then the new one) are one departure, not two.
+        var announced = -1
     }
 
     private let presence = Locked(Presence())
@@ -66,7 +69,12 @@ public final class PageEvents: Sendable {
         }
         Task { [self] in
             try? await Task.sleep(for: grace)
-            if presence.withLock({ $0.pages == 0 && $0.generation == generation }) { onGone() }
+            let gone = presence.withLock { p -> Bool in
+                guard p.pages == 0, p.generation == generation, p.announced != generation else { return false }
+                p.announced = generation
+                return true
+            }
+            if gone { onGone() }
         }
     }
 }

@@ -52,6 +52,23 @@ import Testing
         #expect(gone.values.count == 1, "noticed more than once: \(gone.values.count)")
     }
 
+    /// Two streams of one page (a reload's old one is noticed late, as a loaded machine does) that
+    /// end within a grace of each other are one departure: the owner hears it once.
+    @Test func twoStreamsEndingTogetherAreOneDeparture() async throws {
+        let gone = Events()
+        let state = Monitor((version: 0, ended: false))
+        let server = try Self.serve(grace: .seconds(1), gone: gone, state: state)
+        defer { server.close() }
+        let (a, _) = try await onThread { try Self.open(server, until: "data: {\"v\":0}") }
+        let (b, _) = try await onThread { try Self.open(server, until: "data: {\"v\":0}") }
+        b.close()
+        a.close()
+        #expect(await waitUntil(.seconds(10)) { gone.values.count == 1 }, "the page closed for good was never noticed")
+        // Both streams' graces have run out by now (each ends within a second of its close).
+        try await Task.sleep(for: .seconds(2))
+        #expect(gone.values.count == 1, "noticed more than once: \(gone.values.count)")
+    }
+
     @Test func anEndedOwnerEndsTheStream() async throws {
         let state = Monitor((version: 0, ended: false))
         let server = try Self.serve(grace: .seconds(3), gone: Events(), state: state)
