@@ -2,6 +2,28 @@ import Foundation
 
 /// Runs the real binary (or a tool) as a child process.
 public struct Subprocess {
+    /// The stacks of every thread of `pid` (gdb's `thread apply all bt`), frames only, at most
+    /// 6000 characters; empty where gdb is not installed or cannot attach within 20 s.
+    static func stacks(of pid: Int32) -> String {
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb) else { return "" }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: gdb)
+        p.arguments = ["-q", "-p", String(pid), "-batch", "-ex", "thread apply all bt 16"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return "" }
+        let killer = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: killer)
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        killer.cancel()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
+        return String(lines.joined(separator: "\n").prefix(6000))
+    }
+
     public struct Result: Sendable {
         public let status: Int32
         public let stdout: String
@@ -122,9 +144,14 @@ public struct Subprocess {
             let deadline = Date().addingTimeInterval(timeout)
             while process.isRunning {
                 if Date() > deadline {
+                    // What a hang looked like, for whoever reads the failure: the threads' stacks
+                    // (where gdb is installed) and what the process had said.
+                    let stacks = Subprocess.stacks(of: process.processIdentifier)
                     process.interrupt()
                     kill(process.processIdentifier, SIGKILL)
-                    throw TestFailure("\(process.arguments ?? []) did not finish within \(timeout) s")
+                    let said = lock.withLock { String(decoding: errData.suffix(1000), as: UTF8.self) }
+                    throw TestFailure("\(process.arguments ?? []) did not finish within \(timeout) s; its stderr: \(said)"
+                                      + (stacks.isEmpty ? "" : "\nits threads:\n" + stacks))
                 }
                 try await Task.sleep(nanoseconds: 20_000_000)
             }
