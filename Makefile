@@ -25,6 +25,7 @@ OUT ?= out/demo
 # weston: its headless backend is the Wayland compositor the window preview is tested under.
 # python3-pip: installs axe-selenium-python from PyPI (Debian has no package of it): Deque's
 # axe-core accessibility engine, which the page tests run on the picker and the avatar editor.
+# gdb: a test whose process hangs reports that process's threads' stacks.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
@@ -35,7 +36,7 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
 	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver python3-pip \
 	libexif-dev libde265-dev libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
-	weston
+	weston gdb
 
 # From PyPI, with axe-core 3.1.1 inside: the newest release pip offers for Debian 12's Python 3.11.
 AXE_SELENIUM_VERSION := 2.1.6
