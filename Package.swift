@@ -22,6 +22,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The local web server's event loop and HTTP/1 codec.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         // `make docs`: the API documentation, with DocC.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -50,9 +52,15 @@ let package = Package(
         // Layer 1: a small safe Swift core over GStreamer.
         .target(name: "GstCore", dependencies: ["CGStreamer", "GpickBase"]),
         // Beside GStreamer, not on it: gpick's local HTTP server (127.0.0.1, a token, the Host
-        // header checked, assets by id) and MJPEG streams; and the terminal's screen, keys and
-        // pictures (half blocks, sixel, kitty). Previews, the picker and the avatar editor use them.
-        .target(name: "GpickWeb", dependencies: ["GpickBase"]),
+        // header checked, assets by id; swift-nio's event loop and HTTP/1 codec) and MJPEG
+        // streams; and the terminal's screen, keys and pictures (half blocks, sixel, kitty).
+        // Previews, the picker and the avatar editor use them.
+        .target(name: "GpickWeb", dependencies: [
+            "GpickBase",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .target(name: "GpickTerminal", dependencies: ["GpickBase"]),
         // Layer 2: the capture toolkit.
         // The pipeline files of pipelines/ are built in as well (Pipelines/files links there): a

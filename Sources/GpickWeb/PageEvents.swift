@@ -34,7 +34,7 @@ public final class PageEvents: Sendable {
     }
 
     /// Serves one page's stream on `response`, on the server's thread for it, until the page
-    /// hangs up or the owner has ended. `next(version)` waits (some seconds at most) for what
+    /// hangs up or the owner has ended. A hang-up starts the grace at once. `next(version)` waits (some seconds at most) for what
     /// comes after `version` (-1 at first) and says it.
     public func serve(_ response: WebResponse, next: (Int) -> Next) {
         guard response.startStream(type: "text/event-stream", headers: ["Cache-Control": "no-store"]) else { return }
@@ -45,7 +45,14 @@ public final class PageEvents: Sendable {
             p.pages += 1
             p.generation += 1
         }
-        defer { left() }
+        // The page has left when its stream ends, or when its client hangs up: heard at once,
+        // while `next` may still be waiting seconds for news. Counted once either way.
+        let leaving = Locked(false)
+        let leave: @Sendable () -> Void = { [self] in
+            if leaving.withLock({ done in defer { done = true }; return !done }) { left() }
+        }
+        response.whenClientHangsUp(leave)
+        defer { leave() }
         var seen = -1
         while true {
             switch next(seen) {

@@ -39,9 +39,8 @@ struct WebAccess: Sendable {
 
     var allowedHosts: Set<String> { ["127.0.0.1:\(port)", "localhost:\(port)"] }
 
-    var cookieHeader: String {
-        "Set-Cookie: \(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict\r\n"
-    }
+    /// The Set-Cookie value that hands the token over.
+    var cookie: String { "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict" }
 
     /// 32 random bytes as hex, from the system's cryptographic generator (getrandom).
     static func newToken() -> String {

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import NIOHTTP1
 
 /// One HTTP/1.x request as gpick's local web server reads it: the request line, the headers
 /// (names lowercased) and a body of at most `maxBody` bytes. Every response closes the
@@ -36,39 +34,11 @@ public struct WebRequest: Sendable, Equatable {
         return out
     }
 
-    /// Why a request could not be read: the server answers these with a status, or just hangs up.
-    public enum Failure: Error, Equatable {
-        case closed              // EOF, timeout or reset before a full request: nobody to answer
-        case malformed           // 400
-        case headTooLarge        // 431
-        case bodyTooLarge        // 413
-        case lengthRequired      // 411: a chunked body, which gpick's pages never send
-    }
-
-    /// Largest request head accepted; a browser's GET is well under 2 KiB.
-    static let maxHead = 8192
-
-    /// Parses the head (request line and headers, up to the blank line).
-    static func parse(_ head: [UInt8]) -> WebRequest? {
-        var lines = head.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
-            line.last == UInt8(ascii: "\r") ? line.dropLast() : line
-        }
-        guard !lines.isEmpty else { return nil }
-        let parts = lines.removeFirst().split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let method = String(validating: parts[0], as: UTF8.self),
-              let target = String(validating: parts[1], as: UTF8.self),
-              let version = String(validating: parts[2], as: UTF8.self),
-              !method.isEmpty, method.allSatisfy({ $0.isASCII && $0.isUppercase }),
-              target.hasPrefix("/"), version.hasPrefix("HTTP/1.")
-        else { return nil }
+    /// A request as swift-nio's HTTP/1 decoder read its head: header names lowercased,
+    /// repeated headers joined, the target split into path and query.
+    init(_ head: HTTPRequestHead) {
         var headers: [String: String] = [:]
-        for line in lines where !line.isEmpty {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-                  let name = String(validating: line[line.startIndex..<colon], as: UTF8.self),
-                  !name.isEmpty, !name.contains(" "),
-                  let value = String(validating: line[(colon + 1)...], as: UTF8.self)
-            else { return nil }
+        for (name, value) in head.headers {
             let key = name.lowercased()
             let v = value.trimmingSpaces
             if let old = headers[key] {
@@ -77,9 +47,9 @@ public struct WebRequest: Sendable, Equatable {
                 headers[key] = v
             }
         }
-        let split = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        return WebRequest(method: method, path: String(split[0]),
-                          query: split.count > 1 ? Self.queryItems(split[1]) : [:], headers: headers)
+        let split = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        self.init(method: head.method.rawValue, path: String(split.first ?? ""),
+                  query: split.count > 1 ? Self.queryItems(split[1]) : [:], headers: headers)
     }
 
     /// `a=1&b=x%20y` → ["a": "1", "b": "x y"] (form encoding: "+" is a space).
@@ -120,56 +90,6 @@ public struct WebRequest: Sendable, Equatable {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
         default: nil
         }
-    }
-
-    /// Reads one request from a connected socket (blocking; the socket's receive timeout bounds
-    /// how long a silent client can hold its thread).
-    static func read(from fd: Int32, maxBody: Int) -> Result<WebRequest, Failure> {
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        func receive() -> Bool {
-            while true {
-                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                data.append(contentsOf: chunk[0..<n])
-                return true
-            }
-        }
-        var searched = 0
-        while true {
-            guard receive() else { return .failure(.closed) }
-            // Resume the terminator search a little before the new bytes: it may straddle reads.
-            if let end = endOfHead(data, from: max(0, searched - 3)) {
-                guard end <= maxHead else { return .failure(.headTooLarge) }
-                guard var request = parse(Array(data[0..<end])) else { return .failure(.malformed) }
-                if request.headers["transfer-encoding"] != nil { return .failure(.lengthRequired) }
-                let declared = request.headers["content-length"]
-                guard let length = declared == nil ? 0 : Int(declared!), length >= 0 else { return .failure(.malformed) }
-                guard length <= maxBody else { return .failure(.bodyTooLarge) }
-                while data.count - end < length {
-                    guard receive() else { return .failure(.closed) }
-                }
-                request.body = Array(data[end..<(end + length)])
-                return .success(request)
-            }
-            searched = data.count
-            if data.count > maxHead { return .failure(.headTooLarge) }
-        }
-    }
-
-    /// Index just past the first "\r\n\r\n" (or a bare "\n\n", which lenient clients send).
-    static func endOfHead(_ bytes: [UInt8], from start: Int = 0) -> Int? {
-        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
-        var i = start
-        while i < bytes.count {
-            if bytes[i] == lf {
-                if i + 1 < bytes.count, bytes[i + 1] == lf { return i + 2 }
-                if i + 2 < bytes.count, bytes[i + 1] == cr, bytes[i + 2] == lf { return i + 3 }
-            }
-            i += 1
-        }
-        return nil
     }
 }
 

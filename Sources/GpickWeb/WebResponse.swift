@@ -1,7 +1,5 @@
-import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
+import NIOCore
+import NIOHTTP1
 
 /// An HTTP status gpick's server answers with.
 public struct WebStatus: Sendable, Equatable {
@@ -23,26 +21,28 @@ public struct WebStatus: Sendable, Equatable {
     public static let serviceUnavailable = WebStatus(503, "Service Unavailable")
 }
 
-/// The answer to one request, written straight to its socket: one `send`, or a stream
-/// (`startStream`, then `write` until it returns false).
+/// The answer to one request: one `send`, or a stream (`startStream`, then `write` until it
+/// returns false). It is written from the handler's own thread, which waits for each part to leave.
 ///
 /// Every response says `Connection: close`, `X-Content-Type-Options: nosniff` and
 /// `Referrer-Policy: no-referrer` (the token is in the page's URL), and is not cached unless the
 /// handler says otherwise.
 public struct WebResponse: Sendable {
-    let fd: Int32
+    let connection: WebConnection
     let core: WebServer.Core
     /// HEAD: headers only.
     let headOnly: Bool
-    /// The Set-Cookie line handing the URL's token over (first request of a page).
+    /// The Set-Cookie value handing the URL's token over (first request of a page).
     let cookie: String?
 
     /// Longest a response or one stream part may take to leave.
     static let sendDeadline = Duration.seconds(5)
 
     public func send(_ status: WebStatus, type: String, body: [UInt8], headers: [String: String] = [:]) {
-        _ = Self.sendAll(fd, headOnly ? [head(status, type: type, length: body.count, headers)]
-                                      : [head(status, type: type, length: body.count, headers), body])
+        let head = Self.head(status, type: type, length: body.count, headers, cookie: cookie)
+        _ = connection.write(headOnly || body.isEmpty ? [.head(head), .end(nil)]
+                                                      : [.head(head), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil)],
+                             deadline: Self.sendDeadline)
     }
 
     public func text(_ status: WebStatus, _ text: String, headers: [String: String] = [:]) {
@@ -77,55 +77,41 @@ public struct WebResponse: Sendable {
         return false
     }
 
-    /// Sends the head of an open-ended response (no Content-Length); false if the client is gone.
-    /// A HEAD request gets the head and nothing more (then this returns false).
+    /// Sends the head of an open-ended response (no Content-Length: it ends when the connection
+    /// closes); false if the client is gone. A HEAD request gets the head and nothing more (then
+    /// this returns false).
     public func startStream(type: String, headers: [String: String] = [:]) -> Bool {
-        let ok = Self.sendAll(fd, [head(.ok, type: type, length: nil, headers)])
+        let ok = connection.write([.head(Self.head(.ok, type: type, length: nil, headers, cookie: cookie))], deadline: Self.sendDeadline)
         return ok && !headOnly
     }
 
     /// Writes the next part of a stream; false once the client is gone or too slow to matter.
-    public func write(_ pieces: [[UInt8]]) -> Bool { Self.sendAll(fd, pieces) }
-
-    /// True once the client has closed or reset (a zero-byte peek is EOF).
-    public var clientHungUp: Bool {
-        var byte: UInt8 = 0
-        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    public func write(_ pieces: [[UInt8]]) -> Bool {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
+        for piece in pieces { buffer.writeBytes(piece) }
+        return connection.write([.body(.byteBuffer(buffer))], deadline: Self.sendDeadline)
     }
+
+    /// True once the client has closed its side or reset the connection.
+    public var clientHungUp: Bool { connection.hungUp }
+
+    /// Runs `body` once, when the client hangs up (at once if it has), while the handler may be
+    /// waiting for something else: a stream learns its page has gone without writing to it.
+    public func whenClientHangsUp(_ body: @escaping @Sendable () -> Void) { connection.whenHungUp(body) }
 
     public var serverClosed: Bool { core.isClosed }
 
-    private func head(_ status: WebStatus, type: String, length: Int?, _ headers: [String: String]) -> [UInt8] {
-        var text = "HTTP/1.1 \(status.code) \(status.reason)\r\nContent-Type: \(type)\r\n"
-        if let length { text += "Content-Length: \(length)\r\n" }
-        if headers["Cache-Control"] == nil { text += "Cache-Control: no-store\r\n" }
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
-        text += "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
-        if let cookie { text += cookie }
-        text += "Connection: close\r\n\r\n"
-        return Array(text.utf8)
-    }
-
-    /// Sends all pieces within `sendDeadline`, or reports failure (peer gone, or too slow to
-    /// matter). MSG_MORE holds back a partial packet until the last piece; MSG_NOSIGNAL turns
-    /// SIGPIPE into an EPIPE return.
-    static func sendAll(_ fd: Int32, _ pieces: [[UInt8]]) -> Bool {
-        let deadline = ContinuousClock.now + sendDeadline
-        for (i, piece) in pieces.enumerated() {
-            let flags = Int32(MSG_NOSIGNAL | (i < pieces.count - 1 ? MSG_MORE : 0))
-            let sent = piece.withUnsafeBytes { buf -> Bool in
-                var off = 0
-                while off < buf.count {
-                    let n = Glibc.send(fd, buf.baseAddress! + off, buf.count - off, flags)
-                    if n < 0 && errno != EINTR && errno != EAGAIN { return false }
-                    if n > 0 { off += n }
-                    if off < buf.count && ContinuousClock.now > deadline { return false }
-                }
-                return true
-            }
-            guard sent else { return false }
-        }
-        return true
+    static func head(_ status: WebStatus, type: String, length: Int?, _ headers: [String: String], cookie: String?) -> HTTPResponseHead {
+        var fields = HTTPHeaders()
+        fields.add(name: "Content-Type", value: type)
+        if let length { fields.add(name: "Content-Length", value: String(length)) }
+        if headers["Cache-Control"] == nil { fields.add(name: "Cache-Control", value: "no-store") }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { fields.add(name: name, value: value) }
+        fields.add(name: "X-Content-Type-Options", value: "nosniff")
+        fields.add(name: "Referrer-Policy", value: "no-referrer")
+        if let cookie { fields.add(name: "Set-Cookie", value: cookie) }
+        fields.add(name: "Connection", value: "close")
+        return HTTPResponseHead(version: .http1_1, status: .custom(code: UInt(status.code), reasonPhrase: status.reason), headers: fields)
     }
 }

@@ -1,5 +1,6 @@
-import FoundationEssentials
 import GpickBase
+import NIOCore
+import NIOPosix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,10 +16,18 @@ public typealias WebHandler = @Sendable (WebRequest, WebResponse) -> Void
 ///   (`WebAccess`); everything else gets 403 before any handler runs.
 /// - Handlers are found by exact path, or by the longest mounted prefix; assets are addressed by
 ///   id in the path, never by a file path the client gives.
-/// - Plain POSIX sockets and threads: one accept thread, one thread per connection (at most
-///   `maxClients`, more are answered 503); every response closes its connection.
+/// - swift-nio's event loop reads requests with its HTTP/1 codec, within bounds, and applies the
+///   access rules; each admitted request is answered on a thread of its own (at most
+///   `maxClients` at once, more are answered 503), so a handler may block. Every response closes
+///   its connection.
+/// - A client that hangs up is heard at once (`WebResponse.whenClientHangsUp`), not at the next
+///   write.
 public final class WebServer: Sendable {
+    /// Requests being answered at once.
     public static let maxClients = 32
+    /// Open connections, most of them still sending their request; past this a new one is closed
+    /// at once. Idle and slow clients cost no thread, and are dropped after 5 s.
+    public static let maxConnections = 512
 
     let core: Core
     /// The bound port (the real one when 0 was asked for).
@@ -37,8 +46,18 @@ public final class WebServer: Sendable {
         let (fd, bound) = try Listener.open(port: port)
         self.port = bound
         token = WebAccess.newToken()
-        core = Core(listenFD: fd, access: WebAccess(token: token, port: bound), maxBody: maxBody)
-        core.spawn(name: "gpick-http-accept") { [core] in core.acceptLoop() }
+        let core = Core(access: WebAccess(token: token, port: bound), maxBody: maxBody)
+        self.core = core
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)   // a stream part's end is what browsers wait for
+            .childChannelOption(.allowRemoteHalfClosure, value: true)    // a client done sending may still read its answer
+            .childChannelInitializer { channel in core.adopt(channel) }
+        do {
+            core.listening(try bootstrap.withBoundSocket(fd).wait())
+        } catch {
+            Glibc.close(fd)
+            throw GpickError(.runtime, "cannot serve on 127.0.0.1:\(bound): \(error)")
+        }
     }
 
     deinit { core.close() }
@@ -81,42 +100,49 @@ public final class WebServer: Sendable {
 }
 
 extension WebServer {
-    /// The shared state, owned by the server's threads as well as the public object (so the
-    /// public object can still be released, and its deinit close everything).
-    ///
-    /// A client fd is closed only inside `state`'s lock and after leaving `clients`, so `close()`
-    /// never shuts down a reused descriptor.
+    /// The shared state, owned by the event loop's handlers and the handler threads as well as the
+    /// public object (so the public object can still be released, and its deinit close everything).
     final class Core: Sendable {
-        /// How long a client may take to send its request, or to take one response or part.
-        static let ioTimeout = timeval(tv_sec: 5, tv_usec: 0)
-        /// Per send() call; sendAll checks a deadline between calls, since a send that keeps
-        /// making a little progress never times out on its own.
-        static let sendTimeout = timeval(tv_sec: 1, tv_usec: 0)
-
         let state = Monitor(State())
         let routes = Locked([Route: WebHandler]())
         let access: WebAccess
         let maxBody: Int
-        private let listenFD: Int32
 
         struct State {
-            var listenOpen = true
-            /// False once closing has begun: the listening socket is shut.
-            var accepting = true
+            var listener: (any Channel)?
             var closed = false
-            var clients: Set<Int32> = []
-            /// Threads started by `spawn` and not yet ended.
+            /// Handler threads started and not yet ended.
             var threads = 0
+            var connections: [ObjectIdentifier: any Channel] = [:]
             var closeHandlers: [@Sendable () -> Void] = []
         }
 
-        init(listenFD: Int32, access: WebAccess, maxBody: Int) {
-            self.listenFD = listenFD
+        init(access: WebAccess, maxBody: Int) {
             self.access = access
             self.maxBody = maxBody
         }
 
         var isClosed: Bool { state.withLock { $0.closed } }
+
+        func listening(_ channel: any Channel) { state.withLock { $0.listener = channel } }
+
+        /// A new connection: its pipeline, or closed at once when the server is closed or full.
+        func adopt(_ channel: any Channel) -> EventLoopFuture<Void> {
+            let id = ObjectIdentifier(channel)
+            let taken = state.withLock { s -> Bool in
+                guard !s.closed, s.connections.count < WebServer.maxConnections else { return false }
+                s.connections[id] = channel
+                return true
+            }
+            guard taken else { return channel.close() }
+            channel.closeFuture.whenComplete { [self] _ in state.withLock { _ = $0.connections.removeValue(forKey: id) } }
+            do {
+                try channel.pipeline.syncOperations.addHandlers(WebPipeline.handlers(core: self, connection: WebConnection(channel)))
+                return channel.eventLoop.makeSucceededVoidFuture()
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
 
         func onClose(_ handler: @escaping @Sendable () -> Void) {
             let now = state.withLock { s -> Bool in
@@ -128,115 +154,48 @@ extension WebServer {
 
         func close(grace: Duration = .zero) {
             if grace > .zero {
-                state.withLock { s in
-                    if !s.closed { shutdown(listenFD, Int32(SHUT_RDWR)) }
-                    s.accepting = false
-                }
-                state.wait(until: { $0.clients.isEmpty || $0.closed }, deadline: .now + grace) { _ in }
+                // Take no new connection, and give the requests being answered their grace.
+                let listener = state.withLock { $0.closed ? nil : $0.listener }
+                if let listener { try? listener.close().wait() }
+                state.wait(until: { $0.threads == 0 || $0.closed }, deadline: .now + grace) { _ in }
             }
-            let handlers = state.withLock { s -> [@Sendable () -> Void] in
-                guard !s.closed else { return [] }
+            let (handlers, channels) = state.withLock { s -> ([@Sendable () -> Void], [any Channel]) in
+                guard !s.closed else { return ([], []) }
                 s.closed = true
-                // shutdown (not close) wakes threads blocked in accept/recv/send on these fds.
-                shutdown(listenFD, Int32(SHUT_RDWR))
-                for fd in s.clients { shutdown(fd, Int32(SHUT_RDWR)) }
                 defer { s.closeHandlers = [] }
-                return s.closeHandlers
+                return (s.closeHandlers, (s.listener.map { [$0] } ?? []) + Array(s.connections.values))
             }
+            // Closing a connection fails its pending writes and wakes the handler waiting on them.
+            for channel in channels { channel.close(promise: nil) }
             for handler in handlers { handler() }
-            state.wait(until: { $0.threads == 0 }) { s in
-                if s.listenOpen {
-                    Glibc.close(listenFD)
-                    s.listenOpen = false
-                }
-            }
+            if let listener = channels.first, !listener.eventLoop.inEventLoop { try? listener.closeFuture.wait() }
+            state.wait(until: { $0.threads == 0 }) { _ in }
         }
 
-        /// Starts a counted thread: `close()` returns only once every one has ended.
-        func spawn(name: String, _ body: @escaping @Sendable () -> Void) {
-            state.withLock { $0.threads += 1 }
-            let started = detachThread(named: name) {
-                body()
-                self.state.withLock { $0.threads -= 1 }
+        /// Answers `request` on a thread of its own; false when the server is closed or already
+        /// answering `maxClients` requests.
+        func answer(_ request: WebRequest, cookie: String?, on connection: WebConnection) -> Bool {
+            let admitted = state.withLock { s -> Bool in
+                guard !s.closed, s.threads < WebServer.maxClients else { return false }
+                s.threads += 1
+                return true
+            }
+            guard admitted else { return false }
+            let started = detachThread(named: "gpick-http-client") { [self] in
+                route(request, WebResponse(connection: connection, core: self, headOnly: request.method == "HEAD", cookie: cookie))
+                connection.close()
+                state.withLock { $0.threads -= 1 }
             }
             if !started { state.withLock { $0.threads -= 1 } }
+            return started
         }
 
-        func acceptLoop() {
-            while true {
-                // (accept4 is not imported without _GNU_SOURCE; FD_CLOEXEC right after, as OutputPath does.)
-                let fd = accept(listenFD, nil, nil)
-                if fd < 0 {
-                    let e = errno
-                    if state.withLock({ $0.closed || !$0.accepting }) { return }
-                    // Out of fds or memory: back off instead of spinning on the pending connection.
-                    if e != EINTR && e != ECONNABORTED { usleep(50_000) }
-                    continue
-                }
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                var tv = Self.sendTimeout
-                setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-                tv = Self.ioTimeout
-                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-                var one: Int32 = 1   // a stream part's trailer is what browsers wait for: no Nagle delay
-                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                let admitted = state.withLock { s -> Bool in
-                    guard !s.closed, s.clients.count < WebServer.maxClients else { return false }
-                    s.clients.insert(fd)
-                    return true
-                }
-                if admitted {
-                    spawn(name: "gpick-http-client") { [self] in serve(fd) }
-                } else {
-                    refuse(fd)
-                }
-            }
-        }
-
-        /// Full (or closing): answer 503 without a thread and without blocking the accept loop.
-        private func refuse(_ fd: Int32) {
-            var sink = [UInt8](repeating: 0, count: 2048)
-            _ = sink.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            let body = "too many connections\n"
-            let head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\n"
-                + "Retry-After: 5\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n\(body)"
-            _ = Array(head.utf8).withUnsafeBytes {
-                send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-            }
-            Glibc.close(fd)
-        }
-
-        private func serve(_ fd: Int32) {
-            defer {
-                state.withLock { s in
-                    s.clients.remove(fd)
-                    Glibc.close(fd)
-                }
-            }
-            let bare = WebResponse(fd: fd, core: self, headOnly: false, cookie: nil)
-            switch WebRequest.read(from: fd, maxBody: maxBody) {
-            case .failure(.closed): return
-            case .failure(.malformed): bare.text(.badRequest, "bad request\n")
-            case .failure(.headTooLarge): bare.text(.headerTooLarge, "request head too large\n")
-            case .failure(.bodyTooLarge): bare.text(.payloadTooLarge, "request body too large (at most \(maxBody) bytes)\n")
-            case .failure(.lengthRequired): bare.text(.lengthRequired, "send a Content-Length, not a chunked body\n")
-            case .success(let request): route(request, fd)
-            }
-        }
-
-        private func route(_ request: WebRequest, _ fd: Int32) {
-            let headOnly = request.method == "HEAD"
-            switch access.check(request) {
-            case .forbidden(let why):
-                WebResponse(fd: fd, core: self, headOnly: headOnly, cookie: nil).text(.forbidden, why)
-            case .allowed(let setCookie):
-                let response = WebResponse(fd: fd, core: self, headOnly: headOnly, cookie: setCookie ? access.cookieHeader : nil)
-                // Paths are routes and ids, never file paths: dot segments, empty segments and
-                // escapes name nothing here.
-                guard Self.plain(request.path) else { return response.text(.notFound, "not found\n") }
-                guard let handler = handler(for: request.path) else { return response.text(.notFound, "not found\n") }
-                handler(request, response)
-            }
+        private func route(_ request: WebRequest, _ response: WebResponse) {
+            // Paths are routes and ids, never file paths: dot segments, empty segments and
+            // escapes name nothing here.
+            guard Self.plain(request.path) else { return response.text(.notFound, "not found\n") }
+            guard let handler = handler(for: request.path) else { return response.text(.notFound, "not found\n") }
+            handler(request, response)
         }
 
         static func plain(_ path: String) -> Bool {

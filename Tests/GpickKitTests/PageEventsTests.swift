@@ -1,19 +1,22 @@
 import Foundation
 import GpickBase
 import GpickWeb
+import GpickTestSupport
 import Testing
 
 /// A local page's event stream, as the picker and the avatar editor serve it: what the page
 /// reads, and when its leaving means the user closed it. Real sockets on 127.0.0.1.
 @Suite struct PageEventsTests {
-    /// A server whose /events stream tells versions 0 and 1 of a state, then waits on `state`.
-    static func serve(grace: Duration, gone: Events, state: Monitor<(version: Int, ended: Bool)>) throws -> WebServer {
+    /// A server whose /events stream tells versions 0 and 1 of a state, then waits on `state`
+    /// (`wait` at a time, as the page's owner does between keep-alives).
+    static func serve(grace: Duration, wait: Duration = .milliseconds(200), gone: Events,
+                      state: Monitor<(version: Int, ended: Bool)>) throws -> WebServer {
         let server = try WebServer(port: 0, maxBody: 1000)
         let page = PageEvents(grace: grace) { gone.append(1) }
         server.mount("/events") { request, response in
             guard response.allowsRead(request) else { return }
             page.serve(response) { seen in
-                let now = state.wait(until: { $0.version != seen || $0.ended }, deadline: .now + .milliseconds(200)) { $0 }
+                let now = state.wait(until: { $0.version != seen || $0.ended }, deadline: .now + wait) { $0 }
                 if now.ended { return .ended }
                 return now.version == seen ? .nothing : .state(version: now.version, name: "state", data: Array("{\"v\":\(now.version)}".utf8))
             }
@@ -67,6 +70,22 @@ import Testing
         // Both streams' graces have run out by now (each ends within a second of its close).
         try await Task.sleep(for: .seconds(2))
         #expect(gone.values.count == 1, "noticed more than once: \(gone.values.count)")
+    }
+
+    /// The picker's owner waits up to 10 s for news between keep-alives. A page that hangs up
+    /// meanwhile is heard at once: its departure comes one grace after it closed, not after the
+    /// owner's next keep-alive (a minute here, so only hearing the hang-up passes).
+    @Test func aHangUpIsHeardWhileTheOwnerWaits() async throws {
+        let gone = Events()
+        let state = Monitor((version: 0, ended: false))
+        let server = try Self.serve(grace: .milliseconds(300), wait: .seconds(60), gone: gone, state: state)
+        defer {
+            state.withLock { $0.ended = true }
+            server.close()
+        }
+        let (client, _) = try await onThread { try Self.open(server, until: "data: {\"v\":0}") }
+        client.close()
+        #expect(await waitUntil(.seconds(HangBound.seconds(20))) { gone.values.count == 1 }, "the hang-up waited for the owner's keep-alive")
     }
 
     @Test func anEndedOwnerEndsTheStream() async throws {

@@ -1,4 +1,5 @@
 import GpickWeb
+import GpickTestSupport
 import Foundation
 import GpickKit
 import Testing
@@ -89,6 +90,40 @@ import Glibc
             return try c.response()
         }
         #expect(garbage.status == 400)
+    }
+
+    /// Slow clients (slowloris): 300 connections that send half a request head, then a byte now
+    /// and then. They hold no handler (a real request is still answered at once, where 32
+    /// request threads would all be taken), and each is dropped, unanswered, when its 5 s to send
+    /// a whole request have passed, trickle or not.
+    @Test func slowClientsHoldNothingAndAreDroppedInTime() async throws {
+        let (server, calls) = try Self.echoServer()
+        defer { server.close() }
+        let port = server.port, token = server.token
+        let slow = try await onThread {
+            try (0..<300).map { _ in
+                let c = try HTTPClient(port: port)
+                try c.send("GET /echo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Gpick-Token: \(token)\r\nX-Fill: a")
+                return c
+            }
+        }
+        let answered = try await onThread { try HTTPClient(port: port, token: token).get("/echo") }
+        #expect(answered.status == 200, "a real request beside 300 slow ones: \(answered.status)")
+        let dropped = try await onThread { () -> Int in
+            for c in slow { try? c.send("a") }
+            let deadline = ContinuousClock.now + .seconds(HangBound.seconds(30))
+            var dropped = 0
+            for c in slow {
+                while ContinuousClock.now < deadline {
+                    // fill() is false at EOF; it throws when its own 3 s pass with nothing.
+                    if let more = try? c.fill(), !more { dropped += 1; break }
+                }
+                #expect(c.buffer.isEmpty, "a slow client was answered: \(String(decoding: c.buffer, as: UTF8.self))")
+            }
+            return dropped
+        }
+        #expect(dropped == 300, "\(dropped) of 300 slow clients dropped")
+        #expect(calls.values.count == 1)
     }
 
     @Test func routesByExactPathThenLongestPrefix() async throws {
