@@ -60,14 +60,15 @@ struct PickerRoutes: Sendable {
                 return next.0 == seen ? .nothing : .state(version: next.0, name: "state", data: WebJSON.bytes(status()))
             }
         }
-        server.mount("/thumb/", prefix: true) { request, response in
-            guard response.allowsRead(request) else { return }
-            thumbnail(request, response)
-        }
-        server.mount("/thumbs") { request, response in
-            guard response.allowsRead(request) else { return }
-            thumbnails(request, response)
-        }
+        // Thumbnails are tasks: they wait on the thumbnail service, and a thread would sit parked.
+        server.mount("/thumb/", prefix: true, task: { request, response in
+            guard await response.allowsRead(request) else { return }
+            await thumbnail(request, response)
+        })
+        server.mount("/thumbs", task: { request, response in
+            guard await response.allowsRead(request) else { return }
+            await thumbnails(request, response)
+        })
         for (path, action) in actions {
             server.mount(path) { request, response in
                 guard response.allowsPost(request) else { return }

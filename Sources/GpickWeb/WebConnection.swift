@@ -46,6 +46,7 @@ final class WebConnection: Sendable {
     /// Writes `parts` and waits until they have left, at most `deadline`. False if the connection
     /// has gone, or the client took too long (the connection is then closed). Never called on the
     /// event loop: it waits.
+    @available(*, noasync, message: "a task awaits the async write")
     func write(_ parts: [HTTPServerResponsePart], deadline: Duration) -> Bool {
         guard let last = parts.last, channel.isActive else { return false }
         let channel = channel
@@ -54,6 +55,21 @@ final class WebConnection: Sendable {
         for part in parts.dropLast() { channel.write(part, promise: nil) }
         do {
             try channel.writeAndFlush(last).wait()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The same, for a task: it awaits instead of waiting.
+    func write(_ parts: [HTTPServerResponsePart], deadline: Duration) async -> Bool {
+        guard let last = parts.last, channel.isActive else { return false }
+        let channel = channel
+        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount.duration(deadline)) { channel.close(promise: nil) }
+        defer { timeout.cancel() }
+        for part in parts.dropLast() { channel.write(part, promise: nil) }
+        do {
+            try await channel.writeAndFlush(last).get()
             return true
         } catch {
             return false

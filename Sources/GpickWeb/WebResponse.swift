@@ -38,32 +38,40 @@ public struct WebResponse: Sendable {
     /// Longest a response or one stream part may take to leave.
     static let sendDeadline = Duration.seconds(5)
 
+    @available(*, noasync)
     public func send(_ status: WebStatus, type: String, body: [UInt8], headers: [String: String] = [:]) {
-        let head = Self.head(status, type: type, length: body.count, headers, cookie: cookie)
-        _ = connection.write(headOnly || body.isEmpty ? [.head(head), .end(nil)]
-                                                      : [.head(head), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil)],
-                             deadline: Self.sendDeadline)
+        _ = connection.write(parts(status, type: type, body: body, headers), deadline: Self.sendDeadline)
     }
 
+    private func parts(_ status: WebStatus, type: String, body: [UInt8], _ headers: [String: String]) -> [HTTPServerResponsePart] {
+        let head = Self.head(status, type: type, length: body.count, headers, cookie: cookie)
+        return headOnly || body.isEmpty ? [.head(head), .end(nil)] : [.head(head), .body(.byteBuffer(ByteBuffer(bytes: body))), .end(nil)]
+    }
+
+    @available(*, noasync)
     public func text(_ status: WebStatus, _ text: String, headers: [String: String] = [:]) {
         send(status, type: "text/plain; charset=utf-8", body: Array(text.utf8), headers: headers)
     }
 
+    @available(*, noasync)
     public func json(_ status: WebStatus = .ok, _ body: [UInt8]) {
         send(status, type: "application/json", body: body)
     }
 
     /// `value` as JSON (see `WebJSON`).
+    @available(*, noasync)
     public func json(_ status: WebStatus = .ok, encoding value: some Encodable) {
         json(status, WebJSON.bytes(value))
     }
 
     /// 405 with the methods the path takes.
+    @available(*, noasync)
     public func methodNotAllowed(allow: String) {
         text(.methodNotAllowed, "only \(allow)\n", headers: ["Allow": allow])
     }
 
     /// Whether `request` reads (GET or HEAD); if not, answers 405 and returns false.
+    @available(*, noasync)
     public func allowsRead(_ request: WebRequest) -> Bool {
         if request.method == "GET" || request.method == "HEAD" { return true }
         methodNotAllowed(allow: "GET, HEAD")
@@ -71,6 +79,7 @@ public struct WebResponse: Sendable {
     }
 
     /// Whether `request` is a POST; if not, answers 405 and returns false.
+    @available(*, noasync)
     public func allowsPost(_ request: WebRequest) -> Bool {
         if request.method == "POST" { return true }
         methodNotAllowed(allow: "POST")
@@ -80,17 +89,49 @@ public struct WebResponse: Sendable {
     /// Sends the head of an open-ended response (no Content-Length: it ends when the connection
     /// closes); false if the client is gone. A HEAD request gets the head and nothing more (then
     /// this returns false).
+    @available(*, noasync)
     public func startStream(type: String, headers: [String: String] = [:]) -> Bool {
         let ok = connection.write([.head(Self.head(.ok, type: type, length: nil, headers, cookie: cookie))], deadline: Self.sendDeadline)
         return ok && !headOnly
     }
 
     /// Writes the next part of a stream; false once the client is gone or too slow to matter.
+    @available(*, noasync)
     public func write(_ pieces: [[UInt8]]) -> Bool {
+        connection.write([.body(.byteBuffer(Self.buffer(pieces)))], deadline: Self.sendDeadline)
+    }
+
+    private static func buffer(_ pieces: [[UInt8]]) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
         for piece in pieces { buffer.writeBytes(piece) }
-        return connection.write([.body(.byteBuffer(buffer))], deadline: Self.sendDeadline)
+        return buffer
+    }
+
+    // The same for a task handler (`WebServer.mount(_:task:)`): each write is awaited, no thread
+    // is parked.
+
+    public func send(_ status: WebStatus, type: String, body: [UInt8], headers: [String: String] = [:]) async {
+        _ = await connection.write(parts(status, type: type, body: body, headers), deadline: Self.sendDeadline)
+    }
+
+    public func text(_ status: WebStatus, _ text: String, headers: [String: String] = [:]) async {
+        await send(status, type: "text/plain; charset=utf-8", body: Array(text.utf8), headers: headers)
+    }
+
+    public func startStream(type: String, headers: [String: String] = [:]) async -> Bool {
+        let ok = await connection.write([.head(Self.head(.ok, type: type, length: nil, headers, cookie: cookie))], deadline: Self.sendDeadline)
+        return ok && !headOnly
+    }
+
+    public func allowsRead(_ request: WebRequest) async -> Bool {
+        if request.method == "GET" || request.method == "HEAD" { return true }
+        await text(.methodNotAllowed, "only GET, HEAD\n", headers: ["Allow": "GET, HEAD"])
+        return false
+    }
+
+    public func write(_ pieces: [[UInt8]]) async -> Bool {
+        await connection.write([.body(.byteBuffer(Self.buffer(pieces)))], deadline: Self.sendDeadline)
     }
 
     /// True once the client has closed its side or reset the connection.

@@ -9,6 +9,10 @@ import Glibc
 /// cooperative pool). It must answer through `response` before returning.
 public typealias WebHandler = @Sendable (WebRequest, WebResponse) -> Void
 
+/// What answers one request as a task on the cooperative pool: it must not block, and writes
+/// with `await`. A client that hangs up cancels it.
+public typealias WebTaskHandler = @Sendable (WebRequest, WebResponse) async -> Void
+
 /// gpick's one local web server: the HTTP preview, the picker and the avatar editor all mount
 /// their pages on it.
 ///
@@ -65,7 +69,13 @@ public final class WebServer: Sendable {
     /// Answers `path` (exactly) with `handler`; `prefix: true` answers every path under it.
     /// A later mount of the same path replaces the earlier one.
     public func mount(_ path: String, prefix: Bool = false, _ handler: @escaping WebHandler) {
-        core.routes.withLock { $0[Route(path: path, prefix: prefix)] = handler }
+        core.routes.withLock { $0[Route(path: path, prefix: prefix)] = .thread(handler) }
+    }
+
+    /// Answers `path` with `handler`, as a task rather than on a thread: for answers that wait on
+    /// other tasks (thumbnails being made), where a thread would only sit parked.
+    public func mount(_ path: String, prefix: Bool = false, task handler: @escaping WebTaskHandler) {
+        core.routes.withLock { $0[Route(path: path, prefix: prefix)] = .task(handler) }
     }
 
     /// Answers GET and HEAD of `path` with fixed bytes (a page's script or style sheet).
@@ -85,7 +95,7 @@ public final class WebServer: Sendable {
     /// next frame end then, rather than at their next timeout.
     public func onClose(_ handler: @escaping @Sendable () -> Void) { core.onClose(handler) }
 
-    /// Stops accepting, disconnects every client and waits for the server's threads to end.
+    /// Stops accepting, disconnects every client and waits for the requests being answered to end.
     /// With `grace`, connections still being answered get that long to finish first (a call
     /// that ended the page's session still sends its answer). Idempotent. A handler must not
     /// call it (it would wait for its own thread).
@@ -97,6 +107,11 @@ public final class WebServer: Sendable {
         var path: String
         var prefix: Bool
     }
+
+    enum Answer {
+        case thread(WebHandler)
+        case task(WebTaskHandler)
+    }
 }
 
 extension WebServer {
@@ -104,15 +119,15 @@ extension WebServer {
     /// public object (so the public object can still be released, and its deinit close everything).
     final class Core: Sendable {
         let state = Monitor(State())
-        let routes = Locked([Route: WebHandler]())
+        let routes = Locked([Route: Answer]())
         let access: WebAccess
         let maxBody: Int
 
         struct State {
             var listener: (any Channel)?
             var closed = false
-            /// Handler threads started and not yet ended.
-            var threads = 0
+            /// Requests being answered (on their threads or as tasks).
+            var answering = 0
             var connections: [ObjectIdentifier: any Channel] = [:]
             var closeHandlers: [@Sendable () -> Void] = []
         }
@@ -157,7 +172,7 @@ extension WebServer {
                 // Take no new connection, and give the requests being answered their grace.
                 let listener = state.withLock { $0.closed ? nil : $0.listener }
                 if let listener { try? listener.close().wait() }
-                state.wait(until: { $0.threads == 0 || $0.closed }, deadline: .now + grace) { _ in }
+                state.wait(until: { $0.answering == 0 || $0.closed }, deadline: .now + grace) { _ in }
             }
             let (handlers, channels) = state.withLock { s -> ([@Sendable () -> Void], [any Channel]) in
                 guard !s.closed else { return ([], []) }
@@ -169,33 +184,47 @@ extension WebServer {
             for channel in channels { channel.close(promise: nil) }
             for handler in handlers { handler() }
             if let listener = channels.first, !listener.eventLoop.inEventLoop { try? listener.closeFuture.wait() }
-            state.wait(until: { $0.threads == 0 }) { _ in }
+            state.wait(until: { $0.answering == 0 }) { _ in }
         }
 
-        /// Answers `request` on a thread of its own; false when the server is closed or already
-        /// answering `maxClients` requests.
+        /// Answers `request` on a thread of its own, or as a task; false when the server is
+        /// closed or already answering `maxClients` requests.
         func answer(_ request: WebRequest, cookie: String?, on connection: WebConnection) -> Bool {
             let admitted = state.withLock { s -> Bool in
-                guard !s.closed, s.threads < WebServer.maxClients else { return false }
-                s.threads += 1
+                guard !s.closed, s.answering < WebServer.maxClients else { return false }
+                s.answering += 1
                 return true
             }
             guard admitted else { return false }
-            let started = detachThread(named: "gpick-http-client") { [self] in
-                route(request, WebResponse(connection: connection, core: self, headOnly: request.method == "HEAD", cookie: cookie))
+            let response = WebResponse(connection: connection, core: self, headOnly: request.method == "HEAD", cookie: cookie)
+            let ended: @Sendable () -> Void = { [self] in
                 connection.close()
-                state.withLock { $0.threads -= 1 }
+                state.withLock { $0.answering -= 1 }
             }
-            if !started { state.withLock { $0.threads -= 1 } }
-            return started
-        }
-
-        private func route(_ request: WebRequest, _ response: WebResponse) {
             // Paths are routes and ids, never file paths: dot segments, empty segments and
             // escapes name nothing here.
-            guard Self.plain(request.path) else { return response.text(.notFound, "not found\n") }
-            guard let handler = handler(for: request.path) else { return response.text(.notFound, "not found\n") }
-            handler(request, response)
+            let answer = Self.plain(request.path) ? handler(for: request.path) : nil
+            switch answer {
+            case .task(let handler)?:
+                let task = Task {
+                    await handler(request, response)
+                    ended()
+                }
+                connection.whenHungUp { task.cancel() }
+            case .thread(let handler)?:
+                let started = detachThread(named: "gpick-http-client") {
+                    handler(request, response)
+                    ended()
+                }
+                if !started { state.withLock { $0.answering -= 1 } }
+                return started
+            case nil:
+                Task {
+                    await response.text(.notFound, "not found\n")
+                    ended()
+                }
+            }
+            return true
         }
 
         static func plain(_ path: String) -> Bool {
@@ -204,7 +233,7 @@ extension WebServer {
                 && !segments.dropLast().contains { $0.isEmpty } && !segments.contains { $0 == "." || $0 == ".." }
         }
 
-        func handler(for path: String) -> WebHandler? {
+        func handler(for path: String) -> Answer? {
             routes.withLock { table in
                 if let exact = table[Route(path: path, prefix: false)] { return exact }
                 return table.filter { $0.key.prefix && path.hasPrefix($0.key.path) }
