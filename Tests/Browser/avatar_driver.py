@@ -98,9 +98,9 @@ const [kind, colour, done] = arguments;
 """, kind, colour)
 
 
-def main():
-    url, steps = sys.argv[1], sys.argv[2:]
-    driver = browser()
+def session(driver, argv):
+    """Runs one page's steps in the driver's current tab; the answer that main prints."""
+    url, steps = argv[0], argv[1:]
     out = {"steps": []}
     try:
         driver.get(url)
@@ -181,6 +181,13 @@ check();
             out["status"] = driver.find_element(By.ID, "status").text
         except Exception:
             pass
+    return out
+
+
+def main():
+    driver = browser()
+    try:
+        out = session(driver, sys.argv[1:])
     finally:
         driver.quit()
     print(json.dumps(out))

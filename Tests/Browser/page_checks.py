@@ -55,7 +55,9 @@ if (document.getElementById('preview')) {
 }
 if (document.body.dataset.ready !== '1') return false;
 const imgs = Array.from(document.querySelectorAll('#grid .cell.item img')).filter(i => i.src);
-return imgs.every(i => i.complete);
+// A camera cell shows its first frame before the page is looked at.
+const cam = document.querySelector('#grid .cell.camera') && document.getElementById('camera-view');
+return imgs.every(i => i.complete) && (!cam || (cam.complete && cam.naturalWidth > 0));
 """
 
 # Boxes and computed colours of what `pixels` samples.
@@ -109,9 +111,9 @@ def pixels(driver):
     return {"boxes": boxes, "pixels": driver.execute_async_script(SAMPLE, png, points)}
 
 
-def main():
-    url, scheme, steps = sys.argv[1], sys.argv[2], sys.argv[3:]
-    driver = browser()
+def session(driver, argv):
+    """Runs one page's steps in the driver's current tab; the answer that main prints."""
+    url, scheme, steps = argv[0], argv[1], argv[2:]
     out = {"steps": []}
     try:
         if scheme in ("light", "dark"):
@@ -156,6 +158,13 @@ def main():
     except Exception as e:  # the test prints it: what the page showed when it went wrong
         out["ok"] = False
         out["error"] = "%s: %s" % (type(e).__name__, e)
+    return out
+
+
+def main():
+    driver = browser()
+    try:
+        out = session(driver, sys.argv[1:])
     finally:
         driver.quit()
     print(json.dumps(out))

@@ -142,9 +142,9 @@ def run_step(driver, url, step, args, out):
             samples.append(round(driver.execute_script(LUMA), 2))
             time.sleep(0.02)
         out["woke_after"] = round(time.monotonic() - start, 3)
-        # A second's frames after it is live again.
-        end = time.monotonic() + 1
-        while time.monotonic() < end:
+        # A second's frames after it is live again, and ten samples at least on a slow machine.
+        end, enough = time.monotonic() + 1, len(samples) + 10
+        while time.monotonic() < end or len(samples) < enough:
             samples.append(round(driver.execute_script(LUMA), 2))
             time.sleep(0.04)
         out["luma"] = samples
@@ -174,17 +174,17 @@ def run_step(driver, url, step, args, out):
         raise SystemExit("unknown step " + step)
 
 
-def main():
+def session(driver, argv):
+    """Runs one page's steps in the driver's current tab; the answer that main prints."""
     # Steps separated by "--then" run in one browser, one after the other: a second browser
     # would come after the first page closed, and the picker may already have ended for that.
-    url, words = sys.argv[1], sys.argv[2:]
+    url, words = argv[0], argv[1:]
     steps = [[]]
     for word in words:
         if word == "--then":
             steps.append([])
         else:
             steps[-1].append(word)
-    driver = browser()
     out = {}
     try:
         driver.get(url)
@@ -199,6 +199,13 @@ def main():
             out["status"] = driver.find_element(By.ID, "status").text
         except Exception:
             pass
+    return out
+
+
+def main():
+    driver = browser()
+    try:
+        out = session(driver, sys.argv[1:])
     finally:
         driver.quit()
     print(json.dumps(out))

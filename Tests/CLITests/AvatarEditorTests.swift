@@ -13,12 +13,11 @@ extension BrowserPageTests {
         let out: String
         var origin: String { String(url.prefix { $0 != "?" }).replacing(/\/$/, with: "") }
 
-        /// `avatar_driver.py URL STEP…`: each step's preview pixel and status.
+        /// `avatar_driver.py URL STEP…` in a tab of the shared browser: each step's preview
+        /// pixel and status.
         func drive(_ steps: [String]) async throws -> [[String: Any]] {
-            let script = TestEnvironment.repoRoot + "/Tests/Browser/avatar_driver.py"
-            let r = try await Subprocess.run("/usr/bin/python3", [script, url] + steps, timeout: 120)
-            let answer = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
-                                      "driver: \(r.stdout) \(r.stderr.suffix(800))")
+            let said = try await BrowserHost.avatarEditor.session([url] + steps, timeout: 120)
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(said.utf8)) as? [String: Any], "driver: \(said)")
             #expect(answer["ok"] as? Bool == true, "\(answer)")
             return answer["steps"] as? [[String: Any]] ?? []
         }

@@ -14,12 +14,10 @@ import Testing
 /// serialization covers it.
 extension BrowserPageTests {
 @Suite struct PageAppearanceTests {
-    /// `page_checks.py URL SCHEME STEP…`: each step's answer.
+    /// `page_checks.py URL SCHEME STEP…` in a tab of the shared browser: each step's answer.
     static func check(_ url: String, scheme: String = "none", _ steps: [String]) async throws -> [[String: Any]] {
-        let script = TestEnvironment.repoRoot + "/Tests/Browser/page_checks.py"
-        let r = try await Subprocess.run("/usr/bin/python3", [script, url, scheme] + steps, timeout: 180)
-        let answer = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
-                                  "driver: \(r.stdout) \(r.stderr.suffix(800))")
+        let said = try await BrowserHost.pageChecks.session([url, scheme] + steps, timeout: 180)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(said.utf8)) as? [String: Any], "driver: \(said)")
         #expect(answer["ok"] as? Bool == true, "\(answer)")
         return answer["steps"] as? [[String: Any]] ?? []
     }

@@ -15,15 +15,14 @@ import Testing
         var origin: String { String(url.prefix { $0 != "?" }).replacing(/\/$/, with: "") }
         var token: String { String(url.split(separator: "token=").last ?? "") }
 
-        /// Runs the browser side: `picker_driver.py URL STEP ARGS…`, its JSON answer. `then` is a
-        /// further step (a step's name and its arguments) in the same browser: a second browser
-        /// would come after the page closed, and closing the page ends the picker.
+        /// Runs the browser side: `picker_driver.py URL STEP ARGS…` in a tab of the shared
+        /// browser, its JSON answer. `then` is a further step (a step's name and its arguments)
+        /// in the same tab: a second tab would come after the page closed, and closing the page
+        /// ends the picker.
         func drive(_ step: String, _ args: [String] = [], then: [String] = []) async throws -> [String: Any] {
-            let script = TestEnvironment.repoRoot + "/Tests/Browser/picker_driver.py"
             let steps = [step] + args + (then.isEmpty ? [] : ["--then"] + then)
-            let r = try await Subprocess.run("/usr/bin/python3", [script, url] + steps, timeout: 90)
-            let answer = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
-                                      "driver: \(r.stdout) \(r.stderr.suffix(800))")
+            let said = try await BrowserHost.picker.session([url] + steps, timeout: 90)
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(said.utf8)) as? [String: Any], "driver: \(said)")
             #expect(answer["ok"] as? Bool == true, "\(step): \(answer)")
             return answer
         }
