@@ -82,7 +82,7 @@ test: debug
 	PYTHONPATH=bench:bench/tests python3 -m unittest discover -s bench/tests -t bench/tests
 
 # ThreadSanitizer over the in-process session, flip and recording tests, in a build folder of
-# its own (about 1.5 min to build and 20 s to run on 2 cores). Any report fails it.
+# its own (about 3 min to build and 20 s to run on 2 cores). Any report fails it.
 tsan: setup
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan $(DEBUG_FLAGS)
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan \
