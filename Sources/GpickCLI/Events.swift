@@ -17,19 +17,19 @@ package final class Events: Sendable {
     /// Seconds since the command started (monotonic).
     package var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
 
-    package func emit(_ event: String, _ fields: [String: Any] = [:]) {
+    package func emit(_ event: String, _ fields: JSONFields = [:]) {
         guard json else { return }
-        var obj = fields.mapValues { JSONValue($0) }
+        var obj = fields.mapValues(\.json)
         obj["event"] = .string(event)
         obj["command"] = .string(command)
         obj["t"] = .number((elapsed * 1e6).rounded() / 1e6)
         if let line = JSONValue.object(obj).line { print(line) }
     }
 
-    package func started(_ fields: [String: Any] = [:]) { emit("started", fields) }
-    package func finished(_ fields: [String: Any] = [:]) { emit("finished", fields) }
+    package func started(_ fields: JSONFields = [:]) { emit("started", fields) }
+    package func finished(_ fields: JSONFields = [:]) { emit("finished", fields) }
 
-    package func fileWritten(_ path: String, bytes: Int64, extra: [String: Any] = [:]) {
+    package func fileWritten(_ path: String, bytes: Int64, extra: JSONFields = [:]) {
         if json {
             emit("file-written", extra.merging(["path": path, "bytes": bytes]) { a, _ in a })
         } else {

@@ -72,8 +72,8 @@ public struct PickerItem: Sendable, Equatable {
 
     /// What `--json` prints and `PickerEvent.picked` carries: path, kind, subtypes, size,
     /// duration, and the paired movie of an Apple pair.
-    public var record: [String: Any] {
-        var f: [String: Any] = ["path": path, "kind": kind.rawValue, "subtypes": subtypes, "size": size]
+    public var record: JSONFields {
+        var f: JSONFields = ["path": path, "kind": kind.rawValue, "subtypes": subtypes, "size": size]
         if let width, let height { f["width"] = width; f["height"] = height }
         if let duration { f["duration"] = (duration * 1000).rounded() / 1000 }
         if let pairedMovie { f["paired-movie"] = pairedMovie }

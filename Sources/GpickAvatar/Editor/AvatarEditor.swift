@@ -155,19 +155,21 @@ public final class AvatarEditor: Sendable {
 
     /// The page's model: ProfileImage's JSON, with its image named by id: {"id": "u1", "focus": [x, y]}.
     func model(fromPage bytes: [UInt8]) throws(GpickError) -> (model: ProfileImage, imageID: String?) {
-        guard var object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+        guard case .object(var object)? = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
             throw GpickError(.usage, "the page sent no model")
         }
         var imageID: String?
         var focus = FocusPoint.centre
-        if let image = object["image"] as? [String: Any] {
-            imageID = image["id"] as? String
-            if let f = image["focus"] as? [Double], f.count == 2 { focus = FocusPoint(x: f[0], y: f[1]) }
+        if case .object(let image)? = object["image"] {
+            if case .string(let id)? = image["id"] { imageID = id }
+            if case .array(let f)? = image["focus"], f.count == 2, let x = f[0].number, let y = f[1].number {
+                focus = FocusPoint(x: x, y: y)
+            }
         }
         // Decoded with a stand-in reference (the model's own checks need one); the id is resolved
         // by the caller, never read as a path.
-        object["image"] = imageID == nil ? nil : ["path": "page-image", "focus": [focus.x, focus.y]]
-        let cleaned = (try? JSONSerialization.data(withJSONObject: object)).map { [UInt8]($0) } ?? []
+        object["image"] = imageID == nil ? nil : JSONValue(fields: ["path": "page-image", "focus": [focus.x, focus.y]])
+        let cleaned = Array((JSONValue.object(object).line ?? "").utf8)
         var model = try ProfileImage.decode(cleaned, path: "the page's model")
         model.normalise()
         if let imageID {

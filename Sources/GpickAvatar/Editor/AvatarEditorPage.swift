@@ -1,4 +1,5 @@
 import Foundation
+import GpickBase
 
 /// The editor's one page and its two assets, served by gpick (no framework, no network fetch).
 enum AvatarEditorPage {
@@ -9,15 +10,16 @@ enum AvatarEditorPage {
     /// may name, and what the editor offers.
     static func html(editor: AvatarEditor, token: String) -> [UInt8] {
         let c = editor.configuration
-        var model = (try? JSONSerialization.jsonObject(with: Data(c.start.json()))) as? [String: Any] ?? [:]
-        if let image = c.start.image { model["image"] = ["id": "m0", "focus": [image.focus.x, image.focus.y]] }
+        var model: [String: JSONValue] = [:]
+        if case .object(let start)? = try? JSONDecoder().decode(JSONValue.self, from: Data(c.start.json())) { model = start }
+        if let image = c.start.image { model["image"] = JSONValue(fields: ["id": "m0", "focus": [image.focus.x, image.focus.y]]) }
         let images = editor.state.withLock { s in s.images.map { ["id": $0.key, "label": $0.value.label] } }
-        let settings: [String: Any] = [
-            "model": model, "images": images, "camera": c.takePhoto != nil, "cameraUnavailable": c.cameraUnavailable ?? "",
+        let settings: JSONFields = [
+            "model": JSONValue.object(model), "images": images, "camera": c.takePhoto != nil, "cameraUnavailable": c.cameraUnavailable ?? "",
             "library": c.indexPath != nil,
             "previewSide": c.previewSide, "output": c.output.path, "palette": AvatarPalette.gradients.map { [$0.top.description, $0.bottom.description] },
         ]
-        let json = (try? JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let json = JSONValue(fields: settings).line ?? "{}"
         // "</" inside the JSON would end the script element early.
         let safe = json.replacing("</", with: "<\\/")
         return Array("""

@@ -84,8 +84,8 @@ public enum SessionEvent: Sendable {
     case placeholder(UInt64)
 }
 
-/// A value in an event record (kept to JSON's scalar types, arrays and objects).
-public typealias EventFields = [String: any Sendable]
+/// An event record's fields: JSON values, typed when the code is compiled.
+public typealias EventFields = JSONFields
 
 extension SessionEvent {
     /// The event as every report spells it (`--json` lines, script events): a name and fields.

@@ -88,7 +88,7 @@ struct AvatarJob {
             let bytes = try await OffPool.run { () throws(GpickError) in try avatar.encoded(as: format) }
             let model = self.model
             try await AtomicWrite.store(bytes, to: target)
-            var extra: [String: Any] = ["width": avatar.size, "height": avatar.size, "format": format.rawValue, "text": model.shownText]
+            var extra: JSONFields = ["width": avatar.size, "height": avatar.size, "format": format.rawValue, "text": model.shownText]
             if let c = avatar.textColor { extra["text-color"] = c.description }
             events.fileWritten(target.path, bytes: Int64(bytes.count), extra: extra)
             if let modelTarget {

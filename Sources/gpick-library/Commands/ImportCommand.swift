@@ -59,7 +59,7 @@ struct ImportCommand: AsyncParsableCommand {
             Console.endProgress()
             if events.json {
                 // The id `library list` gives it, so that a script can follow an import with it.
-                events.emit("imported", ["source": source, "path": path, "bytes": bytes, "moved": moved, "id": asset?.id as Any?])
+                events.emit("imported", ["source": source, "path": path, "bytes": bytes, "moved": moved, "id": asset?.id])
             } else {
                 print(path)
             }

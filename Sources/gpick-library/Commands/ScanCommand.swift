@@ -59,7 +59,7 @@ struct ScanCommand: AsyncParsableCommand {
         }
     }
 
-    static func fields(_ s: ScanSummary) -> [String: Any] {
+    static func fields(_ s: ScanSummary) -> JSONFields {
         ["found": s.found, "added": s.added, "updated": s.updated, "moved": s.moved, "removed": s.removed,
          "unchanged": s.unchanged, "unreadable": s.unreadable, "live-pairs": s.livePairs,
          "motion-photos": s.motionPhotos, "bursts": s.bursts, "unreadable-folders": s.unreadableFolders,

@@ -118,7 +118,7 @@ struct SheetCommand: AsyncParsableCommand {
         guard events.json else { return Console.progress("drawing \(done)/\(layout.count) cells") }
         let asset = cell.item.asset
         let origin = layout.origin(of: cell.index)
-        var fields: [String: Any] = ["index": cell.index, "id": asset.id ?? 0, "path": asset.path, "x": origin.x, "y": origin.y,
+        var fields: JSONFields = ["index": cell.index, "id": asset.id ?? 0, "path": asset.path, "x": origin.x, "y": origin.y,
                                      "size": layout.cell, "drawn": cell.failure == nil]
         if let badge = cell.badge { fields["badge"] = badge }
         if let failure = cell.failure { fields["reason"] = failure.message }

@@ -83,7 +83,7 @@ struct ThumbCommand: AsyncParsableCommand {
                     let bytes = try await OffPool.run { () throws(GpickError) in try picture.encoded(as: format) }
                     try await AtomicWrite.store(bytes, to: target)
                     written += 1
-                    var extra: [String: Any] = [
+                    var extra: JSONFields = [
                         "width": picture.width, "height": picture.height, "source": name, "degraded": result.degraded,
                         "origin": result.origin.rawValue, "format": format.rawValue, "kind": Self.kind(of: image, result),
                     ]

@@ -5,9 +5,9 @@ import GpickLibrary
 
 /// How an asset is printed: a JSON record (list, and the picker's results), or one line.
 enum AssetRecord {
-    static func fields(_ item: ListedAsset) -> [String: Any] {
+    static func fields(_ item: ListedAsset) -> JSONFields {
         let a = item.asset
-        var f: [String: Any] = [
+        var f: JSONFields = [
             "id": a.id ?? 0, "path": a.path, "kind": a.kind.rawValue, "subtypes": a.subtypes,
             "mime-type": a.mimeType, "size": a.size, "taken": iso(a.takenAt), "added": iso(a.addedAt),
         ]
@@ -17,9 +17,9 @@ enum AssetRecord {
         if let m = a.pairedMovie { f["paired-movie"] = m }
         if let r = a.pairedRaw { f["paired-raw"] = r }
         if let k = a.motionKind, let o = a.motionVideoOffset, let l = a.motionVideoLength {
-            f["motion-photo"] = ["kind": k, "video-offset": o, "video-length": l]
+            f["motion-photo"] = JSONValue(fields: ["kind": k, "video-offset": o, "video-length": l])
         }
-        if a.burst { f["burst"] = ["id": a.burstKey ?? "", "count": item.burstCount] }
+        if a.burst { f["burst"] = JSONValue(fields: ["id": a.burstKey ?? "", "count": item.burstCount]) }
         if let why = a.unreadable { f["unreadable"] = why }
         return f
     }

@@ -45,19 +45,19 @@ struct Devices: AsyncParsableCommand {
         }
     }
 
-    static func fields(_ c: Camera) -> [String: Any] {
-        var f: [String: Any] = ["kind": c.kind.rawValue, "name": c.name, "source": "\(c.source)", "accessible": c.access.isOK]
+    static func fields(_ c: Camera) -> JSONFields {
+        var f: JSONFields = ["kind": c.kind.rawValue, "name": c.name, "source": "\(c.source)", "accessible": c.access.isOK]
         if case .denied(let why, let fix) = c.access {
             f["reason"] = why
             if let fix { f["fix"] = fix }
         }
         let formats = FormatSummary.of(c.formats)
         f["formats"] = formats.map(\.line)
-        f["ranges"] = formats.map { s -> [String: Any] in
-            var r: [String: Any] = ["formats": s.formats]
+        f["ranges"] = formats.map { s -> JSONValue in
+            var r: JSONFields = ["formats": s.formats]
             if let a = s.smallest, let b = s.largest { r["width"] = [a.width, b.width]; r["height"] = [a.height, b.height] }
             if let fps = s.rates { r["fps"] = [fps.lowerBound.value, fps.upperBound.value] }
-            return r
+            return JSONValue(fields: r)
         }
         for key in ["node.name", "object.serial", "api.v4l2.path", "device.api"] {
             if let v = c.properties[key] { f[key] = v }

@@ -61,12 +61,11 @@ struct Doctor: AsyncParsableCommand {
         }
         let (report, _) = WindowSinkChooser.probe(sinks, display: display)
         if out.json {
-            var fields: [String: Any] = ["check": "preview window", "ok": report.chosen != nil, "display": display.description,
-                                         "sink": report.chosen ?? JSONValue.null,
-                                         "tried": report.attempts.map { a -> [String: Any] in
-                                             ["element": a.factory, "ok": a.failure == nil, "reason": a.failure ?? JSONValue.null,
-                                              "package": a.package ?? JSONValue.null]
-                                         }]
+            var fields: JSONFields = ["check": "preview window", "ok": report.chosen != nil, "display": display.description,
+                                      "sink": report.chosen,
+                                      "tried": report.attempts.map { a in
+                                          JSONValue(fields: ["element": a.factory, "ok": a.failure == nil, "reason": a.failure, "package": a.package])
+                                      }]
             if let failure = report.failure { fields["message"] = failure.message }
             events.emit("check", fields)
         } else if let chosen = report.chosen {

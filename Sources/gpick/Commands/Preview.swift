@@ -65,7 +65,7 @@ struct PreviewCommand: AsyncParsableCommand {
                 if let error { events.emit("preview-failed", ["message": error.line]) }
                 keyInput.yield(.quit)
             }
-            var started: [String: Any] = ["sink": kind.rawValue, "source": "\(session.source)",
+            var started: JSONFields = ["sink": kind.rawValue, "source": "\(session.source)",
                                           "width": config.format.width, "height": config.format.height]
             if let window = preview.windowSinkName { started["window-sink"] = window }
             if let url = preview.url {

@@ -119,7 +119,7 @@ struct Record: AsyncParsableCommand {
             }
             // Only a recording that ended well is saved (one cut short by its source is kept at -o).
             try await saving.save(parts.map(\.path), events: events)
-            var summary: [String: Any] = ["frames": frames, "duration": Double(frames) / Double(config.format.fps)]
+            var summary: JSONFields = ["frames": frames, "duration": Double(frames) / Double(config.format.fps)]
             if case .split = recording { summary["parts"] = parts.count }
             events.finished(summary)
         }

@@ -46,7 +46,7 @@ struct ScriptOptions: ParsableArguments {
 /// Prints script events: JSON lines, or paths/echo/countdown for people, errors on stderr.
 func scriptPrinter(_ events: Events) -> ScriptRunner.Emit {
     { name, fields in
-        var f: [String: Any] = [:]
+        var f: JSONFields = [:]
         for (k, v) in fields { f[k] = v }
         // A failing statement's typed reason: its remedy, worded in this CLI's flags.
         if let reason = f.removeValue(forKey: "reason") as? GpickError, let line = fields["line"] as? Int {
