@@ -2,26 +2,50 @@ import Foundation
 
 /// Runs the real binary (or a tool) as a child process.
 public struct Subprocess {
-    /// The stacks of every thread of `pid` (gdb's `thread apply all bt`), frames only, at most
-    /// 6000 characters; empty where gdb is not installed or cannot attach within 20 s.
+    /// What every thread of `pid` is doing: from /proc at once (its name, the kernel function it
+    /// waits in, the syscall and the kernel stack), then gdb's `thread apply all bt` (frames only;
+    /// skipped where gdb is not installed, or cannot attach within a minute: a large debug
+    /// binary's symbols take long to load on a busy machine). At most 8000 characters.
     static func stacks(of pid: Int32) -> String {
+        var text = kernelStates(of: pid)
         let gdb = "/usr/bin/gdb"
-        guard FileManager.default.isExecutableFile(atPath: gdb) else { return "" }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: gdb)
-        p.arguments = ["-q", "-p", String(pid), "-batch", "-ex", "thread apply all bt 16"]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return "" }
-        let killer = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: killer)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        killer.cancel()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-            .filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
-        return String(lines.joined(separator: "\n").prefix(6000))
+        if FileManager.default.isExecutableFile(atPath: gdb) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: gdb)
+            // No init files, no debuginfod queries (no network here), no auto-loaded scripts.
+            p.arguments = ["-nx", "-q", "-batch", "-iex", "set debuginfod enabled off", "-iex", "set auto-load off",
+                           "-p", String(pid), "-ex", "thread apply all bt 16"]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            if (try? p.run()) != nil {
+                let killer = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                p.waitUntilExit()
+                killer.cancel()
+                let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+                    .filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
+                text += lines.isEmpty ? "gdb: no stacks\n" : lines.joined(separator: "\n")
+            }
+        }
+        return String(text.prefix(8000))
+    }
+
+    /// Per thread: `TID NAME wchan=FUNCTION syscall=NR` and the kernel stack's first frames.
+    static func kernelStates(of pid: Int32) -> String {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"))?.sorted() ?? []
+        var text = ""
+        for tid in tasks {
+            func read(_ name: String) -> String {
+                ((try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/\(name)", encoding: .utf8)) ?? "?")
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let syscall = read("syscall").split(separator: " ").first.map(String.init) ?? "?"
+            let stack = read("stack").split(separator: "\n").prefix(4).map { $0.split(separator: " ").last.map(String.init) ?? "" }
+            text += "\(tid) \(read("comm")) wchan=\(read("wchan")) syscall=\(syscall) [\(stack.joined(separator: " < "))]\n"
+        }
+        return text
     }
 
     public struct Result: Sendable {
