@@ -52,7 +52,10 @@ public struct AvatarRenderer: Sendable {
                             // never less than 8 px: 5 px across a diagonal is 7.1 px away (a 200 px
                             // avatar once read 4.48:1 there). Then fading over 30 %: at most about
                             // 2.5 levels from pixel to pixel.
-                            scrim = TextContrast.halo(on: canvas, text: text, colour: colour, near: max(8, 0.03 * s), falloff: 0.3 * s)
+                            let halo = TextContrast.halo(on: canvas, text: text, colour: colour, near: max(8, 0.03 * s), falloff: 0.3 * s)
+                            // The text's own neighbourhood can read well where the wider region
+                            // the colour was chosen on did not: then the least halo is none.
+                            scrim = halo.contains { $0 > 0 } ? halo : nil
                         }
                     }
                 }
