@@ -48,32 +48,26 @@ final class WebConnection: Sendable {
     /// event loop: it waits.
     @available(*, noasync, message: "a task awaits the async write")
     func write(_ parts: [HTTPServerResponsePart], deadline: Duration) -> Bool {
-        guard let last = parts.last, channel.isActive else { return false }
-        let channel = channel
-        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount.duration(deadline)) { channel.close(promise: nil) }
-        defer { timeout.cancel() }
-        for part in parts.dropLast() { channel.write(part, promise: nil) }
-        do {
-            try channel.writeAndFlush(last).wait()
-            return true
-        } catch {
-            return false
-        }
+        guard let left = send(parts, deadline: deadline) else { return false }
+        return (try? left.wait()) != nil
     }
 
     /// The same, for a task: it awaits instead of waiting.
     func write(_ parts: [HTTPServerResponsePart], deadline: Duration) async -> Bool {
-        guard let last = parts.last, channel.isActive else { return false }
+        guard let left = send(parts, deadline: deadline) else { return false }
+        return (try? await left.get()) != nil
+    }
+
+    /// Hands `parts` to the channel: the future completes when they have left, and fails when the
+    /// connection goes first, closed at `deadline` if the client has not taken them by then.
+    private func send(_ parts: [HTTPServerResponsePart], deadline: Duration) -> EventLoopFuture<Void>? {
+        guard let last = parts.last, channel.isActive else { return nil }
         let channel = channel
         let timeout = channel.eventLoop.scheduleTask(in: TimeAmount.duration(deadline)) { channel.close(promise: nil) }
-        defer { timeout.cancel() }
         for part in parts.dropLast() { channel.write(part, promise: nil) }
-        do {
-            try await channel.writeAndFlush(last).get()
-            return true
-        } catch {
-            return false
-        }
+        let left = channel.writeAndFlush(last)
+        left.whenComplete { _ in timeout.cancel() }
+        return left
     }
 
     /// Ends the connection once its answer has left (every response closes its connection).
