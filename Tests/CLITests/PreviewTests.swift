@@ -116,8 +116,11 @@ import Testing
         _ = try await Subprocess.run("/bin/bash", ["-c", "\(closeAll); tmux -L \(tmux.socket) new-session -d -s t -x 80 -y 24 \"$0\" </dev/null >/dev/null 2>&1",
                                                    "\(cmd); echo gpick-exit=$?; sleep 60"], timeout: 20)
         defer { Task { _ = try? await tmux.run(["kill-server"]) } }
+        // Waits are hang bounds (each tmux call is a process of its own: slow on a busy machine).
+        let bound = { Date().addingTimeInterval(HangBound.seconds(20)) }
         var pane = ""
-        for _ in 0..<100 where !pane.contains("gpick ·") {
+        var deadline = bound()
+        while !pane.contains("gpick ·") && Date() < deadline {
             try await Task.sleep(nanoseconds: 50_000_000)
             pane = try await tmux.pane(escapes: false)
         }
@@ -131,7 +134,8 @@ import Testing
         // A resize redraws at the new size.
         _ = try await tmux.run(["resize-window", "-t", "t", "-x", "50", "-y", "16"])
         var resized = false
-        for _ in 0..<60 where !resized {
+        deadline = bound()
+        while !resized && Date() < deadline {
             try await Task.sleep(nanoseconds: 50_000_000)
             let lines = try await tmux.pane(escapes: true).split(separator: "\n", omittingEmptySubsequences: false)
             let plain = try await tmux.pane(escapes: false)
@@ -140,7 +144,8 @@ import Testing
         #expect(resized)
         // q quits and the terminal is back to normal: the shell's line shows on the main screen.
         _ = try await tmux.run(["send-keys", "-t", "t", "q"])
-        for _ in 0..<100 where !pane.contains("gpick-exit=") {
+        deadline = bound()
+        while !pane.contains("gpick-exit=") && Date() < deadline {
             try await Task.sleep(nanoseconds: 50_000_000)
             pane = try await tmux.pane(escapes: false)
         }
