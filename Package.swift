@@ -115,8 +115,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // libde265: a HEIF grid too large to decode whole is decoded tile by tile.
         .systemLibrary(name: "CDe265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"])]),
+        // libcurl, which fetches photos at http(s) URLs (a tiny shim: libcurl's options are C varargs).
+        .target(name: "CHTTPGet", linkerSettings: [.linkedLibrary("curl")]),
         // GstCore: video poster frames and the camera's frames as images, through its wrappers.
-        .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CImaging", "CVips", "CZlib", "GpickBase", "GpickFormats",
+        .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CHTTPGet", "CImaging", "CVips", "CZlib", "GpickBase", "GpickFormats",
                                                     "GpickKit", "GpickLibrary", "GstCore"]),
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
         .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary", "GpickTerminal", "GpickWeb"],

@@ -86,6 +86,46 @@ import Testing
         }
     }
 
+    /// Redirects are followed up to 10 hops and only to http(s); a server that answers nothing is
+    /// given up on after the source's timeout, and a fetch nobody wants any more stops at once.
+    @Test func redirectsSilenceAndCancellationAreBounded() async throws {
+        let dir = Fixture.dir()
+        try await Fixture.jpeg("\(dir)/photo.jpg", width: 320, height: 240)
+        try Fixture.write(Array("gpick-host\n".utf8), to: "\(dir)/hostname")
+        let server = try await Self.serve(dir)
+        defer { server.stop() }
+        #expect(try await URLImageSource(url: server.url("redirect/3/photo.jpg")).size() == PixelSize(width: 320, height: 240))
+        let fetched = try await URLImageSource(url: server.url("redirect/9/photo.jpg")).fullResolutionData()
+        #expect(fetched == (try Fixture.bytes("\(dir)/photo.jpg")), "ten hops are followed")
+        let cases: [(String, String)] = [
+            ("redirect/10/photo.jpg", "too many redirects"),
+            ("redirect/file/hostname", "it redirects to a URL that is not http(s)"),
+        ]
+        for (path, words) in cases {
+            let error = await #expect(throws: GpickError.self) { _ = try await URLImageSource(url: server.url(path)).fullResolutionData() }
+            #expect(error?.message == "cannot fetch \(server.url(path)): \(words)")
+        }
+
+        let started = ContinuousClock.now
+        let silent = await #expect(throws: GpickError.self) {
+            _ = try await URLImageSource(url: server.url("silent/photo.jpg"), timeout: 1).fullResolutionData()
+        }
+        let waited = ContinuousClock.now - started
+        #expect(silent?.message == "cannot fetch \(server.url("silent/photo.jpg")): no answer within 1 s")
+        #expect(waited >= .milliseconds(900) && waited < .seconds(HangBound.seconds(5)), "gave up after \(waited)")
+
+        // Cancelled while the server holds the rest of the body back (for 10 s).
+        let stalled = server.url("stall/photo-big.jpg")
+        try await Fixture.jpeg("\(dir)/photo-big.jpg", width: 4032, height: 3024)
+        let task = Task { try await ImageSourceTests.collect(URLImageSource(url: stalled).image(ImageRequest(size: .fit(width: 64, height: 64)))) }
+        #expect(try await TestEnvironment.eventually { server.started("stall/photo-big.jpg") == 1 })
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        _ = await task.result
+        #expect(ContinuousClock.now - cancelled < .seconds(HangBound.seconds(2)), "stopped when cancelled")
+        #expect(try await server.sent("stall/photo-big.jpg") == [StaticHTTPServer.stallBytes], "hung up, not read to the end")
+    }
+
     static func unusedPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }

@@ -6,7 +6,10 @@ import Foundation
 /// - `/stall/NAME` sends the first 64 KiB, then waits (up to 10 s) for the client to hang up
 ///   before sending the rest: a client that needed the whole body would take 10 s;
 /// - `/slow/NAME` trickles the body, 16 KiB every 5 ms;
-/// - `/status/N` answers with HTTP status N.
+/// - `/status/N` answers with HTTP status N;
+/// - `/redirect/N/NAME` redirects to `/redirect/N-1/NAME`, and `/redirect/0/NAME` to `/NAME` (N+1 hops in all);
+///   `/redirect/file/NAME` redirects to `file:///etc/NAME`;
+/// - `/silent/NAME` reads the request and answers nothing (for up to 10 s).
 /// It prints `GOT /PATH` as a request comes, and `SENT /PATH BYTES` once its response is over
 /// (sent whole, or the client hung up): what really went out.
 public final class StaticHTTPServer: @unchecked Sendable {
@@ -79,6 +82,14 @@ class H(BaseHTTPRequestHandler):
         for m in ("stall", "slow"):
             if path.startswith("/" + m + "/"):
                 mode, path = m, path[len(m) + 1:]
+        if path.startswith("/redirect/"):
+            hops, rest = path[len("/redirect/"):].split("/", 1)
+            target = "file:///etc/" + rest if hops == "file" else ("/" + rest if hops == "0" else "/redirect/%d/%s" % (int(hops) - 1, rest))
+            self.send_response(302); self.send_header("Location", target); self.send_header("Content-Length", "0"); self.end_headers()
+            say("SENT %s 0" % self.path); return
+        if path.startswith("/silent/"):
+            select.select([self.connection], [], [], 10)
+            say("SENT %s 0" % self.path); return
         if path.startswith("/status/"):
             self.send_response(int(path[8:])); self.send_header("Content-Length", "0"); self.end_headers()
             say("SENT %s 0" % self.path); return

@@ -4,7 +4,7 @@ import GpickBase
 import GpickFormats
 import Glibc
 
-/// A photo at an http(s) URL, fetched with GStreamer's souphttpsrc. Each picture made of it is
+/// A photo at an http(s) URL, fetched with libcurl. Each picture made of it is
 /// kept, scaled, in `copies`: a progressive request shows a smaller kept copy while the URL is
 /// fetched again (the server's picture may have changed; the copy is only a stand-in).
 public struct URLImageSource: ImageSource {
