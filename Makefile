@@ -22,6 +22,7 @@ OUT ?= out/demo
 # python3-selenium and chromium-driver: the picker's page is tested in a real headless Chromium.
 # libexif-dev: the EXIF block (date, camera, software) of every still gpick writes; libde265-dev:
 # the HEVC tiles of a HEIF too large to decode whole. libcurl4-openssl-dev: photos at http(s) URLs.
+# libgstrtspserver-1.0-dev: `gpick serve` (gst-rtsp-server).
 # weston: its headless backend is the Wayland compositor the window preview is tested under.
 # python3-pip: installs axe-selenium-python from PyPI (Debian has no package of it): Deque's
 # axe-core accessibility engine, which the page tests run on the picker and the avatar editor.
@@ -35,7 +36,7 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	python3 time hyperfine \
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
 	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver python3-pip \
-	libexif-dev libde265-dev libcurl4-openssl-dev libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
+	libexif-dev libde265-dev libcurl4-openssl-dev libgstrtspserver-1.0-dev libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
 	weston gdb
 
 # From PyPI, with axe-core 3.1.1 inside: the newest release pip offers for Debian 12's Python 3.11.
@@ -61,10 +62,12 @@ setup:
 apt-packages:
 	@echo $(APT_PACKAGES)
 
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib
+
 build: setup
-	$(SWIFT) build -c release --product gpick --static-swift-stdlib
-	$(SWIFT) build -c release --product gpick-library --static-swift-stdlib
-	$(SWIFT) build -c release --product gpick-avatar --static-swift-stdlib
+	$(RELEASE_BUILD) --product gpick
+	$(RELEASE_BUILD) --product gpick-library
+	$(RELEASE_BUILD) --product gpick-avatar
 
 # C pixel loops (CImaging) at -O2 in the debug build as well: the tests time flips and
 # placeholders. Given here, not in Package.swift, where SwiftPM would refuse it to dependants.
@@ -88,7 +91,9 @@ tsan: setup
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan \
 		--filter 'SessionTests|FlipTests|SwitchTimelineTests'
 
-demo: build
+# The demo runs gpick alone: the other two binaries (about 2 min more to build) are not needed.
+demo: setup
+	$(RELEASE_BUILD) --product gpick
 	@mkdir -p $(OUT)
 	$(BIN) snap --source test --width 1280 --height 720 -o $(OUT)/still.jpg
 	$(BIN) record --source test --audio test --width 1280 --height 720 --duration 3 -o $(OUT)/clip.mp4

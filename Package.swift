@@ -34,6 +34,10 @@ let package = Package(
             pkgConfig: "gstreamer-1.0 gstreamer-base-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libglib2.0-dev"])]
         ),
+        // gst-rtsp-server (`gpick serve`), behind a tiny shim: its set-up calls are varargs and signals.
+        .systemLibrary(name: "CGStreamerRTSP", pkgConfig: "gstreamer-rtsp-server-1.0",
+                       providers: [.apt(["libgstrtspserver-1.0-dev"])]),
+        .target(name: "CRTSPServer", dependencies: ["CGStreamerRTSP"], linkerSettings: [.linkedLibrary("gio-2.0")]),
         // libyaml, which pipeline files are read with.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // Pixel work (placeholder blur, crossfade, the avatar's halo). It must be fast in the debug
@@ -65,7 +69,8 @@ let package = Package(
         // Layer 2: the capture toolkit.
         // The pipeline files of pipelines/ are built in as well (Pipelines/files links there): a
         // program that depends on this package finds them with no checkout and no install.
-        .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CYAML"],
+        .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
+                                              "CYAML"],
                 resources: [
                     .embedInCode("Pipelines/files/audio-auto.yaml"),
                     .embedInCode("Pipelines/files/audio-test.yaml"),
@@ -79,6 +84,7 @@ let package = Package(
                     .embedInCode("Pipelines/files/record-mkv.yaml"),
                     .embedInCode("Pipelines/files/record-mp4.yaml"),
                     .embedInCode("Pipelines/files/record-webm.yaml"),
+                    .embedInCode("Pipelines/files/serve-rtsp.yaml"),
                     .embedInCode("Pipelines/files/session.yaml"),
                     .embedInCode("Pipelines/files/source-file.yaml"),
                     .embedInCode("Pipelines/files/source-libcamera.yaml"),

@@ -19,6 +19,25 @@ public final class AppSrc: Element, @unchecked Sendable {
         }
     }
 
+    /// Pushes a sample from another pipeline, stamped `pts` (and DTS) in this pipeline's running
+    /// time: the other pipeline's running time means nothing here. The bytes are shared, not
+    /// copied; its caps become this source's.
+    public func push(_ sample: Sample, at pts: UInt64) throws(GStreamerError) {
+        guard let buffer = gst_sample_get_buffer(sample.pointer) else { return }
+        if let caps = gst_sample_get_caps(sample.pointer) { gst_app_src_set_caps(cgst_app_src(pointer), caps) }
+        guard let copy = gst_buffer_copy(buffer) else {
+            throw GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_FAILED.rawValue),
+                                 message: "cannot copy a buffer for \(name)", source: name)
+        }
+        copy.pointee.pts = GstClockTime(pts)
+        copy.pointee.dts = GstClockTime(pts)
+        let r = gst_app_src_push_buffer(cgst_app_src(pointer), copy)
+        guard r == GST_FLOW_OK else {
+            throw GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_FAILED.rawValue),
+                                 message: "push into \(name) failed (\(r.rawValue))", source: name)
+        }
+    }
+
     /// Pushes a buffer we own (ownership passes to the appsrc).
     public func push(_ buffer: OwnedBuffer) throws(GStreamerError) {
         let r = gst_app_src_push_buffer(cgst_app_src(pointer), buffer.take())

@@ -20,6 +20,12 @@ public class Element: @unchecked Sendable {
         }
     }
 
+    /// An element another C library hands over untyped (gst-rtsp-server's shim keeps GStreamer's
+    /// types out of its header): we take a reference of our own.
+    public convenience init(borrowing raw: UnsafeMutableRawPointer) {
+        self.init(raw.assumingMemoryBound(to: GstElement.self), transfer: .none)
+    }
+
     deinit {
         gst_object_unref(UnsafeMutableRawPointer(pointer))
     }
@@ -111,6 +117,13 @@ public class Element: @unchecked Sendable {
 
     public func releaseRequestPad(_ pad: Pad) {
         gst_element_release_request_pad(pointer, pad.pointer)
+    }
+
+    /// The element's running time now (its clock's time less its base time), nil without a clock
+    /// (before it first plays).
+    public var currentRunningTime: UInt64? {
+        let t = UInt64(gst_element_get_current_running_time(pointer))
+        return t == Gst.clockTimeNone ? nil : t
     }
 
     @discardableResult

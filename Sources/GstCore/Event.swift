@@ -13,6 +13,12 @@ public final class Event: @unchecked Sendable {
 
     public static func endOfStream() -> Event { Event(gst_event_new_eos()) }
 
+    /// Asks the encoder upstream for a keyframe as soon as it can, with its stream headers (SPS
+    /// and PPS): what a viewer who joins a stream needs first. Send it to a sink element.
+    public static func forceKeyUnit() -> Event {
+        Event(gst_video_event_new_upstream_force_key_unit(GstClockTime.max, 1, 0))
+    }
+
     func take() -> UnsafeMutablePointer<GstEvent> {
         guard let p = pointer else { preconditionFailure("event sent twice") }
         pointer = nil

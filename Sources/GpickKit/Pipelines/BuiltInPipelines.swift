@@ -18,6 +18,7 @@ public enum BuiltInPipelines {
         "record-mkv": PackageResources.record_mkv_yaml,
         "record-mp4": PackageResources.record_mp4_yaml,
         "record-webm": PackageResources.record_webm_yaml,
+        "serve-rtsp": PackageResources.serve_rtsp_yaml,
         "session": PackageResources.session_yaml,
         "source-file": PackageResources.source_file_yaml,
         "source-libcamera": PackageResources.source_libcamera_yaml,

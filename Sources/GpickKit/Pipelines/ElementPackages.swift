@@ -11,7 +11,7 @@ public enum ElementPackages {
         ]),
         ("gstreamer1.0-plugins-good", [
             "aacparse", "autoaudiosrc", "jpegdec", "jpegenc", "matroskademux", "matroskamux", "mp4mux",
-            "pngenc", "qtdemux", "qtmux", "taginject", "v4l2src", "videoflip", "vp9enc", "webmmux",
+            "pngenc", "qtdemux", "qtmux", "rtph264pay", "taginject", "v4l2src", "videoflip", "vp9enc", "webmmux",
         ]),
         ("gstreamer1.0-plugins-bad", ["h264parse", "openh264enc", "voaacenc", "waylandsink"]),
         ("gstreamer1.0-plugins-ugly", ["x264enc"]),

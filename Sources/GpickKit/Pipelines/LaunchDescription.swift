@@ -64,11 +64,11 @@ public enum LaunchDescription {
 }
 
 extension PipelineFile {
-    /// Every element factory the file names: its pipeline, audio and input stages, and its window
-    /// sink candidates.
+    /// Every element factory the file names: its pipeline, audio, input and media stages, and its
+    /// window sink candidates.
     public var elementFactories: [String] {
         var seen = Set<String>()
-        let texts = [pipeline.value, audio?.value ?? "", input?.value ?? ""]
+        let texts = [pipeline.value, audio?.value ?? "", input?.value ?? "", media?.value ?? ""]
         let named = texts.flatMap(LaunchDescription.factories(in:)) + (windowSinks?.all ?? [])
         return named.filter { seen.insert($0).inserted }
     }

@@ -140,6 +140,22 @@ public enum PipelineBuilder {
                 throw file.error(input.line, "the input stage needs an element named \"format\" (a capsfilter: the session sets its caps)")
             }
         }
+        if let media = file.media {
+            // Parsed as gst-rtsp-server will parse it, every element checked; its payloaders send
+            // nothing anywhere by themselves (the server does), so the network policy is not asked.
+            // Its own elements only: the file's bindings and taps are the branch's.
+            var mediaPart = file
+            mediaPart.bindings = []
+            mediaPart.taps = []
+            let bin = try compose(media.value, parts: [Part(mediaPart)], policy: PipelinePolicy(allowNetwork: true),
+                                  asPipeline: false, checkOnly: true, checkTaps: false)
+            guard let src = bin.element(named: "src"), (try? AppSrc(src)) != nil else {
+                throw file.error(media.line, "the media starts with an appsrc named \"src\" (the branch's frames are pushed into it)")
+            }
+            guard file.pipeline.value.contains("appsink") else {
+                throw file.error(file.pipeline.line, "a branch with a media ends in an appsink named \"sink\" (what it gives goes to the media)")
+            }
+        }
         if file.kind == .session {
             let bin = try build(file, audio: false, asPipeline: false, checkOnly: true)
             guard let feed = bin.element(named: "feed"), (try? AppSrc(feed)) != nil else {

@@ -43,6 +43,9 @@ public struct PipelineFile: Sendable {
     /// For a window preview branch: the video sinks to try, linked after the element named
     /// `convert` (see `WindowSinkChooser`).
     public var windowSinks: WindowSinks? = nil
+    /// For a network stream's branch: the media gst-rtsp-server builds for each mount, fed by an
+    /// appsrc named `src` with what the branch's `sink` gives, its payloaders named pay0, pay1….
+    public var media: Located<String>? = nil
 
     /// The window sinks to try on each kind of display, in order of preference. A fixed list:
     /// autovideosink would probe every installed sink (kmssink, dfbvideosink …), and some crash.

@@ -4,7 +4,7 @@ import Glibc
 /// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
 /// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
 public enum PipelineLoader {
-    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks"]
+    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks", "media"]
     static let parameterKeys = ["type", "default", "min", "max", "choices", "required", "help"]
 
     public static func load(path: String) throws(GpickError) -> PipelineFile {
@@ -63,6 +63,14 @@ public enum PipelineLoader {
         }
         if kind != .session, let n = map["input"] {
             throw fail(n, "\"input\" belongs in session files only")
+        }
+        let media = try string("media", required: false)
+        let mediaLine = map["media"].map { n in n.isBlockScalar ? line(n) + 1 : line(n) }
+        if let media, let n = map["media"] {
+            guard kind == .branch else { throw fail(n, "\"media\" belongs in branch files only") }
+            guard LaunchLine.nameRange("src", in: media.value) != nil, LaunchLine.nameRange("pay0", in: media.value) != nil else {
+                throw fail(n, "a branch's media needs an appsrc named \"src\" and a payloader named \"pay0\"")
+            }
         }
 
         var parameters: [Parameter] = []
@@ -135,7 +143,8 @@ public enum PipelineLoader {
                             pipeline: .init(value: pipeline.value, line: pipelineLine),
                             audio: audio.map { .init(value: $0.value, line: audioLine ?? $0.line) },
                             input: input.map { .init(value: $0.value, line: inputLine ?? $0.line) },
-                            bindings: bindings, taps: taps, windowSinks: windowSinks)
+                            bindings: bindings, taps: taps, windowSinks: windowSinks,
+                            media: media.map { .init(value: $0.value, line: mediaLine ?? $0.line) })
     }
 
     private static func parameter(_ k: YAMLNode, _ v: YAMLNode, path: String) throws(GpickError) -> Parameter {

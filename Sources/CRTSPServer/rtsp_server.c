@@ -1,0 +1,182 @@
+// A tiny shim over gst-rtsp-server: its set-up calls are varargs, signals and GLib sources, which
+// Swift cannot make; what to serve and what to push stays on the Swift side.
+#include "rtsp_server.h"
+
+#include <gst/rtsp-server/rtsp-server.h>
+
+struct gpick_rtsp {
+    GstRTSPServer *server;
+    GMainContext *context;
+    GMainLoop *loop;
+    GThread *thread;
+    GSource *listener;
+    GstRTSPAuth *auth;
+};
+
+typedef struct {
+    gpick_rtsp_media_fn media;
+    void *context;
+} mount_callbacks;
+
+typedef struct {
+    gpick_rtsp_media_fn media;
+    void *context;
+    GstElement *appsrc;
+} media_link;
+
+static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data);
+
+static gpointer run_loop(gpointer data) {
+    gpick_rtsp *s = data;
+    g_main_context_push_thread_default(s->context);
+    g_main_loop_run(s->loop);
+    g_main_context_pop_thread_default(s->context);
+    return NULL;
+}
+
+/// Expired sessions (a client that went away without TEARDOWN) are cleaned every 2 s.
+static gboolean clean_sessions(gpointer data) {
+    GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(data);
+    gst_rtsp_session_pool_cleanup(pool);
+    g_object_unref(pool);
+    return G_SOURCE_CONTINUE;
+}
+
+gpick_rtsp *gpick_rtsp_new(const char *address, int port, char *error, size_t error_size, int *code) {
+    gpick_rtsp *s = g_new0(gpick_rtsp, 1);
+    s->server = gst_rtsp_server_new();
+    gst_rtsp_server_set_address(s->server, address);
+    gchar *service = g_strdup_printf("%d", port);
+    gst_rtsp_server_set_service(s->server, service);
+    g_free(service);
+    GError *failure = NULL;
+    s->listener = gst_rtsp_server_create_source(s->server, NULL, &failure);
+    if (!s->listener) {
+        g_strlcpy(error, failure ? failure->message : "cannot listen", error_size);
+        *code = g_error_matches(failure, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE) ? 1
+              : g_error_matches(failure, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) ? 2 : 0;
+        g_clear_error(&failure);
+        g_object_unref(s->server);
+        g_free(s);
+        return NULL;
+    }
+    s->context = g_main_context_new();
+    s->loop = g_main_loop_new(s->context, FALSE);
+    g_source_attach(s->listener, s->context);
+    GSource *cleanup = g_timeout_source_new_seconds(2);
+    g_source_set_callback(cleanup, clean_sessions, s->server, NULL);
+    g_source_attach(cleanup, s->context);
+    g_source_unref(cleanup);
+    g_signal_connect(s->server, "client-connected", G_CALLBACK(client_connected), NULL);
+    s->thread = g_thread_new("gpick.rtsp", run_loop, s);
+    return s;
+}
+
+int gpick_rtsp_port(gpick_rtsp *s) { return gst_rtsp_server_get_bound_port(s->server); }
+
+void gpick_rtsp_require(gpick_rtsp *s, const char *user, const char *password) {
+    if (!s->auth) {
+        s->auth = gst_rtsp_auth_new();
+        gst_rtsp_auth_set_supported_methods(s->auth, GST_RTSP_AUTH_DIGEST);
+        gst_rtsp_server_set_auth(s->server, s->auth);
+    }
+    GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+    gst_rtsp_auth_add_digest(s->auth, user, password, token);
+    gst_rtsp_token_unref(token);
+}
+
+static void media_unprepared(GstRTSPMedia *media, gpointer data) {
+    media_link *link = data;
+    if (!link->appsrc) return;
+    link->media(link->context, link->appsrc, 0);
+    gst_object_unref(link->appsrc);
+    link->appsrc = NULL;
+}
+
+/// A viewer starts playing a shared media mid-stream: it needs a keyframe now.
+static void play_request(GstRTSPClient *client, GstRTSPContext *ctx, gpointer data) {
+    if (!ctx->media) return;
+    media_link *link = g_object_get_data(G_OBJECT(ctx->media), "gpick-link");
+    if (link && link->appsrc) link->media(link->context, link->appsrc, 2);
+}
+
+static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
+    g_signal_connect(client, "play-request", G_CALLBACK(play_request), NULL);
+}
+
+static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {
+    mount_callbacks *callbacks = data;
+    GstElement *element = gst_rtsp_media_get_element(media);
+    GstElement *appsrc = gst_bin_get_by_name(GST_BIN(element), "src");
+    gst_object_unref(element);
+    if (!appsrc) return;
+    media_link *link = g_new0(media_link, 1);
+    link->media = callbacks->media;
+    link->context = callbacks->context;
+    link->appsrc = appsrc;
+    g_signal_connect_data(media, "unprepared", G_CALLBACK(media_unprepared), link, (GClosureNotify)g_free, 0);
+    g_object_set_data(G_OBJECT(media), "gpick-link", link);
+    callbacks->media(callbacks->context, appsrc, 1);
+}
+
+void gpick_rtsp_mount(gpick_rtsp *s, const char *path, const char *launch, gpick_rtsp_media_fn media, void *context) {
+    GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
+    gst_rtsp_media_factory_set_launch(factory, launch);
+    gst_rtsp_media_factory_set_shared(factory, TRUE);
+    // Live: a media whose last client left is torn down, and the next client gets a new one.
+    gst_rtsp_media_factory_set_suspend_mode(factory, GST_RTSP_SUSPEND_MODE_NONE);
+    gst_rtsp_media_factory_set_latency(factory, 0);
+    if (s->auth)
+        gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
+                                        GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
+    mount_callbacks *callbacks = g_new0(mount_callbacks, 1);
+    callbacks->media = media;
+    callbacks->context = context;
+    g_signal_connect_data(factory, "media-configure", G_CALLBACK(media_configure), callbacks, (GClosureNotify)g_free, 0);
+    GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(s->server);
+    gst_rtsp_mount_points_add_factory(mounts, path, factory);
+    g_object_unref(mounts);
+}
+
+void gpick_rtsp_unmount(gpick_rtsp *s, const char *path) {
+    GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(s->server);
+    gst_rtsp_mount_points_remove_factory(mounts, path);
+    g_object_unref(mounts);
+}
+
+static GstRTSPFilterResult count_client(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
+    (*(unsigned *)data)++;
+    return GST_RTSP_FILTER_KEEP;
+}
+
+unsigned gpick_rtsp_client_count(gpick_rtsp *s) {
+    unsigned n = 0;
+    GList *kept = gst_rtsp_server_client_filter(s->server, count_client, &n);
+    g_list_free_full(kept, g_object_unref);
+    return n;
+}
+
+static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
+    return GST_RTSP_FILTER_REMOVE;
+}
+
+static gboolean quit_loop(gpointer data) {
+    g_main_loop_quit(data);
+    return G_SOURCE_REMOVE;
+}
+
+void gpick_rtsp_free(gpick_rtsp *s) {
+    g_source_destroy(s->listener);
+    g_source_unref(s->listener);
+    gst_rtsp_server_client_filter(s->server, close_client, NULL);
+    GSource *quit = g_idle_source_new();
+    g_source_set_callback(quit, quit_loop, s->loop, NULL);
+    g_source_attach(quit, s->context);
+    g_source_unref(quit);
+    g_thread_join(s->thread);
+    g_main_loop_unref(s->loop);
+    g_main_context_unref(s->context);
+    if (s->auth) g_object_unref(s->auth);
+    g_object_unref(s->server);
+    g_free(s);
+}
