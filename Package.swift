@@ -34,10 +34,10 @@ let package = Package(
             pkgConfig: "gstreamer-1.0 gstreamer-base-1.0 gstreamer-app-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libglib2.0-dev"])]
         ),
-        // gst-rtsp-server (`gpick serve`), behind a tiny shim: its set-up calls are varargs and signals.
-        .systemLibrary(name: "CGStreamerRTSP", pkgConfig: "gstreamer-rtsp-server-1.0",
-                       providers: [.apt(["libgstrtspserver-1.0-dev"])]),
-        .target(name: "CRTSPServer", dependencies: ["CGStreamerRTSP"], linkerSettings: [.linkedLibrary("gio-2.0")]),
+        // gst-rtsp-server (`gpick serve`), behind a tiny shim: its set-up calls are varargs and
+        // signals. Opened with dlopen when first used (see the shim); its headers come with
+        // Debian's libgstrtspserver-1.0-dev, under GStreamer's include folder.
+        .target(name: "CRTSPServer", dependencies: ["CGStreamer"]),
         // libyaml, which pipeline files are read with.
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // Pixel work (placeholder blur, crossfade, the avatar's halo). It must be fast in the debug

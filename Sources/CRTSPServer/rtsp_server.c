@@ -1,8 +1,34 @@
 // A tiny shim over gst-rtsp-server: its set-up calls are varargs, signals and GLib sources, which
 // Swift cannot make; what to serve and what to push stays on the Swift side.
+//
+// The library is opened with dlopen on first use, not linked: gpick starts without loading it
+// (and the RTSP, SDP and network libraries it pulls in), and where it is not installed gpick
+// still runs, `doctor` names the package, and `serve` says what is missing.
 #include "rtsp_server.h"
 
+#include <dlfcn.h>
 #include <gst/rtsp-server/rtsp-server.h>
+
+static void *rtsp_library(void) {
+    static void *handle;
+    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+    if (!h) {
+        h = dlopen("libgstrtspserver-1.0.so.0", RTLD_NOW | RTLD_GLOBAL);
+        if (h) __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+    }
+    return h;
+}
+
+// The function `name` of gst-rtsp-server, found once per call site (a race only finds it twice).
+#define RTSP(name) ({ \
+    static __typeof__(&name) found_; \
+    __typeof__(&name) f_ = __atomic_load_n(&found_, __ATOMIC_ACQUIRE); \
+    if (!f_) { f_ = (__typeof__(&name))dlsym(rtsp_library(), #name); __atomic_store_n(&found_, f_, __ATOMIC_RELEASE); } \
+    f_; })
+
+int gpick_rtsp_available(void) {
+    return rtsp_library() && dlsym(rtsp_library(), "gst_rtsp_server_new") != NULL;
+}
 
 struct gpick_rtsp {
     GstRTSPServer *server;
@@ -36,25 +62,32 @@ static gpointer run_loop(gpointer data) {
 
 /// Expired sessions (a client that went away without TEARDOWN) are cleaned every 2 s.
 static gboolean clean_sessions(gpointer data) {
-    GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(data);
-    gst_rtsp_session_pool_cleanup(pool);
+    GstRTSPSessionPool *pool = RTSP(gst_rtsp_server_get_session_pool)(data);
+    RTSP(gst_rtsp_session_pool_cleanup)(pool);
     g_object_unref(pool);
     return G_SOURCE_CONTINUE;
 }
 
 gpick_rtsp *gpick_rtsp_new(const char *address, int port, char *error, size_t error_size, int *code) {
+    if (!gpick_rtsp_available()) {
+        g_strlcpy(error, "gst-rtsp-server (libgstrtspserver-1.0.so.0) cannot be loaded", error_size);
+        *code = 3;
+        return NULL;
+    }
     gpick_rtsp *s = g_new0(gpick_rtsp, 1);
-    s->server = gst_rtsp_server_new();
-    gst_rtsp_server_set_address(s->server, address);
+    s->server = RTSP(gst_rtsp_server_new)();
+    RTSP(gst_rtsp_server_set_address)(s->server, address);
     gchar *service = g_strdup_printf("%d", port);
-    gst_rtsp_server_set_service(s->server, service);
+    RTSP(gst_rtsp_server_set_service)(s->server, service);
     g_free(service);
     GError *failure = NULL;
-    s->listener = gst_rtsp_server_create_source(s->server, NULL, &failure);
+    s->listener = RTSP(gst_rtsp_server_create_source)(s->server, NULL, &failure);
     if (!s->listener) {
         g_strlcpy(error, failure ? failure->message : "cannot listen", error_size);
-        *code = g_error_matches(failure, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE) ? 1
-              : g_error_matches(failure, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) ? 2 : 0;
+        // GIO's error domain by its name: G_IO_ERROR would link libgio into gpick for one quark.
+        GQuark gio = g_quark_from_static_string("g-io-error-quark");
+        *code = g_error_matches(failure, gio, G_IO_ERROR_ADDRESS_IN_USE) ? 1
+              : g_error_matches(failure, gio, G_IO_ERROR_PERMISSION_DENIED) ? 2 : 0;
         g_clear_error(&failure);
         g_object_unref(s->server);
         g_free(s);
@@ -72,16 +105,16 @@ gpick_rtsp *gpick_rtsp_new(const char *address, int port, char *error, size_t er
     return s;
 }
 
-int gpick_rtsp_port(gpick_rtsp *s) { return gst_rtsp_server_get_bound_port(s->server); }
+int gpick_rtsp_port(gpick_rtsp *s) { return RTSP(gst_rtsp_server_get_bound_port)(s->server); }
 
 void gpick_rtsp_require(gpick_rtsp *s, const char *user, const char *password) {
     if (!s->auth) {
-        s->auth = gst_rtsp_auth_new();
-        gst_rtsp_auth_set_supported_methods(s->auth, GST_RTSP_AUTH_DIGEST);
-        gst_rtsp_server_set_auth(s->server, s->auth);
+        s->auth = RTSP(gst_rtsp_auth_new)();
+        RTSP(gst_rtsp_auth_set_supported_methods)(s->auth, GST_RTSP_AUTH_DIGEST);
+        RTSP(gst_rtsp_server_set_auth)(s->server, s->auth);
     }
-    GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
-    gst_rtsp_auth_add_digest(s->auth, user, password, token);
+    GstRTSPToken *token = RTSP(gst_rtsp_token_new)(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+    RTSP(gst_rtsp_auth_add_digest)(s->auth, user, password, token);
     gst_rtsp_token_unref(token);
 }
 
@@ -106,7 +139,7 @@ static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpoin
 
 static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {
     mount_callbacks *callbacks = data;
-    GstElement *element = gst_rtsp_media_get_element(media);
+    GstElement *element = RTSP(gst_rtsp_media_get_element)(media);
     GstElement *appsrc = gst_bin_get_by_name(GST_BIN(element), "src");
     gst_object_unref(element);
     if (!appsrc) return;
@@ -120,27 +153,27 @@ static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, g
 }
 
 void gpick_rtsp_mount(gpick_rtsp *s, const char *path, const char *launch, gpick_rtsp_media_fn media, void *context) {
-    GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
-    gst_rtsp_media_factory_set_launch(factory, launch);
-    gst_rtsp_media_factory_set_shared(factory, TRUE);
+    GstRTSPMediaFactory *factory = RTSP(gst_rtsp_media_factory_new)();
+    RTSP(gst_rtsp_media_factory_set_launch)(factory, launch);
+    RTSP(gst_rtsp_media_factory_set_shared)(factory, TRUE);
     // Live: a media whose last client left is torn down, and the next client gets a new one.
-    gst_rtsp_media_factory_set_suspend_mode(factory, GST_RTSP_SUSPEND_MODE_NONE);
-    gst_rtsp_media_factory_set_latency(factory, 0);
+    RTSP(gst_rtsp_media_factory_set_suspend_mode)(factory, GST_RTSP_SUSPEND_MODE_NONE);
+    RTSP(gst_rtsp_media_factory_set_latency)(factory, 0);
     if (s->auth)
-        gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
+        RTSP(gst_rtsp_media_factory_add_role)(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
                                         GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
     mount_callbacks *callbacks = g_new0(mount_callbacks, 1);
     callbacks->media = media;
     callbacks->context = context;
     g_signal_connect_data(factory, "media-configure", G_CALLBACK(media_configure), callbacks, (GClosureNotify)g_free, 0);
-    GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(s->server);
-    gst_rtsp_mount_points_add_factory(mounts, path, factory);
+    GstRTSPMountPoints *mounts = RTSP(gst_rtsp_server_get_mount_points)(s->server);
+    RTSP(gst_rtsp_mount_points_add_factory)(mounts, path, factory);
     g_object_unref(mounts);
 }
 
 void gpick_rtsp_unmount(gpick_rtsp *s, const char *path) {
-    GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(s->server);
-    gst_rtsp_mount_points_remove_factory(mounts, path);
+    GstRTSPMountPoints *mounts = RTSP(gst_rtsp_server_get_mount_points)(s->server);
+    RTSP(gst_rtsp_mount_points_remove_factory)(mounts, path);
     g_object_unref(mounts);
 }
 
@@ -151,7 +184,7 @@ static GstRTSPFilterResult count_client(GstRTSPServer *server, GstRTSPClient *cl
 
 unsigned gpick_rtsp_client_count(gpick_rtsp *s) {
     unsigned n = 0;
-    GList *kept = gst_rtsp_server_client_filter(s->server, count_client, &n);
+    GList *kept = RTSP(gst_rtsp_server_client_filter)(s->server, count_client, &n);
     g_list_free_full(kept, g_object_unref);
     return n;
 }
@@ -168,7 +201,7 @@ static gboolean quit_loop(gpointer data) {
 void gpick_rtsp_free(gpick_rtsp *s) {
     g_source_destroy(s->listener);
     g_source_unref(s->listener);
-    gst_rtsp_server_client_filter(s->server, close_client, NULL);
+    RTSP(gst_rtsp_server_client_filter)(s->server, close_client, NULL);
     GSource *quit = g_idle_source_new();
     g_source_set_callback(quit, quit_loop, s->loop, NULL);
     g_source_attach(quit, s->context);

@@ -16,8 +16,11 @@ typedef void (*gpick_rtsp_media_fn)(void *context, void *appsrc, int event);
 
 /// A server listening on `address`:`port` (0: any free port). NULL when the address cannot be
 /// bound, with GLib's reason in `error` and in `code`: 1 the port is in use, 2 it is not this
-/// user's to bind, 0 anything else (an address not of this machine).
+/// user's to bind, 3 gst-rtsp-server is not installed, 0 anything else (an address not of this
+/// machine).
 gpick_rtsp *gpick_rtsp_new(const char *address, int port, char *error, size_t error_size, int *code);
+/// Whether gst-rtsp-server (libgstrtspserver-1.0.so.0) can be loaded.
+int gpick_rtsp_available(void);
 /// The port bound.
 int gpick_rtsp_port(gpick_rtsp *server);
 /// RTSP digest authentication: only `user` with `password` may open any mount (call before

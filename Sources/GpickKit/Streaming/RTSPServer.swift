@@ -34,6 +34,7 @@ public final class RTSPServer: @unchecked Sendable {
             switch code {
             case 1: throw GpickError(.usage, "RTSP port \(port) on \(address) is in use", remedy: .choosePort(privileged: false))
             case 2: throw GpickError(.usage, "RTSP port \(port) on \(address) needs privileges", remedy: .choosePort(privileged: true))
+            case 3: throw GpickError(.plugin, "an RTSP server needs gst-rtsp-server, which is not installed (install \(Self.package))")
             default: throw GpickError(.usage, "cannot listen for RTSP on \(address):\(port): \(reason)")
             }
         }
@@ -45,6 +46,12 @@ public final class RTSPServer: @unchecked Sendable {
     }
 
     deinit { closeBlocking() }
+
+    /// The Debian package gst-rtsp-server comes in.
+    public static let package = "libgstrtspserver-1.0-0"
+
+    /// Whether gst-rtsp-server is installed (it is loaded when first used, not linked).
+    public static var isAvailable: Bool { gpick_rtsp_available() != 0 }
 
     /// Whether `address` is reachable from this machine alone.
     static func isLoopback(_ address: String) -> Bool {

@@ -22,8 +22,11 @@ struct Doctor: AsyncParsableCommand {
             var failed = false
             for check in Requirements.checks {
                 let elements = try check.elements(library)
-                let missing = elements.filter { !Gst.hasElement($0) }
-                let packages = Requirements.packages(for: missing)
+                let missingElements = elements.filter { !Gst.hasElement($0) }
+                // A library gpick loads when a command first needs it, named with its package.
+                let missingLibrary = check.library.flatMap { $0.loads() ? nil : $0 }
+                let missing = missingElements + (missingLibrary.map { [$0.name] } ?? [])
+                let packages = Array(Set(Requirements.packages(for: missingElements) + (missingLibrary.map { [$0.package] } ?? []))).sorted()
                 failed = failed || !missing.isEmpty
                 if out.json {
                     events.emit("check", ["check": check.name, "elements": elements, "missing": missing,
@@ -31,7 +34,8 @@ struct Doctor: AsyncParsableCommand {
                 } else if missing.isEmpty {
                     print("ok       \(check.name)")
                 } else {
-                    let named = missing.map { e in ElementPackages.package(for: e).map { "\(e) (\($0))" } ?? e }
+                    let named = missingElements.map { e in ElementPackages.package(for: e).map { "\(e) (\($0))" } ?? e }
+                        + (missingLibrary.map { ["\($0.name) (\($0.package))"] } ?? [])
                     print("MISSING  \(check.name): \(named.joined(separator: ", ")); apt-get install \(packages.joined(separator: " "))")
                 }
             }
@@ -84,12 +88,20 @@ enum Requirements {
         let name: String
         let files: [String]
         let extra: [String]
+        var library: Library? = nil
         func elements(_ library: PipelineLibrary) throws(GpickError) -> [String] {
             var seen = Set<String>(), out: [String] = []
             for f in files { for e in try library.load(f).elementFactories where seen.insert(e).inserted { out.append(e) } }
             for e in extra where seen.insert(e).inserted { out.append(e) }
             return out
         }
+    }
+
+    /// A shared library loaded on first use (not linked), and the Debian package it comes in.
+    struct Library {
+        let name: String
+        let package: String
+        let loads: @Sendable () -> Bool
     }
 
     /// Every camera's stage ends in an appsink that hands its frames to the session.
@@ -102,6 +114,8 @@ enum Requirements {
         Check(name: "live", files: session + ["audio-test", "live-ring", "live-clip", "live-clip-mov", "still-jpeg"], extra: ["appsink"]),
         Check(name: "preview terminal", files: session + ["preview-terminal"], extra: ["appsink"]),
         Check(name: "preview http", files: session + ["preview-http"], extra: ["appsink"]),
+        Check(name: "serve rtsp", files: session + ["serve-rtsp"], extra: ["appsink"],
+              library: Library(name: "gst-rtsp-server", package: RTSPServer.package, loads: { RTSPServer.isAvailable })),
         // --mirror-front adds a videoflip after the front camera.
         Check(name: "camera sources", files: ["source-v4l2", "source-file", "audio-auto"], extra: ["videoflip"]),
         Check(name: "pipewire cameras", files: ["source-pipewire"], extra: []),

@@ -1,2 +1,0 @@
-// gst-rtsp-server's headers, for the RTSP server shim (CRTSPServer) and nothing else.
-#include <gst/rtsp-server/rtsp-server.h>
