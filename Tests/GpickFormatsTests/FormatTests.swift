@@ -10,7 +10,7 @@ import GpickTestSupport
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
-        let out = Pipe()
+        let out = PipeIO.pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()

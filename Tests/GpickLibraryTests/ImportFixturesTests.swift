@@ -53,7 +53,7 @@ struct ImportFixtures: Sendable {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: exe)
             p.arguments = args
-            let err = Pipe()
+            let err = PipeIO.pipe()
             p.standardError = err
             p.standardOutput = FileHandle.nullDevice
             try p.run()

@@ -201,7 +201,7 @@ public struct MediaFixtures: Sendable {
             return
         }
         let procs = try commands.map { (exe, args) -> (Process, Pipe) in
-            let p = Process(), err = Pipe()
+            let p = Process(), err = PipeIO.pipe()
             p.executableURL = URL(fileURLWithPath: exe)
             p.arguments = args
             p.standardOutput = FileHandle.nullDevice
@@ -221,7 +221,7 @@ public struct MediaFixtures: Sendable {
     }
 
     public static func run(_ exe: String, _ args: [String]) throws -> Data {
-        let p = Process(), out = Pipe()
+        let p = Process(), out = PipeIO.pipe()
         p.executableURL = URL(fileURLWithPath: exe)
         p.arguments = args
         p.standardOutput = out

@@ -9,6 +9,19 @@ import Glibc
 /// EINTR included; a signal landing on a reading thread (a child exiting, a test's own `kill`)
 /// then crashed the whole test process. These are the only pipe reads the tests make.
 public enum PipeIO {
+    /// A pipe for a child's stdin, stdout or stderr, both ends close-on-exec from the start (the
+    /// child gets its end by dup2, which clears the flag there). Without it, any other child
+    /// started meanwhile by another thread inherits both ends; a long-lived one (weston, a test
+    /// HTTP server) holding a write end keeps its reader from ever seeing the end. Seen as a
+    /// whole test run hanging: a fixture waiting for ffmpeg's stderr to end, which weston held.
+    public static func pipe() -> Pipe {
+        let p = Pipe()
+        for fd in [p.fileHandleForReading.fileDescriptor, p.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+        }
+        return p
+    }
+
     /// The next chunk, or empty at end of file.
     public static func readSome(_ handle: FileHandle, max: Int = 65536) -> Data {
         var buffer = [UInt8](repeating: 0, count: max)

@@ -43,7 +43,7 @@ public enum RealFiles {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         p.arguments = [path]
-        let out = Pipe()
+        let out = PipeIO.pipe()
         p.standardOutput = out
         guard (try? p.run()) != nil else { return nil }
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

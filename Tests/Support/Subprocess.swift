@@ -15,7 +15,7 @@ public struct Subprocess {
             // No init files, no debuginfod queries (no network here), no auto-loaded scripts.
             p.arguments = ["-nx", "-q", "-batch", "-iex", "set debuginfod enabled off", "-iex", "set auto-load off",
                            "-p", String(pid), "-ex", "thread apply all bt 16"]
-            let out = Pipe()
+            let out = PipeIO.pipe()
             p.standardOutput = out
             p.standardError = FileHandle.nullDevice
             if (try? p.run()) != nil {
@@ -81,10 +81,10 @@ public struct Subprocess {
         var e = ProcessInfo.processInfo.environment
         for (k, v) in TestEnvironment.child(env) { e[k] = v }
         p.environment = e
-        let out = Pipe(), err = Pipe()
+        let out = PipeIO.pipe(), err = PipeIO.pipe()
         p.standardOutput = out
         p.standardError = err
-        let input = stdinPipe ? Pipe() : nil
+        let input = stdinPipe ? PipeIO.pipe() : nil
         p.standardInput = input ?? FileHandle.nullDevice
         let running = Running(process: p, out: out, err: err, input: input)
         try p.run()
