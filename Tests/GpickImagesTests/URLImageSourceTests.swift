@@ -123,7 +123,9 @@ import Testing
         task.cancel()
         _ = await task.result
         #expect(ContinuousClock.now - cancelled < .seconds(HangBound.seconds(2)), "stopped when cancelled")
-        #expect(try await server.sent("stall/photo-big.jpg") == [StaticHTTPServer.stallBytes], "hung up, not read to the end")
+        // At most the first part went out (none, if the hang-up came before the server wrote it).
+        let sent = try await server.sent("stall/photo-big.jpg")
+        #expect(sent.count == 1 && sent[0] <= StaticHTTPServer.stallBytes, "hung up, not read to the end: \(sent)")
     }
 
     static func unusedPort() throws -> Int {
