@@ -14,6 +14,8 @@ public enum ScriptCommand: Sendable, Equatable {
     case source(String)
     /// `preview start [SINK]` / `preview stop`; no sink: the default for this terminal or display.
     case preview(start: Bool, sink: PreviewSink?)
+    /// `serve start [NAME]` / `serve stop`: the session as an RTSP stream on 127.0.0.1.
+    case serve(start: Bool, name: String?)
     case snap(String)
     case burst(count: Int, path: String, every: Int)
     case recordStart(String)

@@ -4,7 +4,7 @@ import Glibc
 
 /// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.
 public enum ScriptParser {
-    public static let commands = ["source", "preview", "snap", "burst", "record", "wait", "set", "flip",
+    public static let commands = ["source", "preview", "serve", "snap", "burst", "record", "wait", "set", "flip",
                                   "suspend", "resume", "live", "mode", "countdown", "expect", "echo"]
 
     /// Parses a whole script; the first syntax error stops it, naming line and column.
@@ -50,6 +50,11 @@ public enum ScriptParser {
                 sink = s
             }
             cmd = .preview(start: t[1].text == "start", sink: sink)
+        case "serve":
+            try arity(1...2, "start [NAME] | stop")
+            guard ["start", "stop"].contains(t[1].text) else { throw err(t[1], "serve takes start or stop, not \"\(t[1].text)\"") }
+            if t.count == 3, t[1].text == "stop" { throw err(t[2], "serve stop takes nothing more") }
+            cmd = .serve(start: t[1].text == "start", name: t.count == 3 ? t[2].text : nil)
         case "snap":
             try arity(1...1, "FILE")
             cmd = .snap(t[1].text)

@@ -18,6 +18,8 @@ public actor ScriptRunner {
         public var liveMode = false
         /// Port of an HTTP preview (0: any free port).
         public var previewPort = 8080
+        /// Port of `serve start`'s RTSP server on 127.0.0.1 (0: any free port).
+        public var rtspPort = 8554
         public init(configuration: SessionConfiguration, outputDirectory: String) {
             self.configuration = configuration
             self.outputDirectory = outputDirectory
@@ -32,6 +34,7 @@ public actor ScriptRunner {
     private var encoders: [StillFormat: StillEncoder] = [:]
     private var recording: (MovieRecording, line: Int)?
     private var preview: Preview?
+    private var serving: (server: RTSPServer, stream: RTSPStream)?
     /// Armed by the first `live`: from then on the session keeps a pre-roll (live capture mode).
     private var ring: LiveRing?
     public private(set) var failures = 0
@@ -99,6 +102,11 @@ public actor ScriptRunner {
         if let p = preview {
             preview = nil
             await p.stop()
+        }
+        if let (server, stream) = serving {
+            serving = nil
+            await stream.stop()
+            await server.close()
         }
         for e in encoders.values { await e.close() }
         encoders.removeAll()
@@ -206,6 +214,25 @@ public actor ScriptRunner {
             var fields: EventFields = ["sink": kind.rawValue, "line": s.line]
             if let url = p.url { fields["url"] = url }
             emit("preview-started", fields)
+        case .serve(true, let name):
+            if serving != nil { throw GpickError(.usage, "the session is already being served (serve stop first)") }
+            let session = try await runningSession()
+            let server = try RTSPServer(port: options.rtspPort)
+            do {
+                let stream = try await RTSPStream.start(in: session, on: server, name: name ?? "cam")
+                serving = (server, stream)
+                emit("serve-started", ["url": stream.url, "line": s.line])
+            } catch {
+                await server.close()
+                throw error
+            }
+        case .serve(false, _):
+            guard let (server, stream) = serving else { throw GpickError(.usage, "nothing is being served") }
+            serving = nil
+            let frames = stream.framesEncoded
+            await stream.stop()
+            await server.close()
+            emit("serve-stopped", ["frames": frames, "line": s.line])
         case .preview(false, _):
             guard let p = preview else { throw GpickError(.usage, "no preview is showing") }
             preview = nil

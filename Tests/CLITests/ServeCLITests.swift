@@ -11,7 +11,8 @@ import Testing
 
     /// Starts `gpick serve` and returns it with its URL, read from the `started` event.
     static func serve(_ extra: [String] = []) async throws -> (Subprocess.Running, String) {
-        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--json"] + small + extra)
+        // At most two minutes: a server left behind by a test that failed midway ends by itself.
+        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--json", "--duration", "120"] + small + extra)
         let out = try await p.waitForOutput("\"url\"")
         let started = out.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .first { $0["event"] as? String == "started" }
@@ -30,6 +31,7 @@ import Testing
     @Test func tenViewersAtOnceEachGetEveryFrameFromTheirFirstOn() async throws {
         let dir = TestEnvironment.tempDir()
         let (p, url) = try await Self.serve()
+        defer { p.signal(SIGKILL) }
         #expect(url.hasPrefix("rtsp://127.0.0.1:") && url.hasSuffix("/cam"))
         // ffprobe over RTP/UDP (its default); the viewers below over TCP: a loaded machine may
         // drop UDP packets, which a test must not read as frames gpick did not send.
@@ -67,10 +69,59 @@ import Testing
         #expect(r.stderr.isEmpty, "\(r.stderr)")
     }
 
+    /// A viewer that sets up a stream over TCP and then never reads holds nobody back: another
+    /// viewer gets every frame, and the server stops at once with the stalled one connected.
+    @Test func aViewerThatNeverReadsHoldsNoOneBack() async throws {
+        let dir = TestEnvironment.tempDir()
+        let (p, url) = try await Self.serve()
+        let stalled = try Subprocess.start("/usr/bin/python3", ["-u", "-c", Self.stalledViewer, url])
+        defer { p.signal(SIGKILL); stalled.signal(SIGKILL) }
+        _ = try await stalled.waitForOutput("playing", timeout: 30)
+        let r = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url, "-frames:v", "90",
+                                                             "-c", "copy", "-y", "\(dir)/other.mkv"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        try await Self.expectUnbroken("\(dir)/other.mkv", frames: 90, "the viewer beside the stalled one")
+        #expect(stalled.process.isRunning, "the stalled viewer is still connected: \(stalled.stderrSoFar)")
+        let stopping = ContinuousClock.now
+        p.signal(SIGTERM)
+        let done = try await p.wait(timeout: 20)
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(ContinuousClock.now - stopping < .seconds(HangBound.seconds(3)), "stopped with a stalled viewer connected")
+    }
+
+    /// An RTSP client by hand: DESCRIBE, SETUP over TCP, PLAY, then it reads nothing more, with a
+    /// receive buffer of 4 KiB so the server's side fills at once.
+    static let stalledViewer = #"""
+import re, socket, sys, time, urllib.parse
+url = sys.argv[1]
+u = urllib.parse.urlparse(url)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect((u.hostname, u.port))
+def request(method, uri, cseq, extra=""):
+    s.sendall(("%s %s RTSP/1.0\r\nCSeq: %d\r\n%s\r\n" % (method, uri, cseq, extra)).encode())
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        head += s.recv(1)
+    head = head.decode()
+    m = re.search(r"Content-Length: *(\d+)", head, re.I)
+    left = int(m.group(1)) if m else 0
+    while left > 0:
+        left -= len(s.recv(left))
+    return head
+request("DESCRIBE", url, 1, "Accept: application/sdp\r\n")
+head = request("SETUP", url + "/stream=0", 2, "Transport: RTP/AVP/TCP;unicast;interleaved=0-1\r\n")
+session = re.search(r"Session: *([^;\r\n]+)", head).group(1)
+request("PLAY", url + "/", 3, "Session: %s\r\n" % session)
+print("playing", flush=True)
+time.sleep(120)
+"""#
+
     /// Off 127.0.0.1 a viewer needs the credentials: without them RTSP answers 401, with them the
     /// stream plays. The random password is printed once, on stderr, and never in the events.
     @Test func offLoopbackAViewerWithoutCredentialsGets401() async throws {
-        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--listen", "0.0.0.0"] + Self.small)
+        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--listen", "0.0.0.0", "--duration", "120"] + Self.small)
+        defer { p.signal(SIGKILL) }
         let err = try await p.waitForOutput("password", stderr: true)
         let out = try await p.waitForOutput("rtsp://")
         let line = try #require(err.split(separator: "\n").first { $0.contains("password") }.map(String.init))
@@ -98,6 +149,67 @@ import Testing
         p.signal(SIGTERM)
         let r = try await p.wait(timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    /// While a viewer watches: a snap is the frame at the shutter, a recording has exactly its
+    /// frames, and two flips show the viewer the blurred placeholder, then the other camera, and
+    /// never a black frame. All through `gpick session`, as a program would drive it.
+    @Test func stillsRecordingsAndFlipsGoOnWhileAViewerWatches() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["session", "--front", "test:pinwheel?id=2&warmup=0.5", "--rtsp-port", "0",
+                                                              "--output-dir", dir, "--json"] + Self.small, stdinPipe: true)
+        defer { p.signal(SIGKILL) }
+        p.send("serve start\n")
+        let out = try await p.waitForOutput("\"serve-started\"")
+        let started = out.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "serve-started" }
+        let url = try #require(started?["url"] as? String, "\(out)")
+        // It watches until the stream ends (serve stop), however long the commands take.
+        let viewer = try Subprocess.start("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url,
+                                                               "-c", "copy", "-y", "\(dir)/viewer.mkv"])
+        defer { viewer.signal(SIGKILL) }
+        // Once the viewer gets frames, the session goes on.
+        try await viewer.waitForFile("\(dir)/viewer.mkv", timeout: 30)
+        p.send("snap s.jpg\nrecord 2s r.mp4\nflip\n")
+        // Each flip back and forth once the other camera delivers (the front one warms up 0.5 s).
+        try await Self.waitForCamera(p, "front", times: 1)
+        p.send("wait 0.5s\nflip\n")
+        try await Self.waitForCamera(p, "back", times: 1)
+        p.send("wait 1s\nserve stop\n")
+        let watched = try await viewer.wait(timeout: 60)
+        #expect(watched.status == 0, "\(watched.stderr)")
+        p.closeInput()
+        let r = try await p.wait(timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+
+        let snap = try #require(try await Media.frames("\(dir)/s.jpg").first?.stamp)
+        let recorded = try await Media.stampIndices("\(dir)/r.mp4")
+        let first = try #require(recorded.first ?? nil)
+        #expect(recorded.count == 60 && Media.isConsecutive(recorded, from: first), "the recording: \(recorded)")
+        #expect(snap.sourceID == 1 && snap.index <= first && first - snap.index <= 15,
+                "the snap (frame \(snap.index)) is the frame at its shutter, just before the recording's first (\(first))")
+
+        let frames = try await Media.frames("\(dir)/viewer.mkv", measure: true)
+        #expect(frames.count >= 120, "\(frames.count) frames")
+        for f in frames { #expect((f.measure?.meanY ?? 0) > 24, "a black frame at \(f.pts ?? -1)") }
+        let ids = frames.map { $0.stamp?.sourceID }
+        let shown = ids.map { $0.map(String.init) ?? "-" }.joined(separator: " ")
+        let front = try #require(ids.firstIndex(of: 2), "the viewer never saw the front camera: \(shown)")
+        let lastBack = try #require(ids[..<front].lastIndex(of: 1), "\(shown)")
+        _ = try #require(ids[front...].firstIndex(of: 1), "the viewer never saw the back camera again: \(shown)")
+        // The front camera takes half a second to deliver: meanwhile, the placeholder (no stamp).
+        #expect(front - lastBack - 1 >= 5 && ids[(lastBack + 1)..<front].allSatisfy { $0 == nil }, "\(shown)")
+        #expect(frames.compactMap(\.stamp).filter { $0.index == snap.index && $0.sourceID == 1 }.count == 1,
+                "the viewer got the snapped frame too")
+    }
+
+    /// Waits for the session's `times`-th `source-live` event of the camera at `position`.
+    static func waitForCamera(_ p: Subprocess.Running, _ position: String, times: Int) async throws {
+        let live = try await TestEnvironment.eventually(30) {
+            p.stdoutSoFar.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["event"] as? String == "source-live" && $0["position"] as? String == position }.count >= times
+        }
+        try #require(live, "the \(position) camera never delivered: \(p.stdoutSoFar.suffix(600))")
     }
 
     /// Bad input: one line, the user's terms, the right exit code, and nothing left running.

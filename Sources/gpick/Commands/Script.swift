@@ -23,8 +23,12 @@ struct ScriptOptions: ParsableArguments {
     @Option(name: .customLong("preview-port"), parsing: .unconditional, help: "Port on 127.0.0.1 for `preview start http` (0: any free port).")
     var previewPort = 8080
 
+    @Option(name: .customLong("rtsp-port"), parsing: .unconditional, help: "RTSP port on 127.0.0.1 for `serve start` (0: any free port).")
+    var rtspPort = 8554
+
     func validate() throws {
         guard (0...65535).contains(previewPort) else { throw ValidationError("--preview-port \(previewPort) must be 0…65535") }
+        guard (0...65535).contains(rtspPort) else { throw ValidationError("--rtsp-port \(rtspPort) must be 0…65535") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality \(quality) must be 1…100") }
         guard ["photo", "live"].contains(mode) else { throw ValidationError("unknown --mode \"\(mode)\" (use photo or live)") }
     }
@@ -39,6 +43,7 @@ struct ScriptOptions: ParsableArguments {
         o.jpegQuality = quality
         o.liveMode = mode == "live"
         o.previewPort = previewPort
+        o.rtspPort = rtspPort
         return o
     }
 }
