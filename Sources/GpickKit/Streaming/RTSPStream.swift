@@ -56,7 +56,7 @@ public final class RTSPStream: SessionOutput {
             throw file.error(file.pipeline.line, "a branch with a media ends in an appsink named \"sink\"")
         }
         let mount = RTSPMount(sink: sink)
-        sink.setCallbacks(onSample: { mount.deliver($0) })
+        sink.setCallbacks(onSample: { mount.deliver($0) }, onEOS: { mount.drained.fire() })
         let stream = RTSPStream(name: name, server: server, session: session, branch: branch, mount: mount)
         session.register(stream)
         do throws(GpickError) {
@@ -70,23 +70,35 @@ public final class RTSPStream: SessionOutput {
         return stream
     }
 
-    /// Stops serving: new viewers are refused, those watching get the end of the stream, and the
-    /// branch leaves the session.
-    public func stop() async {
+    /// Stops serving: new viewers are refused; those watching get every frame captured before
+    /// the stop (the encoder drains, within a few seconds), then the end of the stream; the branch
+    /// leaves the session.
+    public func stop() async { await finish(drain: true) }
+
+    private func finish(drain: Bool) async {
         guard stopped.withLock({ s -> Bool in defer { s = true }; return !s }) else { return }
         server.unmount(name)
+        if drain {
+            branch.endVideoInput()
+            await mount.drained.wait(timeout: 5)
+        } else {
+            await branch.cutInputAndWait()
+        }
         mount.endAll()
-        await branch.cutInputAndWait()
         await branch.detach()
         session?.unregister(self)
     }
 
+    /// The session is stopping: viewers get what was captured, then the end.
+    func finishBeforeStop() async { await finish(drain: true) }
+
+    /// Something in the branch failed: nothing is left to drain.
     func elementFailed(_ error: GStreamerError, source: SourceSpec) {
-        Task { await self.stop() }
+        Task { await self.finish(drain: false) }
     }
 
     func sessionFailed(_ error: GpickError) {
-        Task { await self.stop() }
+        Task { await self.finish(drain: false) }
     }
 }
 
@@ -101,6 +113,8 @@ public final class RTSPStream: SessionOutput {
 final class RTSPMount: Sendable {
     private let sink: AppSink
     private let state = Locked(State())
+    /// Fired when the branch's end of stream reaches its appsink: every frame is delivered.
+    let drained = Signal()
 
     private struct Feed {
         let src: AppSrc
