@@ -1,6 +1,7 @@
 import GpickWeb
 import Foundation
 import GpickKit
+import GpickTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,7 +74,8 @@ struct HTTPResponse: Sendable {
 }
 
 /// A blocking HTTP/1.1 client on a raw socket (URLSession needs FoundationNetworking). Reads time
-/// out after 3 s so a broken server fails the test instead of hanging it.
+/// out after the suite's hang bound (15 s) so a broken server fails the test instead of hanging
+/// it. Not 3 s, as it was: a loaded CI machine once kept a working server's answer back longer.
 final class HTTPClient: @unchecked Sendable {   // used by one thread at a time
     let fd: Int32
     var buffer: [UInt8] = []
@@ -87,7 +89,7 @@ final class HTTPClient: @unchecked Sendable {   // used by one thread at a time
         self.token = token
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket: \(errno)") }
-        var tv = timeval(tv_sec: 3, tv_usec: 0)
+        var tv = timeval(tv_sec: Int(HangBound.seconds(15)), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
