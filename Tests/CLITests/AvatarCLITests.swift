@@ -15,12 +15,12 @@ import Testing
     static func bytes(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
 
     /// A 400×200 picture, red on the left half and blue on the right, written by ffmpeg.
-    static let halves: Result<String, MediaFixtures.FixtureError> = Result {
+    static let halves = SharedFixture {
         let path = TestEnvironment.tempDir("avatar-halves") + "/halves.jpg"
         try MediaFixtures.runAll([("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=200x200", "-f", "lavfi",
                                                         "-i", "color=c=blue:s=200x200", "-filter_complex", "hstack", "-frames:v", "1", "-q:v", "2", path])])
         return path
-    }.mapError { MediaFixtures.FixtureError("\($0)") }
+    }
 
     @Test func pngWebPAndJPEGAreTheAskedSizeWithTheirCorners() async throws {
         let dir = TestEnvironment.tempDir("avatar-formats")
@@ -42,7 +42,7 @@ import Testing
     @Test func theSavedModelRendersTheSameBytesAndNamesTheImageByItsHash() async throws {
         let dir = TestEnvironment.tempDir("avatar-model")
         let photo = dir + "/face.jpg"
-        try FileManager.default.copyItem(atPath: try Self.halves.get(), toPath: photo)
+        try FileManager.default.copyItem(atPath: try await Self.halves.value(), toPath: photo)
         let r = try await Subprocess.gpick(["avatar", "-o", "\(dir)/a.png", "--text", "Grace Hopper", "--image", photo, "--focus", "0,0.5",
                                             "--shape", "round-rect:40", "--save-model", "\(dir)/a.json"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -67,7 +67,7 @@ import Testing
 
     @Test func focusMovesTheCrop() async throws {
         let dir = TestEnvironment.tempDir("avatar-focus")
-        let halves = try Self.halves.get()
+        let halves = try await Self.halves.value()
         for (focus, red) in [("0,0.5", true), ("1,0.5", false)] {
             let r = try await Subprocess.gpick(["avatar", "-o", "\(dir)/f.png", "--image", halves, "--focus", focus, "--shape", "square", "--size", "100"])
             #expect(r.status == 0, "\(r.stderr)")
@@ -137,7 +137,7 @@ import Testing
     /// A JPEG claiming 65500×65500 (reliability check 29): one line, and memory stays bounded.
     @Test func aDecompressionBombIsOneLine() async throws {
         let dir = TestEnvironment.tempDir("avatar-bomb")
-        let halves = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Self.halves.get())))
+        let halves = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try await Self.halves.value())))
         try Data(try ImageBombs.claimingSize(halves, width: 65500, height: 65500)).write(to: URL(fileURLWithPath: dir + "/huge.jpg"))
         let out = TestEnvironment.tempDir("avatar-bomb-out")
         let r = try await Subprocess.run("/usr/bin/time", ["-f", "maxrss=%M", TestEnvironment.binary, "avatar", "-o", out + "/x.png", "--image", dir + "/huge.jpg"], timeout: 60)

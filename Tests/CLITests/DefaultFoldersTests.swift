@@ -7,7 +7,7 @@ import Testing
 /// missing is said, once.
 @Suite struct DefaultFoldersTests {
     @Test func aMissingDefaultFolderIsSkippedWithoutAWord() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let home = TestEnvironment.tempDir()
         try FileManager.default.createDirectory(atPath: home + "/Pictures", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: f.path("a.jpg"), toPath: home + "/Pictures/a.jpg")

@@ -16,7 +16,7 @@ import Testing
                       ("i.jxl", "jxl", "image/jxl"), ("lossy.webp", "webp", "image/webp"), ("p.png", "png", "image/png"),
                       ("i.gif", "gif", "image/gif"), ("i.tiff", "tiff", "image/tiff")])
     func everyFormatIsAPhoto(name: String, container: String, format: String) async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let rep = try await Self.report(f.path(name))
         let still = try #require(rep["still"] as? [String: Any], "\(name): \(rep)")
         #expect(rep["kind"] as? String == "photo" && rep["container"] as? String == container && still["format"] as? String == format)
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func exifFactsOfAJPEG() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let still = try #require((try await Self.report(f.path("exif.jpg")))["still"] as? [String: Any])
         #expect(still["taken"] as? String == "2023-07-14T18:05:09+02:00")
         #expect(still["orientation"] as? Int == 6)
@@ -47,7 +47,7 @@ import Testing
 
     /// A HEIC Motion Photo (the MP4 in an mpvd box): its clip is found, extracted and played back.
     @Test func heicMotionPhotoClipPlays() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let path = TestEnvironment.tempDir() + "/motion.heic"
         let mp4 = try f.bytes("v.mp4")
         let size = mp4.count + 8
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func rawIsReadThroughItsPreview() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let path = TestEnvironment.tempDir() + "/shot.dng"
         try Data(TIFFBuilder.dng(preview: try f.bytes("a.jpg"))).write(to: URL(fileURLWithPath: path))
         let rep = try await Self.report(path)
@@ -74,7 +74,7 @@ import Testing
 
     /// Photos go to gpick-library; movies stay with GStreamer.
     @Test func moviesKeepTheirReport() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let rep = try await Self.report(f.path("v.mp4"))
         #expect(rep["kind"] as? String == "video" && rep["still"] == nil)
     }

@@ -34,8 +34,8 @@ enum LibraryCLI {
 /// Files for the CLI's library tests, made once per test process.
 struct LibraryCLIFixtures: Sendable {
     let dir: String
-    static let shared: Result<LibraryCLIFixtures, TestFailure> = Result { try make() }.mapError { TestFailure("\($0)") }
-    static func get() throws -> LibraryCLIFixtures { try shared.get() }
+    static let shared = SharedFixture { try make() }
+    static func get() async throws -> LibraryCLIFixtures { try await shared.value() }
     func path(_ name: String) -> String { "\(dir)/\(name)" }
 
     static func make() throws -> LibraryCLIFixtures {
@@ -67,8 +67,8 @@ struct LibraryCLIWorld {
     /// A fixture copied into `folder` (the sources by default), its mtime kept; `extra` bytes
     /// after the JPEG's end make other content that reads as the same photo.
     @discardableResult
-    func source(_ fixture: String, as name: String, extra: String = "", in folder: String? = nil, keepMtime: Bool = true) throws -> String {
-        let f = try LibraryCLIFixtures.get()
+    func source(_ fixture: String, as name: String, extra: String = "", in folder: String? = nil, keepMtime: Bool = true) async throws -> String {
+        let f = try await LibraryCLIFixtures.get()
         var data = try Data(contentsOf: URL(fileURLWithPath: f.path(fixture)))
         data.append(Data(extra.utf8))
         let path = (folder ?? sources) + "/" + name
@@ -101,7 +101,7 @@ extension LibraryCLI {
 @Suite struct LibraryImportTests {
     @Test func importsIntoYearAndMonthByteForByte() async throws {
         let w = try LibraryCLIWorld()
-        let src = try w.source("dated.jpg", as: "IMG_0001.JPG")
+        let src = try await w.source("dated.jpg", as: "IMG_0001.JPG")
         let copy = w.base + "/original.jpg"
         try FileManager.default.copyItem(atPath: src, toPath: copy)
         let mtime = LibraryCLI.modified(src)
@@ -118,10 +118,10 @@ extension LibraryCLI {
 
     @Test func alreadyInTheLibraryWritesNothing() async throws {
         let w = try LibraryCLIWorld()
-        let src = try w.source("dated.jpg", as: "a.jpg")
+        let src = try await w.source("dated.jpg", as: "a.jpg")
         #expect(try await w.importing([src]).status == 0)
         let files = w.libraryFiles()
-        let again = try w.source("dated.jpg", as: "renamed.jpg")
+        let again = try await w.source("dated.jpg", as: "renamed.jpg")
         let r = try await w.importing([again])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.isEmpty)
@@ -138,9 +138,9 @@ extension LibraryCLI {
 
     @Test func nameClashAndLiteralNames() async throws {
         let w = try LibraryCLIWorld()
-        #expect(try await w.importing([try w.source("dated.jpg", as: "%s%n.jpg")]).status == 0)
+        #expect(try await w.importing([try await w.source("dated.jpg", as: "%s%n.jpg")]).status == 0)
         try FileManager.default.createDirectory(atPath: w.sources + "/other", withIntermediateDirectories: true)
-        let other = try w.source("dated.jpg", as: "%s%n.jpg", extra: "other", in: w.sources + "/other")
+        let other = try await w.source("dated.jpg", as: "%s%n.jpg", extra: "other", in: w.sources + "/other")
         let r = try await w.importing([other])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdoutLines == ["\(w.library)/2021/03/%s%n (1).jpg"])
@@ -150,7 +150,7 @@ extension LibraryCLI {
 
     @Test func moveRemovesTheSourceOnceImported() async throws {
         let w = try LibraryCLIWorld()
-        let src = try w.source("dated.jpg", as: "m.jpg")
+        let src = try await w.source("dated.jpg", as: "m.jpg")
         let copy = w.base + "/original.jpg"
         try FileManager.default.copyItem(atPath: src, toPath: copy)
         let r = try await w.importing(["--move", "--json", src])
@@ -169,8 +169,8 @@ extension LibraryCLI {
     @Test func badFilesOneLineEachAndTheGoodOneImported() async throws {
         let w = try LibraryCLIWorld()
         let missing = w.sources + "/missing.jpg"
-        let text = try w.source("text.jpg", as: "notes.jpg")
-        let good = try w.source("dated.jpg", as: "good.jpg")
+        let text = try await w.source("text.jpg", as: "notes.jpg")
+        let good = try await w.source("dated.jpg", as: "good.jpg")
         let r = try await w.importing([missing, text, good])
         #expect(r.status == 65, "\(r.stderr)")
         #expect(r.stdoutLines == ["\(w.library)/2021/03/good.jpg"])

@@ -12,8 +12,8 @@ import Testing
         var root: String { dir + "/Pictures" }
         var env: [String: String] { ["XDG_DATA_HOME": dir + "/data", "HOME": dir] }
 
-        init(_ files: [String: String]) throws {
-            let fx = try MediaFixtures.get()
+        init(_ files: [String: String]) async throws {
+            let fx = try await MediaFixtures.get()
             for (name, fixture) in files {
                 let target = root + "/" + name
                 try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func scanThenListWithoutChangingAnyFile() async throws {
-        let tree = try Tree(["a.jpg": "a.jpg", "DCIM/IMG_0001.JPG": "apple.jpg", "DCIM/clip.MOV": "keys.mov",
+        let tree = try await Tree(["a.jpg": "a.jpg", "DCIM/IMG_0001.JPG": "apple.jpg", "DCIM/clip.MOV": "keys.mov",
                              "b.MP.jpg": "google.jpg", "v.mp4": "v.mp4"])
         let before = try tree.state()
         let scan = try await Subprocess.gpick(["library", "scan", "--library", tree.root, "--json"], env: tree.env)
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func anUnreadableRootIsOneLineAndAnUnreadableFileIsIndexedWithTheReason() async throws {
-        let tree = try Tree(["ok.jpg": "a.jpg", "private.jpg": "a.jpg"])
+        let tree = try await Tree(["ok.jpg": "a.jpg", "private.jpg": "a.jpg"])
         let locked = tree.dir + "/Locked"
         try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
         _ = try Subprocess.runSync("/bin/chmod", ["000", locked, tree.root + "/private.jpg"])
@@ -90,14 +90,14 @@ import Testing
     }
 
     @Test func aLockedIndexGetsAClearMessage() async throws {
-        let tree = try Tree(["a.jpg": "a.jpg"])
+        let tree = try await Tree(["a.jpg": "a.jpg"])
         let first = try await Subprocess.gpick(["library", "scan", "--library", tree.root], env: tree.env)
         #expect(first.status == 0, "\(first.stderr)")
         // Another process holds the write lock.
         let sqlite = try Subprocess.start("/usr/bin/sqlite3", [tree.dir + "/data/gpick/library.sqlite"], stdinPipe: true)
         sqlite.send("BEGIN EXCLUSIVE;\nSELECT 'locked';\n")
         _ = try await sqlite.waitForOutput("locked")
-        try FileManager.default.copyItem(atPath: try MediaFixtures.get().path("a.jpg"), toPath: tree.root + "/b.jpg")
+        try FileManager.default.copyItem(atPath: try await MediaFixtures.get().path("a.jpg"), toPath: tree.root + "/b.jpg")
         let r = try await Subprocess.gpick(["library", "scan", "--library", tree.root], env: tree.env, timeout: 20)
         sqlite.closeInput()
         _ = try await sqlite.wait(timeout: 10)

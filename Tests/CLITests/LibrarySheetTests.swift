@@ -16,7 +16,7 @@ import Testing
     ]
     static let uuid = "5D2B8F0C-7A41-4E3B-9C6D-1F2E3A4B5C6D"
 
-    static let made: Result<String, TestFailure> = Result {
+    static let made = SharedFixture {
         let dir = TestEnvironment.tempDir("sheet-fixtures")
         func still(_ name: String, _ argb: String, _ w: Int, _ h: Int) -> (String, [String]) {
             ("/usr/bin/gst-launch-1.0", ["-q", "videotestsrc", "pattern=solid-color", "foreground-color=\(argb)", "num-buffers=1", "!",
@@ -37,7 +37,7 @@ import Testing
         try Data(try AppleMakerNote.insert(uuid: uuid, into: try bytes("plain-yellow.jpg"))).write(to: URL(fileURLWithPath: "\(dir)/yellow.jpg"))
         try Data(try AppleLivePhoto.patch(mov: try bytes("plain.mov"), uuid: uuid, stillTime: 0.2)).write(to: URL(fileURLWithPath: "\(dir)/live.mov"))
         return dir
-    }.mapError { TestFailure("\($0)") }
+    }
 
     /// A library of fixtures (name in the library → fixture), with its own HOME, index and cache.
     struct Library {
@@ -49,7 +49,7 @@ import Testing
         }
 
         init(_ files: [String: String], scan: Bool = true) async throws {
-            let fixtures = try LibrarySheetTests.made.get()
+            let fixtures = try await LibrarySheetTests.made.value()
             for (name, fixture) in files {
                 let target = root + "/" + name
                 try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -17,13 +17,13 @@ import Testing
 
     @Test func keepsTheIndexLiveAndStopsOnSigint() async throws {
         let w = try LibraryCLIWorld()
-        let old = try w.source("dated.jpg", as: "old.jpg", in: w.library)
+        let old = try await w.source("dated.jpg", as: "old.jpg", in: w.library)
         let watch = try LibraryCLI.start(["library", "watch", "--json", "--library", w.library], data: w.data)
         try await watch.waitForOutput("\"event\":\"ready\"")
         #expect(try await LibraryCLI.listed(library: w.library, data: w.data) == [old], "the first scan")
 
         // Written slowly: indexed once it is complete, and once.
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: try LibraryCLIFixtures.get().path("dated.jpg")))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: try await LibraryCLIFixtures.get().path("dated.jpg")))
         let slow = w.library + "/slow.jpg"
         let fd = open(slow, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         try #require(fd >= 0)
@@ -57,8 +57,8 @@ import Testing
     /// finds it. (No system setting is changed: other processes' watches are not affected.)
     @Test func queueOverflowRescans() async throws {
         let w = try LibraryCLIWorld()
-        let x = try w.source("dated.jpg", as: "x.jpg", in: w.library)
-        let y = try w.source("plain.jpg", as: "y.jpg", in: w.library)
+        let x = try await w.source("dated.jpg", as: "x.jpg", in: w.library)
+        let y = try await w.source("plain.jpg", as: "y.jpg", in: w.library)
         let watch = try LibraryCLI.start(["library", "watch", "--json", "--library", w.library], data: w.data)
         try await watch.waitForOutput("\"event\":\"ready\"")
         let limit = Int((try String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
@@ -73,7 +73,7 @@ import Testing
             utimensat(AT_FDCWD, x, nil, 0)
             utimensat(AT_FDCWD, y, nil, 0)
         }
-        let lost = try w.source("dated.jpg", as: "lost.jpg", extra: "lost", in: w.library)
+        let lost = try await w.source("dated.jpg", as: "lost.jpg", extra: "lost", in: w.library)
         watch.signal(SIGCONT)
 
         try await watch.waitForOutput("\"event\":\"rescanned\"")

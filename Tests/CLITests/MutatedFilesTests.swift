@@ -40,8 +40,8 @@ import Testing
         return out
     }
 
-    static func corpus() throws -> [(String, [UInt8])] {
-        let f = try MediaFixtures.get()
+    static func corpus() async throws -> [(String, [UInt8])] {
+        let f = try await MediaFixtures.get()
         var files = try fixtures.map { ($0, try f.bytes($0)) }
         // The 200 MP file is left out: its mutants would only repeat the 12 MP HEIC's, slowly.
         for name in RealFiles.verified where !name.contains("200mp") {
@@ -65,7 +65,7 @@ import Testing
         let dir = TestEnvironment.tempDir()
         var rng = SeededRandom(state: 0x6770_6963_6B34)
         var mutants: [Mutant] = []
-        for (name, bytes) in try Self.corpus() { mutants += Self.mutants(of: name, bytes, rng: &rng) }
+        for (name, bytes) in try await Self.corpus() { mutants += Self.mutants(of: name, bytes, rng: &rng) }
         for m in mutants { try Data(m.bytes).write(to: URL(fileURLWithPath: "\(dir)/\(m.name)")) }
         // Two at a time: the machine's cores, without starving the other suites.
         var problems: [String] = []
@@ -99,7 +99,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         var rng = SeededRandom(state: 0x7363_616E)
         var count = 0
-        for (name, bytes) in try Self.corpus() {
+        for (name, bytes) in try await Self.corpus() {
             for m in Self.mutants(of: name, bytes, rng: &rng) {
                 try Data(m.bytes).write(to: URL(fileURLWithPath: "\(root)/\(m.name)"))
                 count += 1

@@ -7,7 +7,7 @@ import Testing
 /// asset of its own, thumbnailed upright from its JPEG preview.
 @Suite struct RawLibraryTests {
     @Test func rawAndJPEGOfOneShotAreOneAsset() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let dir = TestEnvironment.tempDir()
         let root = dir + "/Pictures"
         try FileManager.default.createDirectory(atPath: root + "/2024", withIntermediateDirectories: true)

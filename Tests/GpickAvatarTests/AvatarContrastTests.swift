@@ -63,7 +63,7 @@ import Testing
     }
 
     /// Ten busy pictures ffmpeg draws: fractals, cellular automata, noise, colour bars.
-    static let photos: Result<[String], MediaFixtures.FixtureError> = Result {
+    static let photos = SharedFixture {
         let dir = TestEnvironment.tempDir("avatar-photos")
         let sources = [
             "mandelbrot=s=640x480", "cellauto=s=640x480:rule=30", "life=s=640x480:mold=10:ratio=0.5", "sierpinski=s=640x480",
@@ -79,11 +79,11 @@ import Testing
             ("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", s, "-frames:v", "1", "-vf", clamp, "\(dir)/photo\(i).png"])
         })
         return (0..<sources.count).map { "\(dir)/photo\($0).png" }
-    }.mapError { MediaFixtures.FixtureError("\($0)") }
+    }
 
     @Test func tenBusyPhotos() async throws {
         let thumbnails = ThumbnailCache(base: TestEnvironment.tempDir("avatar-thumbs"), version: "test")
-        for (i, path) in try Self.photos.get().enumerated() {
+        for (i, path) in try await Self.photos.value().enumerated() {
             let picture = try await AvatarPicture.covering(Self.side, from: FileImageSource(path: path, thumbnails: thumbnails))
             for text in ["Ada Lovelace", "Wu"] {
                 var m = ProfileImage()
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func aBusyPhotoGetsAScrimOnlyUnderTheText() async throws {
-        let path = try Self.photos.get()[1]  // cellauto: black and white cells everywhere
+        let path = try await Self.photos.value()[1]  // cellauto: black and white cells everywhere
         let thumbnails = ThumbnailCache(base: TestEnvironment.tempDir("avatar-thumbs"), version: "test")
         let picture = try await AvatarPicture.covering(Self.side, from: FileImageSource(path: path, thumbnails: thumbnails))
         var m = ProfileImage()

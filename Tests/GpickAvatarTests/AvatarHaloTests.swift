@@ -70,7 +70,7 @@ import Testing
     @Test func twentyBusyPhotos() async throws {
         let thumbnails = ThumbnailCache(base: TestEnvironment.tempDir("avatar-thumbs"), version: "test")
         var haloes = 0
-        for path in try AvatarContrastTests.photos.get() {
+        for path in try await AvatarContrastTests.photos.value() {
             let picture = try await AvatarPicture.covering(Self.side, from: FileImageSource(path: path, thumbnails: thumbnails))
             for text in ["Ada Lovelace", "Wu"] {
                 var m = ProfileImage()

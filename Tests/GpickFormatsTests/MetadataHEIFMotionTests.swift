@@ -19,8 +19,8 @@ import Testing
 
     func read(_ bytes: [UInt8]) throws -> MediaMetadata { try MetadataReader.read(MemoryBytes(bytes)) }
 
-    @Test(arguments: [false, true]) func mpvdBoxAfterTheImageIsTheVideo(large: Bool) throws {
-        let f = try MediaFixtures.get()
+    @Test(arguments: [false, true]) func mpvdBoxAfterTheImageIsTheVideo(large: Bool) async throws {
+        let f = try await MediaFixtures.get()
         let heic = try f.bytes("i.heic"), mp4 = try f.bytes("v.mp4")
         let file = heic + Self.box("mpvd", mp4, large: large)
         let m = try read(file)
@@ -32,8 +32,8 @@ import Testing
     }
 
     /// Samsung's layout: `mpvd`, then an `sefd` box holding the SEF trailer to the file's end.
-    @Test func samsungSefdAfterTheVideo() throws {
-        let f = try MediaFixtures.get()
+    @Test func samsungSefdAfterTheVideo() async throws {
+        let f = try await MediaFixtures.get()
         let heic = try f.bytes("i.heic"), mp4 = try f.bytes("v.mp4")
         let sef = Array("MotionPhoto_Data".utf8) + Array("mpv2".utf8) + Array("SEFH".utf8) + [0, 0, 0, 0] + Array("SEFT".utf8)
         let file = heic + Self.box("mpvd", mp4) + Self.box("sefd", sef)
@@ -43,8 +43,8 @@ import Testing
 
     /// A box that claims more than the file has (a cut download), or that holds no MP4, is not
     /// a video; the photo stays a photo.
-    @Test func truncatedOrForeignMpvdIsNotAVideo() throws {
-        let f = try MediaFixtures.get()
+    @Test func truncatedOrForeignMpvdIsNotAVideo() async throws {
+        let f = try await MediaFixtures.get()
         let heic = try f.bytes("i.heic"), mp4 = try f.bytes("v.mp4")
         let cut = Array((heic + Self.box("mpvd", mp4)).dropLast(mp4.count / 2))
         #expect(try read(cut).motionPhoto == nil)
@@ -54,8 +54,8 @@ import Testing
     }
 
     /// libheif's HEIC, as exiftool reads it: the primary image and its size.
-    @Test func primaryImageIsListed() throws {
-        let f = try MediaFixtures.get()
+    @Test func primaryImageIsListed() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(try f.bytes("i.heic"))
         #expect(m.images.first == EmbeddedImage(role: .primary, width: 120, height: 80, mimeType: "image/heic"))
         #expect(f.number("i.heic", "ImageWidth") == 120 && f.number("i.heic", "ImageHeight") == 80)

@@ -29,8 +29,8 @@ import GpickBase
         try? MetadataReader.read(MemoryBytes(bytes))
     }
 
-    @Test func emptyFileIsAnError() throws {
-        let f = try MediaFixtures.get()
+    @Test func emptyFileIsAnError() async throws {
+        let f = try await MediaFixtures.get()
         let path = f.path("empty-\(UUID().uuidString.prefix(6)).jpg")
         _ = FileManager.default.createFile(atPath: path, contents: Data())
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -41,7 +41,7 @@ import GpickBase
         #expect(throws: GpickError.self) { try MetadataReader.read(MemoryBytes([])) }
     }
 
-    @Test func fileErrorsNameThePath() throws {
+    @Test func fileErrorsNameThePath() async throws {
         do { _ = try MetadataReader.read(path: "/nonexistent/x.jpg") } catch {
             #expect(error.message == "cannot read /nonexistent/x.jpg: no such file or directory")
         }
@@ -49,7 +49,7 @@ import GpickBase
             #expect(error.message == "cannot read /tmp: it is a directory")
         }
         // A FIFO must not block the scanner on open.
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let fifo = f.path("fifo-\(UUID().uuidString.prefix(6))")
         #expect(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
@@ -65,8 +65,8 @@ import GpickBase
     }
 
     /// FileBytes on an fd the caller owns: not closed by it.
-    @Test func fileBytesOnABorrowedFD() throws {
-        let f = try MediaFixtures.get()
+    @Test func fileBytesOnABorrowedFD() async throws {
+        let f = try await MediaFixtures.get()
         let fd = open(f.path("exif.jpg"), O_RDONLY)
         #expect(fd >= 0)
         defer { close(fd) }
@@ -80,8 +80,8 @@ import GpickBase
     }
 
     /// Cut at many offsets: every prefix of the header region, then spread over the rest.
-    @Test func truncatedAnywhere() throws {
-        let f = try MediaFixtures.get()
+    @Test func truncatedAnywhere() async throws {
+        let f = try await MediaFixtures.get()
         for name in Self.samples {
             let bytes = try f.bytes(name)
             var cuts = Array(stride(from: 0, to: min(bytes.count, 600), by: 7))
@@ -95,8 +95,8 @@ import GpickBase
     }
 
     /// Seeded bit flips, concentrated on the headers where the parsing happens.
-    @Test func bitFlipped() throws {
-        let f = try MediaFixtures.get()
+    @Test func bitFlipped() async throws {
+        let f = try await MediaFixtures.get()
         var rng = SeededRandom(state: 0x6770_6963_6B21)
         for name in Self.samples {
             let original = try f.bytes(name)
@@ -160,8 +160,8 @@ import GpickBase
     }
 
     /// Samsung trailers, IFDs and XMP that lie about their sizes and counts.
-    @Test func lyingTrailersAndDirectories() throws {
-        let f = try MediaFixtures.get()
+    @Test func lyingTrailersAndDirectories() async throws {
+        let f = try await MediaFixtures.get()
         let jpeg = try f.bytes("a.jpg")
         func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
         let trailers: [[UInt8]] = [
@@ -184,8 +184,8 @@ import GpickBase
     }
 
     /// The scanner's budget: a handful of reads per file, never the media data.
-    @Test func readsOnlyHeaders() throws {
-        let f = try MediaFixtures.get()
+    @Test func readsOnlyHeaders() async throws {
+        let f = try await MediaFixtures.get()
         for (name, maxReads) in [("exif.jpg", 4), ("google.jpg", 5), ("samsung.jpg", 6), ("tagged.png", 3), ("v.mp4", 6),
                                  ("keys.mov", 6), ("exif.heic", 5), ("v.mkv", 3)] {
             let bytes = try f.bytes(name)

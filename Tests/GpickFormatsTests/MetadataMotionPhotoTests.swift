@@ -14,8 +14,8 @@ import Testing
         #expect(Array(file[info.video.offset..<(info.video.offset + info.video.length)]) == mp4, "\(name)")
     }
 
-    @Test func googleV1WrittenByExiftool() throws {
-        let f = try MediaFixtures.get()
+    @Test func googleV1WrittenByExiftool() async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path("google.jpg"))
         let info = try #require(m.motionPhoto, "\(m.motionPhotoProblem ?? "")")
         #expect(info.kind == .google && info.presentationUs == 500_000)
@@ -30,16 +30,16 @@ import Testing
     }
 
     /// An editor cut the video and kept the XMP: a plain photo, with the reason said.
-    @Test func strippedMotionPhotoIsFlaggedNotTrusted() throws {
-        let f = try MediaFixtures.get()
+    @Test func strippedMotionPhotoIsFlaggedNotTrusted() async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path("stripped.jpg"))
         #expect(m.motionPhoto == nil)
         #expect(m.motionPhotoProblem == "MotionPhoto=1 but no video at the Container offset (stripped by an editor?)")
         #expect(f.number("stripped.jpg", "MotionPhoto") == 1, "exiftool still sees the flag")
     }
 
-    @Test func microVideoV1() throws {
-        let f = try MediaFixtures.get()
+    @Test func microVideoV1() async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path("micro.jpg"))
         let info = try #require(m.motionPhoto, "\(m.motionPhotoProblem ?? "")")
         #expect(info.kind == .microVideo && info.presentationUs == 250_000)
@@ -48,8 +48,8 @@ import Testing
     }
 
     /// Immich #30654: the flag, no MotionPhoto item; the video is found after the image.
-    @Test func flagWithoutItemFindsTheVideoAfterTheImage() throws {
-        let f = try MediaFixtures.get()
+    @Test func flagWithoutItemFindsTheVideoAfterTheImage() async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path("noitem.jpg"))
         let info = try #require(m.motionPhoto, "\(m.motionPhotoProblem ?? "")")
         #expect(info.kind == .google && info.presentationUs == nil)
@@ -57,8 +57,8 @@ import Testing
     }
 
     /// Samsung's SEF trailer, which exiftool recognises, wins over Google XMP with wrong numbers.
-    @Test func samsungTrailerWinsOverWrongXMP() throws {
-        let f = try MediaFixtures.get()
+    @Test func samsungTrailerWinsOverWrongXMP() async throws {
+        let f = try await MediaFixtures.get()
         #expect(f.string("samsung.jpg", "EmbeddedVideoType") == "MotionPhoto_Data")
         let m = try MetadataReader.read(path: f.path("samsung.jpg"))
         let info = try #require(m.motionPhoto, "\(m.motionPhotoProblem ?? "")")
@@ -69,8 +69,8 @@ import Testing
 
     /// Without any XMP flag the trailer is looked for on Samsung's files only (the EXIF Make): on
     /// every other photo the tail would cost a second disk read in a cold scan.
-    @Test func samsungTrailerWithoutXMP() throws {
-        let f = try MediaFixtures.get()
+    @Test func samsungTrailerWithoutXMP() async throws {
+        let f = try await MediaFixtures.get()
         #expect(f.string("samsung-old.jpg", "EmbeddedVideoType") == "MotionPhoto_Data")
         let m = try MetadataReader.read(path: f.path("samsung-old.jpg"))
         let info = try #require(m.motionPhoto)
@@ -82,8 +82,8 @@ import Testing
 
     /// gpick's own writer: attributes on rdf:Description; and the same packet with the `Camera:`
     /// prefix some phones use.
-    @Test func attributeStyleXMPWithEitherPrefix() throws {
-        let f = try MediaFixtures.get()
+    @Test func attributeStyleXMPWithEitherPrefix() async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(MemoryBytes(try f.bytes("gpick.MP.jpg")))
         let info = try #require(m.motionPhoto)
         #expect(info.kind == .google && info.presentationUs == 733_333)

@@ -10,8 +10,8 @@ import Testing
     static let env = ProcessInfo.processInfo.environment
 
     @Test(.enabled(if: env["GPICK_META_FUZZ"] != nil))
-    func fuzz() throws {
-        let f = try MediaFixtures.get()
+    func fuzz() async throws {
+        let f = try await MediaFixtures.get()
         let rounds = Int(Self.env["GPICK_META_FUZZ"] ?? "") ?? 1000
         var rng = SeededRandom(state: UInt64(rounds))
         for name in MetadataHostileTests.samples {

@@ -11,8 +11,8 @@ import Testing
 
     /// A DNG: IFD0 holds the camera and a JPEG preview (JPEGInterchangeFormat), its SubIFD the
     /// CFA sensor data; the photo's size is the sensor's, and the preview is listed with its bytes.
-    @Test func dngSensorSizeAndPreview() throws {
-        let f = try MediaFixtures.get()
+    @Test func dngSensorSizeAndPreview() async throws {
+        let f = try await MediaFixtures.get()
         let jpeg = try f.bytes("a.jpg")
         let file = TIFFBuilder.dng(preview: jpeg)
         let m = try read(file)
@@ -29,8 +29,8 @@ import Testing
 
     /// CR2: "CR" after the TIFF header, a full-size JPEG as IFD0's single strip (compression 6),
     /// the sensor data in IFD3 with Canon's own compression.
-    @Test func cr2FullSizeJPEGStrip() throws {
-        let f = try MediaFixtures.get()
+    @Test func cr2FullSizeJPEGStrip() async throws {
+        let f = try await MediaFixtures.get()
         let jpeg = try f.bytes("a.jpg")
         let file = TIFFBuilder.build(extra: Array("CR".utf8) + [2, 0, 0, 0, 0, 0], chain: true, ifds: [
             [(0x0100, .long(640)), (0x0101, .long(480)), (0x0103, .short(6)), (0x010F, .ascii("Canon")),
@@ -44,15 +44,15 @@ import Testing
     }
 
     /// A TIFF with no sensor data is a TIFF, not a RAW.
-    @Test func plainTIFFStaysTIFF() throws {
-        let f = try MediaFixtures.get()
+    @Test func plainTIFFStaysTIFF() async throws {
+        let f = try await MediaFixtures.get()
         #expect(try MetadataReader.read(path: f.path("i.tiff")).container == .tiff)
     }
 
     /// Sizes from the codestream header: the 8-multiple form and the U32 form with odd sizes.
     @Test(arguments: [("i.jxl", 120, 80), ("odd.jxl", 3001, 1999)])
-    func jpegXLSize(name: String, width: Int, height: Int) throws {
-        let f = try MediaFixtures.get()
+    func jpegXLSize(name: String, width: Int, height: Int) async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path(name))
         #expect(m.container == .jxl && m.mimeType == "image/jxl" && !m.isVideo)
         #expect(m.width == width && m.height == height && m.orientation == 1)

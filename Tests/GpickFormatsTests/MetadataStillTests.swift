@@ -14,8 +14,8 @@ import GpickBase
         ("a.jpg", MediaMetadata.Container.jpeg), ("p.png", .png), ("lossy.webp", .webp), ("lossless.webp", .webp),
         ("exif.webp", .webp), ("i.gif", .gif), ("i.tiff", .tiff), ("i.heic", .heif), ("i.avif", .avif),
     ])
-    func sizeAndTypeAgreeWithExiftool(name: String, container: MediaMetadata.Container) throws {
-        let f = try MediaFixtures.get()
+    func sizeAndTypeAgreeWithExiftool(name: String, container: MediaMetadata.Container) async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, name)
         #expect(m.container == container)
         #expect(!m.isVideo)
@@ -25,16 +25,16 @@ import GpickBase
         #expect(m.motionPhoto == nil && m.motionPhotoProblem == nil)
     }
 
-    @Test func plainJPEGHasNoMetadata() throws {
-        let f = try MediaFixtures.get()
+    @Test func plainJPEGHasNoMetadata() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, "a.jpg")
         #expect(m.width == 640 && m.height == 480)
         #expect(m.orientation == nil && m.takenAt == nil && m.software == nil && m.userComment == nil)
         #expect(m.exifThumbnail == nil && m.contentIdentifier == nil && !m.isPanorama)
     }
 
-    @Test func jpegExifAgreesWithExiftool() throws {
-        let f = try MediaFixtures.get()
+    @Test func jpegExifAgreesWithExiftool() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, "exif.jpg")
         #expect(m.orientation == 6 && f.number("exif.jpg", "Orientation") == 6)
         #expect(m.takenAt == TakenDate(year: 2023, month: 7, day: 14, hour: 18, minute: 5, second: 9, offsetSeconds: 7200))
@@ -50,15 +50,15 @@ import GpickBase
         #expect(Array(bytes[thumb.offset..<(thumb.offset + thumb.length)]) == (try f.bytes("thumb.jpg")))
     }
 
-    @Test func createDateStandsInForDateTimeOriginal() throws {
-        let f = try MediaFixtures.get()
+    @Test func createDateStandsInForDateTimeOriginal() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, "dateonly.jpg")
         #expect(m.takenAt == TakenDate(year: 2021, month: 2, day: 3, hour: 4, minute: 5, second: 6, offsetSeconds: nil))
         #expect(f.string("dateonly.jpg", "CreateDate") == "2021:02:03 04:05:06")
     }
 
-    @Test func pngTextXMPAndExif() throws {
-        let f = try MediaFixtures.get()
+    @Test func pngTextXMPAndExif() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, "tagged.png")
         #expect(m.software == "png soft" && m.software == f.string("tagged.png", "Software"))
         #expect(m.userComment == "a comment" && m.userComment == f.string("tagged.png", "Comment"))
@@ -67,24 +67,24 @@ import GpickBase
         #expect(m.takenAt == TakenDate(year: 2022, month: 1, day: 2, hour: 3, minute: 4, second: 5))
     }
 
-    @Test func webpExifInVP8X() throws {
-        let f = try MediaFixtures.get()
+    @Test func webpExifInVP8X() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, "exif.webp")
         #expect(m.orientation == 6 && f.number("exif.webp", "Orientation") == 6)
         #expect(m.takenAt == TakenDate(year: 2023, month: 7, day: 14, hour: 18, minute: 5, second: 9, offsetSeconds: 7200))
         #expect(f.string("exif.webp", "DateTimeOriginal") == "2023:07:14 18:05:09")
     }
 
-    @Test func tiffIFD0() throws {
-        let f = try MediaFixtures.get()
+    @Test func tiffIFD0() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, "exif.tiff")
         #expect(m.orientation == 5 && f.number("exif.tiff", "Orientation") == 5)
         #expect(m.software == "tiff soft")
         #expect(m.width == 96 && m.height == 64)
     }
 
-    @Test func heicExifItem() throws {
-        let f = try MediaFixtures.get()
+    @Test func heicExifItem() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, "exif.heic")
         #expect(m.width == 120 && m.height == 80)
         #expect(m.takenAt == TakenDate(year: 2019, month: 6, day: 7, hour: 8, minute: 9, second: 10, offsetSeconds: -18_000))
@@ -92,8 +92,8 @@ import GpickBase
     }
 
     /// The Apple still: gpick's MakerNote writer, read by this reader and by exiftool.
-    @Test func appleContentIdentifierAgreesWithExiftool() throws {
-        let f = try MediaFixtures.get()
+    @Test func appleContentIdentifierAgreesWithExiftool() async throws {
+        let f = try await MediaFixtures.get()
         let m = try read(f, "apple.jpg")
         #expect(m.contentIdentifier == MediaFixtures.appleUUID)
         // exiftool 12.57 names Apple's tag 0x11 MediaGroupUUID; later versions ContentIdentifier.
@@ -102,8 +102,8 @@ import GpickBase
 
     /// An Apple MakerNote with both tags, little-endian TIFF around it (as iPhones write), and the
     /// burst UUID that exiftool also reads.
-    @Test func appleBurstUUIDInLittleEndianExif() throws {
-        let f = try MediaFixtures.get()
+    @Test func appleBurstUUIDInLittleEndianExif() async throws {
+        let f = try await MediaFixtures.get()
         let id = "11111111-2222-3333-4444-555555555555", burst = "ABCDEF01-2345-6789-ABCD-EF0123456789"
         let jpeg = try f.bytes("a.jpg")
         let file = Array(jpeg[..<2]) + Self.appleExifSegment(content: id, burst: burst) + Array(jpeg[2...])

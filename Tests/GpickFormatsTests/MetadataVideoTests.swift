@@ -10,8 +10,8 @@ import Testing
         ("v.mp4", MediaMetadata.Container.mp4), ("q.mov", .quicktime), ("keys.mov", .quicktime), ("apple.mov", .quicktime),
         ("v.mkv", .matroska), ("v.webm", .webm), ("v.avi", .avi),
     ])
-    func containerSizeAndDurationAgreeWithExiftool(name: String, container: MediaMetadata.Container) throws {
-        let f = try MediaFixtures.get()
+    func containerSizeAndDurationAgreeWithExiftool(name: String, container: MediaMetadata.Container) async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path(name))
         #expect(m.container == container && m.isVideo)
         #expect(m.mimeType == f.string(name, "MIMEType"), "\(name)")
@@ -23,8 +23,8 @@ import Testing
     }
 
     /// mvhd's creation time is UTC; exiftool prints it without a zone (QuickTimeUTC is implied).
-    @Test func mp4CreationTimeIsUTC() throws {
-        let f = try MediaFixtures.get()
+    @Test func mp4CreationTimeIsUTC() async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path("v.mp4"))
         let t = try #require(m.takenAt)
         let text = String(format: "%04d:%02d:%02d %02d:%02d:%02d", t.year, t.month, t.day, t.hour, t.minute, t.second)
@@ -32,8 +32,8 @@ import Testing
         #expect(m.orientation == 1)
     }
 
-    @Test func quickTimeKeysWrittenByExiftool() throws {
-        let f = try MediaFixtures.get()
+    @Test func quickTimeKeysWrittenByExiftool() async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path("keys.mov"))
         #expect(m.contentIdentifier == MediaFixtures.appleUUID)
         #expect(m.contentIdentifier == f.string("keys.mov", "ContentIdentifier"))
@@ -42,8 +42,8 @@ import Testing
     }
 
     /// The movie half of an Apple pair written by gpick's patcher; exiftool reads the same UUID.
-    @Test func applePatchedMovie() throws {
-        let f = try MediaFixtures.get()
+    @Test func applePatchedMovie() async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path("apple.mov"))
         #expect(m.contentIdentifier == MediaFixtures.movieUUID)
         #expect(f.string("apple.mov", "ContentIdentifier") == MediaFixtures.movieUUID)
@@ -52,8 +52,8 @@ import Testing
 
     /// ffmpeg's rotate tag becomes the track matrix; orientation follows exiftool's Rotation.
     @Test(arguments: ["r90.mp4", "r180.mp4", "r270.mp4", "v.mp4"])
-    func matrixRotationAgreesWithExiftool(name: String) throws {
-        let f = try MediaFixtures.get()
+    func matrixRotationAgreesWithExiftool(name: String) async throws {
+        let f = try await MediaFixtures.get()
         let m = try MetadataReader.read(path: f.path(name))
         let rotation = try #require(f.number(name, "Rotation"))
         let expected = [0: 1, 90: 6, 180: 3, 270: 8][Int(rotation)]

@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func jpegIsReadByExiftoolAndByGpick() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let path = try write(try Self.exif.insert(into: try f.bytes("a.jpg")), "x.jpg")
         let t = try await exiftool(path)
         #expect(t["ExifIFD:DateTimeOriginal"] as? String == "2023:11:14 23:13:20")
@@ -48,7 +48,7 @@ import Testing
 
     /// An EXIF block already there (exiftool's) is replaced, not doubled.
     @Test func existingExifIsReplaced() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let stamped = try Self.exif.insert(into: try f.bytes("exif.jpg"))
         let app1Exif = (0..<(stamped.count - 10)).filter { i in
             stamped[i] == 0xFF && stamped[i + 1] == 0xE1 && Array(stamped[(i + 4)..<(i + 10)]) == Array("Exif".utf8) + [0, 0]
@@ -61,7 +61,7 @@ import Testing
 
     /// The PNG's eXIf chunk: every chunk's CRC checked by zlib (Python's), and exiftool reads it.
     @Test func pngChunkIsValid() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         let path = try write(try Self.exif.insertPNG(try f.bytes("p.png")), "z.png")
         let check = """
             import struct, sys, zlib
@@ -83,7 +83,7 @@ import Testing
 
     /// A Live Photo's still keeps Apple's MakerNote beside the rest.
     @Test func makerNoteRidesAlong() async throws {
-        let f = try MediaFixtures.get()
+        let f = try await MediaFixtures.get()
         var exif = Self.exif
         exif.makerNote = AppleMakerNote.makerNote(uuid: MediaFixtures.appleUUID)
         let stamped = try exif.insert(into: try f.bytes("a.jpg"))

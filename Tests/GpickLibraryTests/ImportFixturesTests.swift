@@ -11,8 +11,8 @@ import Testing
 struct ImportFixtures: Sendable {
     let dir: String
 
-    static let shared: Result<ImportFixtures, TestFailure> = Result { try ImportFixtures.make() }.mapError { TestFailure("\($0)") }
-    static func get() throws -> ImportFixtures { try shared.get() }
+    static let shared = SharedFixture { try ImportFixtures.make() }
+    static func get() async throws -> ImportFixtures { try await shared.value() }
 
     static let liveUUID = "5C1F0A2B-3D4E-4F60-8172-93A4B5C6D7E8"
     /// Taken at 2021-03-04 05:06:07 (EXIF DateTimeOriginal, no offset: local time).
@@ -89,8 +89,8 @@ struct ImportWorld {
     /// Copies a fixture into the sources (optionally with a byte appended after the JPEG's end,
     /// which makes other content that still reads as the same photo).
     @discardableResult
-    func source(_ fixture: String, as name: String? = nil, variant: UInt8? = nil, in folder: String? = nil, keepMtime: Bool = true) throws -> String {
-        let f = try ImportFixtures.get()
+    func source(_ fixture: String, as name: String? = nil, variant: UInt8? = nil, in folder: String? = nil, keepMtime: Bool = true) async throws -> String {
+        let f = try await ImportFixtures.get()
         var data = try f.bytes(fixture)
         if let variant { data.append(variant) }
         let path = (folder ?? sources) + "/" + (name ?? fixture)
@@ -147,7 +147,7 @@ enum ImportKit {
 
 @Suite struct ContentHashTests {
     @Test func sha256MatchesSha256sum() async throws {
-        let f = try ImportFixtures.get()
+        let f = try await ImportFixtures.get()
         let ours = try ContentHash.sha256(path: f.path("dated.jpg"))
         let theirs = try await Subprocess.run("/usr/bin/sha256sum", [f.path("dated.jpg")])
         #expect(ours == String(theirs.stdout.prefix(64)))

@@ -30,9 +30,9 @@ import Testing
         return (summary, c)
     }
 
-    @Test func landsInYearMonthOfTheExifDateUnchangedAndIndexed() throws {
+    @Test func landsInYearMonthOfTheExifDateUnchangedAndIndexed() async throws {
         let world = try ImportWorld()
-        let src = try world.source("dated.jpg", as: "IMG_0001.JPG")
+        let src = try await world.source("dated.jpg", as: "IMG_0001.JPG")
         let before = (bytes: ImportKit.fileBytes(src), mtime: ImportKit.mtimeNs(src))
         let start = Int64(Date().timeIntervalSince1970)
         let (summary, c) = try run(world, [src])
@@ -58,14 +58,14 @@ import Testing
         #expect(asset.id != nil)
     }
 
-    @Test func sameContentAgainIsAlreadyInTheLibrary() throws {
+    @Test func sameContentAgainIsAlreadyInTheLibrary() async throws {
         let world = try ImportWorld()
-        let a = try world.source("dated.jpg", as: "a.jpg")
+        let a = try await world.source("dated.jpg", as: "a.jpg")
         _ = try run(world, [a])
         let files = world.libraryFiles()
         // Another name, another folder, and twice in one run: still the same content.
         try FileManager.default.createDirectory(atPath: world.sources + "/card", withIntermediateDirectories: true)
-        let b = try world.source("dated.jpg", as: "b.jpg", in: world.sources + "/card")
+        let b = try await world.source("dated.jpg", as: "b.jpg", in: world.sources + "/card")
         let (summary, c) = try run(world, [b, a])
         #expect(summary.duplicates == 2 && summary.imported == 0 && summary.failed == 0)
         #expect(c.duplicates.map(\.existing) == [world.library + "/2021/03/a.jpg", world.library + "/2021/03/a.jpg"])
@@ -73,16 +73,16 @@ import Testing
         #expect(ImportKit.fileBytes(b) != nil, "a duplicate's source stays")
     }
 
-    @Test func duplicateOfAScannedFileIsFoundAndItsHashKept() throws {
+    @Test func duplicateOfAScannedFileIsFoundAndItsHashKept() async throws {
         let world = try ImportWorld()
         try FileManager.default.createDirectory(atPath: world.library + "/old", withIntermediateDirectories: true)
-        let existing = try world.source("plain.jpg", as: "kept.jpg", variant: 7, in: world.library + "/old")
-        let other = try world.source("plain.jpg", as: "same-size.jpg", variant: 8, in: world.library + "/old")
+        let existing = try await world.source("plain.jpg", as: "kept.jpg", variant: 7, in: world.library + "/old")
+        let other = try await world.source("plain.jpg", as: "same-size.jpg", variant: 8, in: world.library + "/old")
         let index = try world.index()
         _ = try LibraryScanner(index: index, roots: world.roots).scan()
         #expect(try index.list(AssetQuery()).allSatisfy { $0.asset.contentHash == nil })
 
-        let src = try world.source("plain.jpg", as: "again.jpg", variant: 7)
+        let src = try await world.source("plain.jpg", as: "again.jpg", variant: 7)
         let (summary, c) = try run(world, [src])
         #expect(summary.duplicates == 1)
         #expect(c.duplicates.first?.existing == existing)
@@ -91,12 +91,12 @@ import Testing
         #expect(hashes[other] != nil, "assets of the same size are hashed to be compared")
     }
 
-    @Test func nameClashWithOtherContentGetsAnotherName() throws {
+    @Test func nameClashWithOtherContentGetsAnotherName() async throws {
         let world = try ImportWorld()
-        _ = try run(world, [try world.source("dated.jpg", as: "a.jpg")])
+        _ = try run(world, [try await world.source("dated.jpg", as: "a.jpg")])
         let first = ImportKit.fileBytes(world.library + "/2021/03/a.jpg")
         try FileManager.default.createDirectory(atPath: world.sources + "/2", withIntermediateDirectories: true)
-        let other = try world.source("dated.jpg", as: "a.jpg", variant: 1, in: world.sources + "/2")
+        let other = try await world.source("dated.jpg", as: "a.jpg", variant: 1, in: world.sources + "/2")
         let (summary, c) = try run(world, [other])
         #expect(summary.imported == 1)
         #expect(c.imported.map(\.path) == [world.library + "/2021/03/a (1).jpg"])
@@ -105,9 +105,9 @@ import Testing
         #expect(try world.index().count() == 2)
     }
 
-    @Test func moveOnOneFileSystemRenames() throws {
+    @Test func moveOnOneFileSystemRenames() async throws {
         let world = try ImportWorld()
-        let src = try world.source("dated.jpg", as: "m.jpg")
+        let src = try await world.source("dated.jpg", as: "m.jpg")
         let (ino, mtime, bytes) = (ImportKit.inode(src), ImportKit.mtimeNs(src), ImportKit.fileBytes(src))
         let (summary, c) = try run(world, [src], move: true)
         let target = world.library + "/2021/03/m.jpg"
@@ -117,12 +117,12 @@ import Testing
         #expect(try world.index().list(AssetQuery()).map(\.asset.path) == [target])
     }
 
-    @Test func moveAcrossFileSystemsCopiesThenRemoves() throws {
+    @Test func moveAcrossFileSystemsCopiesThenRemoves() async throws {
         let world = try ImportWorld()
         let shm = "/dev/shm/gpick-import-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: shm, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: shm) }
-        let src = try world.source("dated.jpg", as: "x.jpg", in: shm)
+        let src = try await world.source("dated.jpg", as: "x.jpg", in: shm)
         let (mtime, bytes) = (ImportKit.mtimeNs(src), ImportKit.fileBytes(src))
         let (summary, c) = try run(world, [src], move: true)
         let target = world.library + "/2021/03/x.jpg"
@@ -131,13 +131,13 @@ import Testing
         #expect(ImportKit.fileBytes(target) == bytes && ImportKit.mtimeNs(target) == mtime)
     }
 
-    @Test func moveKeepsTheSourceWhenTheCopyFails() throws {
+    @Test func moveKeepsTheSourceWhenTheCopyFails() async throws {
         let world = try ImportWorld()
         let tiny = try TmpfsMount(sizeKiB: 64)
         defer { tiny.unmount() }
         // 200 KB: more than the library's file system holds.
         let src = world.sources + "/big.jpg"
-        var data = try ImportFixtures.get().bytes("dated.jpg")
+        var data = try await ImportFixtures.get().bytes("dated.jpg")
         data.append(Data(repeating: 0x55, count: 200_000))
         try data.write(to: URL(fileURLWithPath: src))
         let (summary, c) = try run(world, [src], move: true, roots: MediaRoots(paths: [tiny.path]))
@@ -148,7 +148,7 @@ import Testing
         #expect(left.allSatisfy { !$0.contains(".gpick-import-") }, "no half-written file: \(left)")
     }
 
-    @Test func applePairLandsTogetherBesideThePhoto() throws {
+    @Test func applePairLandsTogetherBesideThePhoto() async throws {
         let world = try ImportWorld()
         // user-dirs: Pictures and Videos, so a lone video would go to Videos.
         let home = world.base + "/home"
@@ -156,9 +156,9 @@ import Testing
         try "XDG_PICTURES_DIR=\"$HOME/Pics\"\nXDG_VIDEOS_DIR=\"$HOME/Vids\"\n".write(toFile: home + "/.config/user-dirs.dirs", atomically: true, encoding: .utf8)
         let roots = MediaRoots.resolve(explicit: [], environment: ["HOME": home])
         #expect(roots.videosFolder == home + "/Vids")
-        let photo = try world.source("live.jpg", as: "IMG_1.JPG")
-        let movie = try world.source("live.mov", as: "IMG_1.MOV")
-        let lone = try world.source("q.mov", as: "clip.mov")
+        let photo = try await world.source("live.jpg", as: "IMG_1.JPG")
+        let movie = try await world.source("live.mov", as: "IMG_1.MOV")
+        let lone = try await world.source("q.mov", as: "clip.mov")
         let (summary, c) = try run(world, [movie, lone, photo], roots: roots)  // the movie first: order does not matter
         #expect(summary.imported == 3, "\(c.failures.map(\.error.message))")
         let folder = home + "/Pics/" + ImportKit.monthFolder(ImportKit.localUnix(2020, 6, 15))
@@ -172,13 +172,13 @@ import Testing
         #expect(!assets.contains { $0.path == folder + "/IMG_1.MOV" }, "the movie is its photo's part, not listed alone")
     }
 
-    @Test func badFilesFailOneByOneWhileTheGoodOneIsImported() throws {
+    @Test func badFilesFailOneByOneWhileTheGoodOneIsImported() async throws {
         let world = try ImportWorld()
         let missing = world.sources + "/missing.jpg"
-        let text = try world.source("text.jpg")
+        let text = try await world.source("text.jpg")
         let folder = world.sources + "/folder.jpg"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let good = try world.source("dated.jpg", as: "good.jpg")
+        let good = try await world.source("dated.jpg", as: "good.jpg")
         let (summary, c) = try run(world, [missing, text, folder, good])
         #expect(summary.imported == 1 && summary.failed == 3 && summary.firstFailure == .input)
         #expect(c.imported.map(\.source) == [good])
@@ -193,28 +193,29 @@ import Testing
         #expect(world.libraryFiles() == ["2021/03/good.jpg"])
     }
 
-    @Test func namesAreLiteral() throws {
+    @Test func namesAreLiteral() async throws {
         let world = try ImportWorld()
         let names = ["%s%n.jpg", "100% [x] $HOME `id`.jpg", "fête d’été.jpg"]
-        let sources = try names.enumerated().map { try world.source("dated.jpg", as: $0.element, variant: UInt8($0.offset)) }
+        var sources: [String] = []
+        for (i, name) in names.enumerated() { sources.append(try await world.source("dated.jpg", as: name, variant: UInt8(i))) }
         let (summary, _) = try run(world, sources)
         #expect(summary.imported == 3)
         #expect(world.libraryFiles() == names.map { "2021/03/" + $0 }.sorted())
     }
 
-    @Test func hiddenOrExtensionlessNamesBecomeVisibleMedia() throws {
+    @Test func hiddenOrExtensionlessNamesBecomeVisibleMedia() async throws {
         let world = try ImportWorld()
-        let hidden = try world.source("dated.jpg", as: ".secret.jpg")
-        let bare = try world.source("dated.jpg", as: "DSC0001", variant: 3)
+        let hidden = try await world.source("dated.jpg", as: ".secret.jpg")
+        let bare = try await world.source("dated.jpg", as: "DSC0001", variant: 3)
         let (summary, _) = try run(world, [hidden, bare])
         #expect(summary.imported == 2)
         #expect(world.libraryFiles() == ["2021/03/DSC0001.jpg", "2021/03/secret.jpg"])
         #expect(try world.index().count() == 2, "both are indexed")
     }
 
-    @Test func noDateFallsBackToMtimeAndAYearFolderLinkedOutIsRefused() throws {
+    @Test func noDateFallsBackToMtimeAndAYearFolderLinkedOutIsRefused() async throws {
         let world = try ImportWorld()
-        let src = try world.source("plain.jpg", as: "p.jpg")
+        let src = try await world.source("plain.jpg", as: "p.jpg")
         try ImportKit.setMtime(src, unix: ImportKit.localUnix(2019, 11, 2))
         let (summary, c) = try run(world, [src])
         #expect(summary.imported == 1)
@@ -223,7 +224,7 @@ import Testing
         let outside = world.base + "/outside"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: world.library + "/2021", withDestinationPath: outside)
-        let (s2, c2) = try run(world, [try world.source("dated.jpg", as: "d.jpg")])
+        let (s2, c2) = try run(world, [try await world.source("dated.jpg", as: "d.jpg")])
         #expect(s2.failed == 1 && s2.firstFailure == .output)
         #expect(c2.failures.first?.error.message.contains("leads out of the library") == true)
         #expect(TestEnvironment.files(in: outside).isEmpty)

@@ -14,8 +14,8 @@ import Testing
         var index: LibraryIndex
         var roots: MediaRoots { MediaRoots(paths: [root]) }
 
-        init(_ files: [String: String]) throws {
-            let fx = try MediaFixtures.get()
+        init(_ files: [String: String]) async throws {
+            let fx = try await MediaFixtures.get()
             try FileManager.default.createDirectory(atPath: folder.path + "/Pictures", withIntermediateDirectories: true)
             for (name, fixture) in files {
                 let target = folder.path + "/Pictures/" + name
@@ -54,7 +54,7 @@ import Testing
     /// A refresh told of the same path twice, and of one whose file is gone: the gone one leaves
     /// the index (the found files are counted once each).
     @Test func aRefreshWithARepeatedPathStillRemovesTheGoneFile() async throws {
-        let lib = try Library(["a.jpg": "a.jpg", "b.jpg": "a.jpg"])
+        let lib = try await Library(["a.jpg": "a.jpg", "b.jpg": "a.jpg"])
         #expect(try await lib.scan().added == 2)
         try FileManager.default.removeItem(atPath: lib.root + "/b.jpg")
         let scanner = LibraryScanner(index: lib.index, roots: lib.roots)
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func pairsAndSubtypesComeFromContentNotNames() async throws {
-        let lib = try Library(Self.tree)
+        let lib = try await Library(Self.tree)
         // Truncate one file inside its header: indexed as unreadable, with the reason.
         let broken = lib.root + "/broken.jpg"
         try Data(try Data(contentsOf: URL(fileURLWithPath: broken)).prefix(40)).write(to: URL(fileURLWithPath: broken))
@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func rescansAreIncrementalAndKeepMovedFiles() async throws {
-        let lib = try Library(["a.jpg": "a.jpg", "b.jpg": "dateonly.jpg", "c.mp4": "v.mp4", "d.jpg": "exif.jpg"])
+        let lib = try await Library(["a.jpg": "a.jpg", "b.jpg": "dateonly.jpg", "c.mp4": "v.mp4", "d.jpg": "exif.jpg"])
         let first = try await lib.scan()
         #expect(first.added == 4)
         let again = try await lib.scan()
@@ -145,9 +145,9 @@ import Testing
     }
 
     @Test func symlinksAreFollowedOnlyInsideTheRoots() async throws {
-        let lib = try Library(["in/a.jpg": "a.jpg"])
+        let lib = try await Library(["in/a.jpg": "a.jpg"])
         let outside = TemporaryFolder("outside")
-        try FileManager.default.copyItem(atPath: try MediaFixtures.get().path("a.jpg"), toPath: outside.path + "/secret.jpg")
+        try FileManager.default.copyItem(atPath: try await MediaFixtures.get().path("a.jpg"), toPath: outside.path + "/secret.jpg")
         let fm = FileManager.default
         try fm.createSymbolicLink(atPath: lib.root + "/etc", withDestinationPath: "/etc")
         try fm.createSymbolicLink(atPath: lib.root + "/out", withDestinationPath: outside.path)
@@ -197,7 +197,7 @@ import Testing
     /// An asset found by its exact path, as the picker finds what it just imported: the same
     /// name in another folder is another asset; a burst comes with its count.
     @Test func anAssetIsFoundByItsExactPath() async throws {
-        let lib = try Library(["a/IMG_1.jpg": "a.jpg", "b/IMG_1.jpg": "exif.jpg",
+        let lib = try await Library(["a/IMG_1.jpg": "a.jpg", "b/IMG_1.jpg": "exif.jpg",
                                "burst/shot-001.jpg": "a.jpg", "burst/shot-002.jpg": "a.jpg", "burst/shot-003.jpg": "a.jpg"])
         _ = try await lib.scan()
         let b = try #require(try lib.index.listed(path: lib.root + "/b/IMG_1.jpg"))

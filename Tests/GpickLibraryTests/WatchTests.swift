@@ -51,7 +51,7 @@ import Testing
 
         /// Every event before this point has been handled: a marker file, indexed after them.
         func barrier(_ world: ImportWorld) async throws {
-            let marker = try world.source("dated.jpg", as: "marker-\(UUID().uuidString.prefix(6)).jpg", variant: 99, in: world.library, keepMtime: false)
+            let marker = try await world.source("dated.jpg", as: "marker-\(UUID().uuidString.prefix(6)).jpg", variant: 99, in: world.library, keepMtime: false)
             #expect(try await TestEnvironment.eventually { self.asset(marker) != nil }, "the marker was not indexed")
         }
     }
@@ -60,7 +60,7 @@ import Testing
         let world = try ImportWorld()
         let s = try Session(world)
         try await s.waitReady()
-        let bytes = try ImportFixtures.get().bytes("dated.jpg")
+        let bytes = try await ImportFixtures.get().bytes("dated.jpg")
         let path = world.library + "/slow.jpg"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         #expect(fd >= 0)
@@ -80,7 +80,7 @@ import Testing
 
     @Test func deletedFileLeavesTheIndex() async throws {
         let world = try ImportWorld()
-        let path = try world.source("dated.jpg", as: "gone.jpg", in: world.library)
+        let path = try await world.source("dated.jpg", as: "gone.jpg", in: world.library)
         let s = try Session(world)
         try await s.waitReady()
         #expect(s.asset(path) != nil, "indexed by the first scan")
@@ -97,15 +97,15 @@ import Testing
         // Written at once after mkdir: before the watch on it can exist.
         let deep = world.library + "/2024/05/day"
         try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
-        let first = try world.source("dated.jpg", as: "first.jpg", in: deep)
+        let first = try await world.source("dated.jpg", as: "first.jpg", in: deep)
         #expect(try await TestEnvironment.eventually { s.asset(first) != nil })
         // And later ones, through the new watch.
-        let second = try world.source("dated.jpg", as: "second.jpg", variant: 2, in: deep)
+        let second = try await world.source("dated.jpg", as: "second.jpg", variant: 2, in: deep)
         #expect(try await TestEnvironment.eventually { s.asset(second) != nil })
         // A folder moved in from outside the library, with a file.
         let outside = world.base + "/incoming"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        let third = try world.source("dated.jpg", as: "third.jpg", variant: 3, in: outside)
+        let third = try await world.source("dated.jpg", as: "third.jpg", variant: 3, in: outside)
         _ = third
         try FileManager.default.moveItem(atPath: outside, toPath: world.library + "/incoming")
         #expect(try await TestEnvironment.eventually { s.asset(world.library + "/incoming/third.jpg") != nil })
@@ -116,7 +116,7 @@ import Testing
         let world = try ImportWorld()
         try FileManager.default.createDirectory(atPath: world.library + "/a", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: world.library + "/b", withIntermediateDirectories: true)
-        let path = try world.source("dated.jpg", as: "m.jpg", in: world.library + "/a")
+        let path = try await world.source("dated.jpg", as: "m.jpg", in: world.library + "/a")
         let s = try Session(world)
         try await s.waitReady()
         let id = try #require(s.asset(path)?.id)
@@ -128,7 +128,7 @@ import Testing
         try FileManager.default.moveItem(atPath: world.library + "/b", toPath: world.library + "/c")
         #expect(try await TestEnvironment.eventually { s.asset(world.library + "/c/m.jpg")?.id == id })
         // Still watched under its new name.
-        let later = try world.source("dated.jpg", as: "later.jpg", variant: 4, in: world.library + "/c")
+        let later = try await world.source("dated.jpg", as: "later.jpg", variant: 4, in: world.library + "/c")
         #expect(try await TestEnvironment.eventually { s.asset(later) != nil })
         try await s.stop()
     }
@@ -141,9 +141,9 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: world.library + "/out", withDestinationPath: outside)
         let s = try Session(world)
         try await s.waitReady()
-        let hidden = try world.source("dated.jpg", as: "h.jpg", in: world.library + "/.hidden")
-        try world.source("dated.jpg", as: "o.jpg", variant: 5, in: outside)
-        try world.source("dated.jpg", as: ".dot.jpg", variant: 6, in: world.library)
+        let hidden = try await world.source("dated.jpg", as: "h.jpg", in: world.library + "/.hidden")
+        try await world.source("dated.jpg", as: "o.jpg", variant: 5, in: outside)
+        try await world.source("dated.jpg", as: ".dot.jpg", variant: 6, in: world.library)
         try await s.barrier(world)
         let paths = s.listed.map(\.path)
         #expect(!paths.contains(hidden))
@@ -156,7 +156,7 @@ import Testing
         let s = try Session(world, maxPending: 3)
         try await s.waitReady()
         var paths: [String] = []
-        for i in 0..<6 { paths.append(try world.source("dated.jpg", as: "many-\(i).jpg", variant: UInt8(10 + i), in: world.library, keepMtime: false)) }
+        for i in 0..<6 { paths.append(try await world.source("dated.jpg", as: "many-\(i).jpg", variant: UInt8(10 + i), in: world.library, keepMtime: false)) }
         #expect(try await TestEnvironment.eventually { paths.allSatisfy { s.asset($0) != nil } })
         #expect(s.events.withLock { $0.contains { if case .rescanned = $0 { true } else { false } } })
         #expect(paths.allSatisfy { s.indexedCount($0) == 1 }, "each change is still reported once")

@@ -12,7 +12,7 @@ import Testing
 @Suite struct PickerSelectionTests {
     /// A picker over three photos, indexed: their ids newest first, and the running picker's events.
     static func picker() async throws -> (picker: Picker, ids: [String], events: AsyncStream<PickerEvent>.AsyncIterator) {
-        let fx = try MediaFixtures.get()
+        let fx = try await MediaFixtures.get()
         let dir = TestEnvironment.tempDir("picker-selection")
         let root = dir + "/Pictures"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

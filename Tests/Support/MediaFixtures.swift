@@ -9,8 +9,8 @@ public struct MediaFixtures: Sendable {
     /// exiftool -j -n of each file, by file name (raw JSON, decoded per test).
     public let exiftool: [String: Data]
 
-    public static let shared: Result<MediaFixtures, FixtureError> = Result { try MediaFixtures.make() }.mapError { FixtureError("\($0)") }
-    public static func get() throws -> MediaFixtures { try shared.get() }
+    public static let shared = SharedFixture { try MediaFixtures.make() }
+    public static func get() async throws -> MediaFixtures { try await shared.value() }
 
     public struct FixtureError: Error, CustomStringConvertible {
         public let description: String
