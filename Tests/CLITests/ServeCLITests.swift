@@ -86,7 +86,8 @@ import Testing
         p.signal(SIGTERM)
         let done = try await p.wait(timeout: 20)
         #expect(done.status == 0, "\(done.stderr)")
-        #expect(ContinuousClock.now - stopping < .seconds(HangBound.seconds(3)), "stopped with a stalled viewer connected")
+        // Within stop's own bound (the encoder drains for up to 5 s), not held by the stalled one.
+        #expect(ContinuousClock.now - stopping < .seconds(HangBound.seconds(10)), "stopped with a stalled viewer connected")
     }
 
     /// An RTSP client by hand: DESCRIBE, SETUP over TCP, PLAY, then it reads nothing more, with a

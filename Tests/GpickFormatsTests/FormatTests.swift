@@ -7,16 +7,7 @@ import GpickTestSupport
 /// read back by exiftool (other software), and what they read includes files ffmpeg wrote.
 @Suite struct FormatTests {
     static func run(_ exe: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        let out = PipeIO.pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = PipeIO.readAll(out.fileHandleForReading)
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try Spawn.run(exe, args, keepStdout: true).stdout, as: UTF8.self)
     }
 
     static func temp(_ name: String) -> String {

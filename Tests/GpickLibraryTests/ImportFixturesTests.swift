@@ -49,20 +49,9 @@ struct ImportFixtures: Sendable {
     static let removeAtExit = Mutex("")
 
     static func runAll(_ commands: [(String, [String])]) throws {
-        let running = try commands.map { exe, args -> (Process, Pipe) in
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: exe)
-            p.arguments = args
-            let err = PipeIO.pipe()
-            p.standardError = err
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            return (p, err)
-        }
-        for (p, err) in running {
-            let text = String(decoding: PipeIO.readAll(err.fileHandleForReading), as: UTF8.self)
-            p.waitUntilExit()
-            guard p.terminationStatus == 0 else { throw TestFailure("\(p.arguments ?? []) failed: \(text)") }
+        for (exe, args) in commands {
+            let r = try Spawn.run(exe, args)
+            guard r.status == 0 else { throw TestFailure("\([exe] + args) failed: \(String(decoding: r.stderr, as: UTF8.self))") }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GpickBase
 import GpickFormats
 
 /// Media files made by other software (GStreamer, ffmpeg, vips, exiftool) once per test process, in
@@ -200,35 +201,26 @@ public struct MediaFixtures: Sendable {
             }
             return
         }
-        let procs = try commands.map { (exe, args) -> (Process, Pipe) in
-            let p = Process(), err = PipeIO.pipe()
-            p.executableURL = URL(fileURLWithPath: exe)
-            p.arguments = args
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = err
-            try p.run()
-            return (p, err)
-        }
-        var failure: String?
-        for (p, err) in procs {
-            let text = String(decoding: PipeIO.readAll(err.fileHandleForReading), as: UTF8.self)
-            p.waitUntilExit()
-            if p.terminationStatus != 0, failure == nil {
-                failure = "\(p.executableURL?.lastPathComponent ?? "?") \(p.arguments?.joined(separator: " ") ?? ""): \(text)"
+        // Started together, each waited for by its own pid on a thread of its own. Not on GCD's
+        // global queues (concurrentPerform): on Linux those threads run Swift's tasks too, and
+        // blocking them for seconds starved every suite's awaits.
+        let results = Monitor<[Int: Result<Spawn.Result, Error>]>([:])
+        for (i, (exe, args)) in commands.enumerated() {
+            _ = detachThread(named: "fixture") {
+                let r = Result { try Spawn.run(exe, args) }
+                results.withLock { $0[i] = r }
             }
         }
-        if let failure { throw FixtureError(failure) }
+        results.wait(until: { $0.count == commands.count }, then: { _ in })
+        for (i, (exe, args)) in commands.enumerated() {
+            let r = try results.withLock { $0[i]! }.get()
+            if r.status != 0 {
+                throw FixtureError("\(URL(fileURLWithPath: exe).lastPathComponent) \(args.joined(separator: " ")): \(String(decoding: r.stderr, as: UTF8.self))")
+            }
+        }
     }
 
     public static func run(_ exe: String, _ args: [String]) throws -> Data {
-        let p = Process(), out = PipeIO.pipe()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = PipeIO.readAll(out.fileHandleForReading)
-        p.waitUntilExit()
-        return data
+        try Spawn.run(exe, args, keepStdout: true).stdout
     }
 }

@@ -40,14 +40,7 @@ public enum RealFiles {
     /// sha256sum's answer (the tests run Debian's tools; no crypto library is linked).
     static func sha256(_ path: String) -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        p.arguments = [path]
-        let out = PipeIO.pipe()
-        p.standardOutput = out
-        guard (try? p.run()) != nil else { return nil }
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return text.split(separator: " ").first.map(String.init)
+        guard let r = try? Spawn.run("/usr/bin/sha256sum", [path], keepStdout: true), r.status == 0 else { return nil }
+        return String(decoding: r.stdout, as: UTF8.self).split(separator: " ").first.map(String.init)
     }
 }

@@ -68,10 +68,10 @@ public struct Subprocess {
         return try await p.wait(timeout: timeout)
     }
 
+    /// Blocking, for synchronous helpers: waited for by pid (see Spawn), not Foundation's Process.
     public static func runSync(_ exe: String, _ args: [String]) throws -> Result {
-        let p = try start(exe, args)
-        p.process.waitUntilExit()
-        return p.collect()
+        let r = try Spawn.run(exe, args, keepStdout: true)
+        return Result(status: r.status, stdout: String(decoding: r.stdout, as: UTF8.self), stderr: String(decoding: r.stderr, as: UTF8.self))
     }
 
     public static func start(_ exe: String, _ args: [String], env: [String: String] = [:], stdinPipe: Bool = false) throws -> Running {
