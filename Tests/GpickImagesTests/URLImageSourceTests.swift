@@ -112,7 +112,8 @@ import Testing
         }
         let waited = ContinuousClock.now - started
         #expect(silent?.message == "cannot fetch \(server.url("silent/photo.jpg")): no answer within 1 s")
-        #expect(waited >= .milliseconds(900) && waited < .seconds(HangBound.seconds(5)), "gave up after \(waited)")
+        // Given up on well before the server's own 10 s (a loaded machine adds seconds, not that).
+        #expect(waited >= .milliseconds(900) && waited < .seconds(HangBound.seconds(8)), "gave up after \(waited)")
 
         // Cancelled while the server holds the rest of the body back (for 10 s).
         let stalled = server.url("stall/photo-big.jpg")
@@ -122,7 +123,7 @@ import Testing
         let cancelled = ContinuousClock.now
         task.cancel()
         _ = await task.result
-        #expect(ContinuousClock.now - cancelled < .seconds(HangBound.seconds(2)), "stopped when cancelled")
+        #expect(ContinuousClock.now - cancelled < .seconds(HangBound.seconds(8)), "stopped when cancelled, not when the server's 10 s ran out")
         // At most the first part went out (none, if the hang-up came before the server wrote it).
         let sent = try await server.sent("stall/photo-big.jpg")
         #expect(sent.count == 1 && sent[0] <= StaticHTTPServer.stallBytes, "hung up, not read to the end: \(sent)")
