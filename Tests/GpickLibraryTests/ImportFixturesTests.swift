@@ -49,10 +49,7 @@ struct ImportFixtures: Sendable {
     static let removeAtExit = Mutex("")
 
     static func runAll(_ commands: [(String, [String])]) throws {
-        for (exe, args) in commands {
-            let r = try Spawn.run(exe, args)
-            guard r.status == 0 else { throw TestFailure("\([exe] + args) failed: \(String(decoding: r.stderr, as: UTF8.self))") }
-        }
+        try MediaFixtures.runAll(commands)
     }
 }
 

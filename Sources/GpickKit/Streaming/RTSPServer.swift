@@ -54,7 +54,7 @@ public final class RTSPServer: @unchecked Sendable {
     public static var isAvailable: Bool { gpick_rtsp_available() != 0 }
 
     /// Whether `address` is reachable from this machine alone.
-    static func isLoopback(_ address: String) -> Bool {
+    public static func isLoopback(_ address: String) -> Bool {
         address == "::1" || address == "localhost" || address.hasPrefix("127.")
     }
 

@@ -48,8 +48,7 @@ struct Serve: AsyncParsableCommand {
         let events = Events(json: out.json, command: "serve")
         try await reporting(events) {
             let given = try credentials.map(Self.readCredentials)
-            let loopback = ["127.0.0.1", "::1", "localhost"].contains(listen) || listen.hasPrefix("127.")
-            let required = given ?? (loopback ? nil : RTSPCredentials.random())
+            let required = given ?? (RTSPServer.isLoopback(listen) ? nil : RTSPCredentials.random())
             let library = pipelines.library
             let file = try library.load("serve-rtsp")
             let values = try set.resolve(for: file).values
