@@ -101,12 +101,13 @@ demo: setup
 	@echo "demo: still and 3 s clip written to $(OUT)/still.jpg and $(OUT)/clip.mp4"
 
 # The API documentation of the libraries (DocC, through swift-docc-plugin), as static pages in
-# out/docs: open out/docs/documentation/gpickkit/index.html through any web server. Built in a
-# folder of its own, so the debug build stays as it is.
+# out/docs: open out/docs/documentation/gpickkit/index.html through any web server. The symbol
+# graphs come from the debug build, with its flags: after `make test` nothing is compiled again
+# (about 45 s instead of 2.5 min), and the debug build stays as it is.
 DOC_TARGETS := GpickKit GpickPicker GpickAvatar GpickLibrary GpickImages GpickWeb GpickTerminal GpickFormats GpickScript GstCore GpickBase
 docs: setup
 	@mkdir -p out/docs
-	$(SWIFT) package --scratch-path .build-docs --allow-writing-to-directory out/docs generate-documentation \
+	$(SWIFT) package $(DEBUG_FLAGS) --allow-writing-to-directory out/docs generate-documentation \
 		$(foreach t,$(DOC_TARGETS),--target $(t)) --enable-experimental-combined-documentation \
 		--output-path out/docs --transform-for-static-hosting
 
@@ -122,4 +123,4 @@ install: build
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
 
 clean:
-	rm -rf .build .build-tsan .build-docs out
+	rm -rf .build .build-tsan out
