@@ -84,12 +84,14 @@ test: debug
 		|| { python3 Tests/failures.py .build/test-results-swift-testing.xml; exit 1; }
 	PYTHONPATH=bench:bench/tests python3 -m unittest discover -s bench/tests -t bench/tests
 
-# ThreadSanitizer over the in-process session, flip and recording tests, in a build folder of
-# its own (about 3 min to build and 20 s to run on 2 cores). Any report fails it.
+# ThreadSanitizer over the in-process session, flip and recording tests. Tests/TSan is a package
+# of its own over the same test files, so the instrumented build holds GpickKit and its imports
+# only (about 1.7 min to build on 2 cores instead of 3.7 for the whole tree, and 20 s to run).
+# The soak tests start the debug gpick-soak. Any report fails it.
 tsan: setup
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan $(DEBUG_FLAGS)
-	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan \
-		--filter 'SessionTests|FlipTests|SwitchTimelineTests'
+	$(SWIFT) build --product gpick-soak $(DEBUG_FLAGS)
+	cd Tests/TSan && $(SWIFT) build --build-tests --sanitize=thread $(DEBUG_FLAGS)
+	cd Tests/TSan && TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test --skip-build --sanitize=thread
 
 # The demo runs gpick alone: the other two binaries (about 2 min more to build) are not needed.
 demo: setup
@@ -123,4 +125,4 @@ install: build
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
 
 clean:
-	rm -rf .build .build-tsan out
+	rm -rf .build Tests/TSan/.build out

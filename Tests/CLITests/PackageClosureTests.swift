@@ -20,9 +20,14 @@ import Testing
 
     static func swiftFiles(under dirs: [String]) -> [String] {
         dirs.flatMap { dir -> [String] in
-            let base = "\(root)/\(dir)"
-            let items = (try? FileManager.default.subpathsOfDirectory(atPath: base)) ?? []
-            return items.filter { $0.hasSuffix(".swift") }.map { "\(dir)/\($0)" }
+            var found: [String] = []
+            let walk = FileManager.default.enumerator(atPath: "\(root)/\(dir)")
+            while let path = walk?.nextObject() as? String {
+                // Not into hidden folders: Tests/TSan/.build holds that package's dependencies.
+                if (path as NSString).lastPathComponent.hasPrefix(".") { walk?.skipDescendants(); continue }
+                if path.hasSuffix(".swift") { found.append("\(dir)/\(path)") }
+            }
+            return found
         }.sorted()
     }
 

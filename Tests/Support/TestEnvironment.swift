@@ -5,7 +5,8 @@ import GstCore
 /// Where things are, for tests: the repository, the built binary, the pipeline files.
 public enum TestEnvironment {
     public static let repoRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
+        // Resolved: Tests/TSan's package reaches this file through a link.
+        var url = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }()

@@ -1,0 +1,17 @@
+// swift-tools-version:6.1
+// ThreadSanitizer over the session, flip and recording tests (`make tsan`). A package of its own
+// so that the instrumented build holds GpickKit and what it imports, and nothing else: the
+// picker, the library, the CLI and the other test modules are not compiled a second time. The
+// test files are the main package's own (Support and GpickKitTests are links).
+import PackageDescription
+
+let package = Package(
+    name: "gpick-tsan",
+    dependencies: [.package(name: "gpick", path: "../..")],
+    targets: [
+        .target(name: "GpickTestSupport", dependencies: [.product(name: "GpickKit", package: "gpick")], path: "Support"),
+        .testTarget(name: "GpickKitRaceTests", dependencies: [.product(name: "GpickKit", package: "gpick"), "GpickTestSupport"],
+                    path: "GpickKitTests",
+                    sources: ["SessionTests.swift", "FlipTests.swift", "SwitchTimelineTests.swift"]),
+    ]
+)
