@@ -13,7 +13,7 @@ public final class RTSPServer: @unchecked Sendable {
     // until the server is freed: the C side calls them back while a media lives.
     private let handle: OpaquePointer
     private let closed = Locked(false)
-    private let mounts = Locked<[RTSPMount]>([])
+    private let mounts = Locked<[EncodedFeeds]>([])
     /// The address listened on, as given.
     public let address: String
     public let port: Int
@@ -77,17 +77,17 @@ public final class RTSPServer: @unchecked Sendable {
     }
 
     /// Serves `launch` at `/name`; `media` hears each media's appsrc come and go.
-    func mount(_ name: String, launch: String, media: RTSPMount) {
+    func mount(_ name: String, launch: String, media: EncodedFeeds) {
         mounts.withLock { $0.append(media) }
         closed.withLock { isClosed in
             guard !isClosed else { return }
             gpick_rtsp_mount(handle, "/\(name)", launch, { context, appsrc, event in
                 guard let context, let appsrc else { return }
-                let mount = Unmanaged<RTSPMount>.fromOpaque(context).takeUnretainedValue()
+                let mount = Unmanaged<EncodedFeeds>.fromOpaque(context).takeUnretainedValue()
                 switch event {
-                case 1: mount.mediaAdded(Element(borrowing: appsrc))
-                case 2: mount.viewerJoined()
-                default: mount.mediaRemoved(Element(borrowing: appsrc))
+                case 1: mount.feedAdded(Element(borrowing: appsrc))
+                case 2: mount.keyframeWanted()
+                default: mount.feedRemoved(Element(borrowing: appsrc))
                 }
             }, Unmanaged.passUnretained(media).toOpaque())
         }

@@ -10,7 +10,7 @@ public final class RTSPStream: SessionOutput {
     public let server: RTSPServer
     private weak let session: CaptureSession?
     let branch: Branch
-    let mount: RTSPMount
+    let mount: EncodedFeeds
     private let stopped = Locked(false)
 
     /// The URL viewers open.
@@ -18,10 +18,10 @@ public final class RTSPStream: SessionOutput {
     /// Frames encoded so far (every viewer gets them from the first keyframe after joining).
     public var framesEncoded: Int { mount.framesEncoded }
     /// Medias being fed now: one per mount while anyone watches (viewers share it).
-    public var liveMedias: Int { mount.liveMedias }
+    public var liveMedias: Int { mount.liveFeeds }
     var bin: Bin { branch.bin }
 
-    private init(name: String, server: RTSPServer, session: CaptureSession, branch: Branch, mount: RTSPMount) {
+    private init(name: String, server: RTSPServer, session: CaptureSession, branch: Branch, mount: EncodedFeeds) {
         self.name = name
         self.server = server
         self.session = session
@@ -55,7 +55,7 @@ public final class RTSPStream: SessionOutput {
         guard let sinkElement = bin.element(named: "sink"), let sink = try? AppSink(sinkElement) else {
             throw file.error(file.pipeline.line, "a branch with a media ends in an appsink named \"sink\"")
         }
-        let mount = RTSPMount(sink: sink)
+        let mount = EncodedFeeds(sink: sink)
         sink.setCallbacks(onSample: { mount.deliver($0) }, onEOS: { mount.drained.fire() })
         let stream = RTSPStream(name: name, server: server, session: session, branch: branch, mount: mount)
         session.register(stream)
@@ -99,102 +99,5 @@ public final class RTSPStream: SessionOutput {
 
     func sessionFailed(_ error: GpickError) {
         Task { await self.finish(drain: false) }
-    }
-}
-
-/// What one mount's medias get: the encoded frames, from each media's first keyframe on. A media
-/// that joins asks the encoder for a keyframe, so a viewer waits no longer than one frame's encode.
-///
-/// Each media's frames keep the spacing they were captured with: the first is stamped with the
-/// media's running time when it is pushed, each later one that plus its capture time since. An
-/// encoder that falls behind and then catches up sends frames in a burst; stamped on arrival,
-/// they would be a millisecond apart, and viewers that store milliseconds (Matroska) would see
-/// duplicates.
-final class RTSPMount: Sendable {
-    private let sink: AppSink
-    private let state = Locked(State())
-    /// Fired when the branch's end of stream reaches its appsink: every frame is delivered.
-    let drained = Signal()
-
-    private struct Feed {
-        let src: AppSrc
-        /// The sample time of the media's first frame, and the media's running time it was given.
-        var origin: (sample: UInt64, media: UInt64)?
-    }
-
-    private struct State {
-        /// Live medias by their appsrc's address.
-        var feeds: [UInt: Feed] = [:]
-        var encoded = 0
-        var ended = false
-    }
-
-    init(sink: AppSink) { self.sink = sink }
-
-    var framesEncoded: Int { state.withLock { $0.encoded } }
-    var liveMedias: Int { state.withLock { $0.feeds.count } }
-
-    /// A media came to life (on the server's thread): it waits for the next keyframe, asked for now.
-    func mediaAdded(_ element: Element) {
-        guard let src = try? AppSrc(element) else { return }
-        let added = state.withLock { s -> Bool in
-            guard !s.ended else { return false }
-            s.feeds[UInt(bitPattern: element.pointer)] = Feed(src: src)
-            return true
-        }
-        if added { sink.sendEvent(.forceKeyUnit()) }
-        else { src.endOfStream() }
-    }
-
-    /// A viewer starts playing a media that is already flowing: what it gets until the next
-    /// keyframe cannot be decoded, so one is asked for now.
-    func viewerJoined() {
-        sink.sendEvent(.forceKeyUnit())
-    }
-
-    func mediaRemoved(_ element: Element) {
-        state.withLock { _ = $0.feeds.removeValue(forKey: UInt(bitPattern: element.pointer)) }
-    }
-
-    /// One encoded frame (on the branch's streaming thread), to every media that has had its
-    /// keyframe or gets one now.
-    func deliver(_ sample: Sample) {
-        guard let time = sample.buffer?.pts else { return }
-        let keyframe = sample.buffer?.isKeyframe ?? false
-        // Read outside the lock: it asks the media's clock.
-        let starting = state.withLock { s -> [UInt: AppSrc] in
-            s.encoded += 1
-            guard keyframe else { return [:] }
-            return s.feeds.filter { $0.value.origin == nil }.mapValues(\.src)
-        }
-        let origins = starting.compactMapValues { src in src.currentRunningTime.map { (sample: time, media: $0) } }
-        // A media without its clock yet cannot start on this keyframe: another, soon.
-        if origins.count < starting.count { sink.sendEvent(.forceKeyUnit()) }
-        let targets = state.withLock { s -> [(AppSrc, UInt64)] in
-            var out: [(AppSrc, UInt64)] = []
-            for (k, feed) in s.feeds {
-                var origin = feed.origin
-                if origin == nil, let o = origins[k] {
-                    origin = o
-                    s.feeds[k]?.origin = o
-                }
-                // Frames before the media's first keyframe (or before it has a clock) wait.
-                guard let origin, time >= origin.sample else { continue }
-                out.append((feed.src, origin.media + (time - origin.sample)))
-            }
-            return out
-        }
-        // A media being torn down refuses the push: it is about to be removed.
-        for (src, pts) in targets { try? src.push(sample, at: pts) }
-    }
-
-    /// Ends every media's stream (viewers see its end) and takes no new ones.
-    func endAll() {
-        let srcs = state.withLock { s -> [AppSrc] in
-            s.ended = true
-            defer { s.feeds.removeAll() }
-            return s.feeds.values.map(\.src)
-        }
-        for src in srcs { src.endOfStream() }
     }
 }

@@ -1,0 +1,100 @@
+import GpickBase
+import GstCore
+
+/// Where an encoder branch's frames go: every appsrc fed now (an RTSP mount's medias, a
+/// publication's sender), each from its first keyframe on. A feed that joins asks the encoder for
+/// a keyframe, so it waits no longer than one frame's encode.
+///
+/// Each feed's frames keep the spacing they were captured with: the first is stamped with the
+/// feed's running time when it is pushed, each later one that plus its capture time since. An
+/// encoder that falls behind and then catches up sends frames in a burst; stamped on arrival,
+/// they would be a millisecond apart, and viewers that store milliseconds (Matroska) would see
+/// duplicates.
+final class EncodedFeeds: Sendable {
+    private let sink: AppSink
+    private let state = Locked(State())
+    /// Fired when the branch's end of stream reaches its appsink: every frame is delivered.
+    let drained = Signal()
+
+    private struct Feed {
+        let src: AppSrc
+        /// The sample time of the feed's first frame, and the feed's running time it was given.
+        var origin: (sample: UInt64, media: UInt64)?
+    }
+
+    private struct State {
+        /// Live feeds by their appsrc's address.
+        var feeds: [UInt: Feed] = [:]
+        var encoded = 0
+        var ended = false
+    }
+
+    init(sink: AppSink) { self.sink = sink }
+
+    var framesEncoded: Int { state.withLock { $0.encoded } }
+    var liveFeeds: Int { state.withLock { $0.feeds.count } }
+
+    /// An appsrc to feed (a media came to life, a sender connects): it waits for the next keyframe, asked for now.
+    func feedAdded(_ element: Element) {
+        guard let src = try? AppSrc(element) else { return }
+        let added = state.withLock { s -> Bool in
+            guard !s.ended else { return false }
+            s.feeds[UInt(bitPattern: element.pointer)] = Feed(src: src)
+            return true
+        }
+        if added { sink.sendEvent(.forceKeyUnit()) }
+        else { src.endOfStream() }
+    }
+
+    /// A viewer starts playing a media that is already flowing: what it gets until the next
+    /// keyframe cannot be decoded, so one is asked for now.
+    func keyframeWanted() {
+        sink.sendEvent(.forceKeyUnit())
+    }
+
+    func feedRemoved(_ element: Element) {
+        state.withLock { _ = $0.feeds.removeValue(forKey: UInt(bitPattern: element.pointer)) }
+    }
+
+    /// One encoded frame (on the branch's streaming thread), to every feed that has had its
+    /// keyframe or gets one now.
+    func deliver(_ sample: Sample) {
+        guard let time = sample.buffer?.pts else { return }
+        let keyframe = sample.buffer?.isKeyframe ?? false
+        // Read outside the lock: it asks the feed's clock.
+        let starting = state.withLock { s -> [UInt: AppSrc] in
+            s.encoded += 1
+            guard keyframe else { return [:] }
+            return s.feeds.filter { $0.value.origin == nil }.mapValues(\.src)
+        }
+        let origins = starting.compactMapValues { src in src.currentRunningTime.map { (sample: time, media: $0) } }
+        // A feed without its clock yet cannot start on this keyframe: another, soon.
+        if origins.count < starting.count { sink.sendEvent(.forceKeyUnit()) }
+        let targets = state.withLock { s -> [(AppSrc, UInt64)] in
+            var out: [(AppSrc, UInt64)] = []
+            for (k, feed) in s.feeds {
+                var origin = feed.origin
+                if origin == nil, let o = origins[k] {
+                    origin = o
+                    s.feeds[k]?.origin = o
+                }
+                // Frames before the feed's first keyframe (or before it has a clock) wait.
+                guard let origin, time >= origin.sample else { continue }
+                out.append((feed.src, origin.media + (time - origin.sample)))
+            }
+            return out
+        }
+        // A feed being torn down refuses the push: it is about to be removed.
+        for (src, pts) in targets { try? src.push(sample, at: pts) }
+    }
+
+    /// Ends every feed's stream (viewers see its end) and takes no new ones.
+    func endAll() {
+        let srcs = state.withLock { s -> [AppSrc] in
+            s.ended = true
+            defer { s.feeds.removeAll() }
+            return s.feeds.values.map(\.src)
+        }
+        for src in srcs { src.endOfStream() }
+    }
+}
