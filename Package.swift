@@ -81,6 +81,8 @@ let package = Package(
                     .embedInCode("Pipelines/files/preview-http.yaml"),
                     .embedInCode("Pipelines/files/preview-terminal.yaml"),
                     .embedInCode("Pipelines/files/preview-window.yaml"),
+                    .embedInCode("Pipelines/files/publish-rtmp.yaml"),
+                    .embedInCode("Pipelines/files/publish-srt.yaml"),
                     .embedInCode("Pipelines/files/record-mkv.yaml"),
                     .embedInCode("Pipelines/files/record-mp4.yaml"),
                     .embedInCode("Pipelines/files/record-webm.yaml"),

@@ -62,6 +62,7 @@ static inline GType cgst_type_string(void) { return G_TYPE_STRING; }
 static inline GType cgst_type_enum(void) { return G_TYPE_ENUM; }
 static inline GType cgst_type_flags(void) { return G_TYPE_FLAGS; }
 static inline GType cgst_type_fraction(void) { return GST_TYPE_FRACTION; }
+static inline GType cgst_type_structure(void) { return GST_TYPE_STRUCTURE; }
 static inline GType cgst_type_caps(void) { return GST_TYPE_CAPS; }
 static inline GType cgst_type_int_range(void) { return GST_TYPE_INT_RANGE; }
 static inline GType cgst_type_fraction_range(void) { return GST_TYPE_FRACTION_RANGE; }

@@ -99,6 +99,19 @@ extension Element {
         return Self.swiftValue(&gvalue)
     }
 
+    /// An unsigned counter of a statistics property (a GstStructure, as srtsink's and rtmp2sink's
+    /// `stats`), or nil when the element has no such property or the structure no such field.
+    public func counter(_ field: String, inStructure property: String) -> UInt64? {
+        guard let spec = try? spec(property), cgst_param_value_type(spec) == cgst_type_structure() else { return nil }
+        var gvalue = GValue()
+        g_value_init(&gvalue, cgst_type_structure())
+        defer { g_value_unset(&gvalue) }
+        g_object_get_property(object, property, &gvalue)
+        guard let structure = gst_value_get_structure(&gvalue) else { return nil }
+        var value: guint64 = 0
+        return gst_structure_get_uint64(structure, field, &value) != 0 ? UInt64(value) : nil
+    }
+
     private func propertyError(_ property: String, _ value: PropertyValue, _ what: String) -> GStreamerError {
         GStreamerError(domain: .core, code: Int32(GST_CORE_ERROR_FAILED.rawValue),
                        message: "value \"\(value)\" for \(name).\(property) \(what)", source: name)

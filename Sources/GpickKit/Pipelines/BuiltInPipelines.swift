@@ -15,6 +15,8 @@ public enum BuiltInPipelines {
         "preview-http": PackageResources.preview_http_yaml,
         "preview-terminal": PackageResources.preview_terminal_yaml,
         "preview-window": PackageResources.preview_window_yaml,
+        "publish-rtmp": PackageResources.publish_rtmp_yaml,
+        "publish-srt": PackageResources.publish_srt_yaml,
         "record-mkv": PackageResources.record_mkv_yaml,
         "record-mp4": PackageResources.record_mp4_yaml,
         "record-webm": PackageResources.record_webm_yaml,

@@ -10,10 +10,10 @@ public enum ElementPackages {
             "uridecodebin", "videoconvert", "videoconvertscale", "videorate", "videoscale", "videotestsrc",
         ]),
         ("gstreamer1.0-plugins-good", [
-            "aacparse", "autoaudiosrc", "jpegdec", "jpegenc", "matroskademux", "matroskamux", "mp4mux",
+            "aacparse", "autoaudiosrc", "flvmux", "jpegdec", "jpegenc", "matroskademux", "matroskamux", "mp4mux",
             "pngenc", "qtdemux", "qtmux", "rtph264pay", "taginject", "v4l2src", "videoflip", "vp9enc", "webmmux",
         ]),
-        ("gstreamer1.0-plugins-bad", ["h264parse", "openh264enc", "voaacenc", "waylandsink"]),
+        ("gstreamer1.0-plugins-bad", ["h264parse", "mpegtsmux", "openh264enc", "rtmp2sink", "srtsink", "voaacenc", "waylandsink"]),
         ("gstreamer1.0-plugins-ugly", ["x264enc"]),
         ("gstreamer1.0-libav", ["avdec_h264"]),
         ("gstreamer1.0-gl", ["glimagesink"]),

@@ -68,7 +68,7 @@ extension PipelineFile {
     /// window sink candidates.
     public var elementFactories: [String] {
         var seen = Set<String>()
-        let texts = [pipeline.value, audio?.value ?? "", input?.value ?? "", media?.value ?? ""]
+        let texts = [pipeline.value, audio?.value ?? "", input?.value ?? "", media?.value ?? "", send?.value ?? ""]
         let named = texts.flatMap(LaunchDescription.factories(in:)) + (windowSinks?.all ?? [])
         return named.filter { seen.insert($0).inserted }
     }

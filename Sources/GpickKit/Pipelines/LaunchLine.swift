@@ -17,6 +17,8 @@ public enum LaunchLine {
     @available(*, noasync, message: "it builds the pipeline to check it: run it in OffPool")
     public static func render(_ file: PipelineFile, values: [String: Parameter.Value], outputs: [String: String],
                               context: Context = .init()) throws(GpickError) -> String {
+        // A published branch shows its session side: the sender is built per connection.
+        let file = file.sendingParts?.branch ?? file
         // Build it first: whatever show prints has passed the same checks as run.
         var placeholders: [String: PropertyValue] = [:]
         for p in file.parameters where p.type == .outputPath { placeholders[p.name] = .int(1) }

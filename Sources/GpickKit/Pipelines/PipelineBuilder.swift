@@ -132,6 +132,14 @@ public enum PipelineBuilder {
 
     @available(*, noasync, message: "it parses (GStreamer's global lock, plugin loading): await the async overload")
     public static func validate(_ file: PipelineFile, policy: PipelinePolicy = .init()) throws(GpickError) {
+        if let (branch, sender) = file.sendingParts {
+            try validate(branch, policy: policy)
+            _ = try buildSender(sender, values: [:], checkOnly: true)
+            guard file.pipeline.value.contains("appsink") else {
+                throw file.error(file.pipeline.line, "a branch with a send ends in an appsink named \"sink\" (what it gives is sent)")
+            }
+            return
+        }
         _ = try build(file, audio: file.audio != nil, policy: policy,
                       asPipeline: file.kind == .encoder || file.kind == .pipeline, checkOnly: true)
         if let input = file.input {
@@ -165,6 +173,22 @@ public enum PipelineBuilder {
                 throw file.error(file.pipeline.line, "a session pipeline needs an element named \"\(name)\" (\(name == "video" ? "the video tee outputs attach to" : "the retained-frame appsink"))")
             }
         }
+    }
+
+    /// A file's sender (from `sendingParts`) as a pipeline: an appsrc named `src` first, a network
+    /// sink named `out` last, which sends where the user asked (so the network policy is not asked).
+    @available(*, noasync, message: "it parses (GStreamer's global lock, plugin loading): await the async overload")
+    static func buildSender(_ sender: PipelineFile, values: [String: Parameter.Value], checkOnly: Bool = false) throws(GpickError) -> Pipeline {
+        let bin = try compose(sender.pipeline.value, parts: [Part(sender, values: values)], policy: PipelinePolicy(allowNetwork: true),
+                              asPipeline: true, checkOnly: checkOnly, checkTaps: false)
+        guard let pipeline = bin as? Pipeline else { throw sender.error(sender.pipeline.line, "the send part must be one pipeline") }
+        guard let src = bin.element(named: "src"), (try? AppSrc(src)) != nil else {
+            throw sender.error(sender.pipeline.line, "the send part starts with an appsrc named \"src\" (the branch's frames are pushed into it)")
+        }
+        guard let out = bin.element(named: "out"), out.hasProperty("uri") || out.hasProperty("location") else {
+            throw sender.error(sender.pipeline.line, "the send part ends in a network sink named \"out\" with a uri or location property")
+        }
+        return pipeline
     }
 
     static func propertyNames(_ element: Element) throws -> [String] {

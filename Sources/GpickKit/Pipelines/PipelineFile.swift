@@ -46,6 +46,10 @@ public struct PipelineFile: Sendable {
     /// For a network stream's branch: the media gst-rtsp-server builds for each mount, fed by an
     /// appsrc named `src` with what the branch's `sink` gives, its payloaders named pay0, pay1….
     public var media: Located<String>? = nil
+    /// For a published stream's branch: the pipeline that sends what the branch's `sink` gives to
+    /// a server, from an appsrc named `src` to a network sink named `out` (its `uri` or `location`
+    /// is set to the URL). It is built anew for each connection.
+    public var send: Located<String>? = nil
 
     /// The window sinks to try on each kind of display, in order of preference. A fixed list:
     /// autovideosink would probe every installed sink (kmssink, dfbvideosink …), and some crash.
@@ -77,6 +81,23 @@ public struct PipelineFile: Sendable {
     }
 
     public func parameter(_ name: String) -> Parameter? { parameters.first { $0.name == name } }
+
+    /// A file with `send`, as two: the branch (the session's side) and the sender (a pipeline of
+    /// its own). Each binding goes to the part that names its element; parameters are shared.
+    public var sendingParts: (branch: PipelineFile, sender: PipelineFile)? {
+        guard let send else { return nil }
+        let inSender = { (b: Binding) in LaunchLine.nameRange(b.element, in: send.value) != nil }
+        var branch = self, sender = self
+        branch.send = nil
+        branch.bindings = bindings.filter { !inSender($0) }
+        sender.send = nil
+        sender.kind = .pipeline
+        sender.pipeline = send
+        sender.audio = nil
+        sender.taps = []
+        sender.bindings = bindings.filter(inSender)
+        return (branch, sender)
+    }
     public func tap(_ name: String) -> Tap? { taps.first { $0.value.name == name }?.value }
 
     /// `file:line: message` for an error at a line of this file.

@@ -4,7 +4,7 @@ import Glibc
 /// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
 /// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
 public enum PipelineLoader {
-    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks", "media"]
+    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks", "media", "send"]
     static let parameterKeys = ["type", "default", "min", "max", "choices", "required", "help"]
 
     public static func load(path: String) throws(GpickError) -> PipelineFile {
@@ -70,6 +70,15 @@ public enum PipelineLoader {
             guard kind == .branch else { throw fail(n, "\"media\" belongs in branch files only") }
             guard LaunchLine.nameRange("src", in: media.value) != nil, LaunchLine.nameRange("pay0", in: media.value) != nil else {
                 throw fail(n, "a branch's media needs an appsrc named \"src\" and a payloader named \"pay0\"")
+            }
+        }
+        let send = try string("send", required: false)
+        let sendLine = map["send"].map { n in n.isBlockScalar ? line(n) + 1 : line(n) }
+        if let send, let n = map["send"] {
+            guard kind == .branch else { throw fail(n, "\"send\" belongs in branch files only") }
+            guard media == nil else { throw fail(n, "a branch is served (media) or published (send), not both") }
+            guard LaunchLine.nameRange("src", in: send.value) != nil, LaunchLine.nameRange("out", in: send.value) != nil else {
+                throw fail(n, "a branch's send needs an appsrc named \"src\" and a network sink named \"out\"")
             }
         }
 
@@ -144,7 +153,8 @@ public enum PipelineLoader {
                             audio: audio.map { .init(value: $0.value, line: audioLine ?? $0.line) },
                             input: input.map { .init(value: $0.value, line: inputLine ?? $0.line) },
                             bindings: bindings, taps: taps, windowSinks: windowSinks,
-                            media: media.map { .init(value: $0.value, line: mediaLine ?? $0.line) })
+                            media: media.map { .init(value: $0.value, line: mediaLine ?? $0.line) },
+                            send: send.map { .init(value: $0.value, line: sendLine ?? $0.line) })
     }
 
     private static func parameter(_ k: YAMLNode, _ v: YAMLNode, path: String) throws(GpickError) -> Parameter {
