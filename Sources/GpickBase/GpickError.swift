@@ -4,6 +4,8 @@
 public struct GpickError: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable, Codable {
         case usage, input, device, output, plugin, pipeline, runtime, interrupted
+        /// A server that is not there, refuses, or went away for good.
+        case network
     }
 
     /// What the user can do about it, when there is one thing to say.

@@ -7,7 +7,7 @@ extension GpickError.Kind {
         switch self {
         case .usage: 64
         case .input, .pipeline: 65
-        case .device, .plugin: 69
+        case .device, .plugin, .network: 69
         case .output: 73
         case .runtime: 70
         case .interrupted: 130

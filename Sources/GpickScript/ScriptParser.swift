@@ -4,7 +4,7 @@ import Glibc
 
 /// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.
 public enum ScriptParser {
-    public static let commands = ["source", "preview", "serve", "snap", "burst", "record", "wait", "set", "flip",
+    public static let commands = ["source", "preview", "serve", "publish", "snap", "burst", "record", "wait", "set", "flip",
                                   "suspend", "resume", "live", "mode", "countdown", "expect", "echo"]
 
     /// Parses a whole script; the first syntax error stops it, naming line and column.
@@ -55,6 +55,15 @@ public enum ScriptParser {
             guard ["start", "stop"].contains(t[1].text) else { throw err(t[1], "serve takes start or stop, not \"\(t[1].text)\"") }
             if t.count == 3, t[1].text == "stop" { throw err(t[2], "serve stop takes nothing more") }
             cmd = .serve(start: t[1].text == "start", name: t.count == 3 ? t[2].text : nil)
+        case "publish":
+            try arity(1...2, "start URL | stop")
+            switch (t[1].text, t.count) {
+            case ("start", 3): cmd = .publish(start: true, url: t[2].text)
+            case ("start", _): throw err(t[1], "publish start needs a URL: srt://HOST:PORT or rtmp://HOST/APP/KEY")
+            case ("stop", 2): cmd = .publish(start: false, url: nil)
+            case ("stop", _): throw err(t[2], "publish stop takes nothing more")
+            default: throw err(t[1], "publish takes start or stop, not \"\(t[1].text)\"")
+            }
         case "snap":
             try arity(1...1, "FILE")
             cmd = .snap(t[1].text)

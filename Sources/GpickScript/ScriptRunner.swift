@@ -29,12 +29,14 @@ public actor ScriptRunner {
     public typealias Emit = @Sendable (_ event: String, _ fields: EventFields) -> Void
 
     private var options: Options
-    private let emit: Emit
+    let emit: Emit
     private var session: CaptureSession?
     private var encoders: [StillFormat: StillEncoder] = [:]
     private var recording: (MovieRecording, line: Int)?
     private var preview: Preview?
     private var serving: (server: RTSPServer, stream: RTSPStream)?
+    /// `publish start`'s publication (ScriptRunner+Publish.swift).
+    var publishing: (publication: Publication, line: Int)?
     /// Armed by the first `live`: from then on the session keeps a pre-roll (live capture mode).
     private var ring: LiveRing?
     public private(set) var failures = 0
@@ -108,6 +110,7 @@ public actor ScriptRunner {
             await stream.stop()
             await server.close()
         }
+        if publishing != nil { await stopPublishing(line: nil) }
         for e in encoders.values { await e.close() }
         encoders.removeAll()
         await session?.stop()
@@ -233,6 +236,13 @@ public actor ScriptRunner {
             await stream.stop()
             await server.close()
             emit("serve-stopped", ["frames": frames, "line": s.line])
+        case .publish(true, let url?):
+            try await startPublishing(url, session: try await runningSession(), line: s.line)
+        case .publish(true, nil):
+            throw GpickError(.usage, "publish start needs a URL")
+        case .publish(false, _):
+            guard publishing != nil else { throw GpickError(.usage, "nothing is being published") }
+            await stopPublishing(line: s.line)
         case .preview(false, _):
             guard let p = preview else { throw GpickError(.usage, "no preview is showing") }
             preview = nil

@@ -1,0 +1,296 @@
+import GpickBase
+import GstCore
+
+/// A session pushed to a server that already exists (an SRT listener, an RTMP server): a branch on
+/// the session's video tee encodes once (pipelines' `publish-srt`, `publish-rtmp`), and a sender,
+/// a pipeline of its own, carries what it gives to the URL. When the server goes away the sender
+/// is torn down and built again after growing pauses (0.5 s, doubling, at most `maxPause`), while
+/// stills, recordings, live photos and flips go on: the session never waits for the network.
+public final class Publication: SessionOutput {
+    public enum Event: Sendable, Equatable {
+        /// The server takes the stream (bytes it acknowledged, or sent over SRT). `attempt` counts
+        /// connections tried since the last one that held.
+        case connected(attempt: Int)
+        /// The connection failed or broke; the next attempt is in `retryIn` seconds.
+        case lost(reason: String, retryIn: Double)
+    }
+
+    public let target: PublishTarget
+    private weak let session: CaptureSession?
+    let branch: Branch
+    let feeds: EncodedFeeds
+    private let sender: PipelineFile
+    private let values: [String: Parameter.Value]
+    private let passphrase: String?
+    private let onEvent: @Sendable (Event) -> Void
+    private let state = Locked(State())
+    /// The longest pause between two attempts, in seconds.
+    public static let maxPause = 8.0
+    /// How long a connection may take before it counts as failed.
+    public static let connectTimeout = 10.0
+
+    private struct State {
+        /// The sender of the connection being made or held.
+        var current: Connection?
+        var connected = false
+        var stopped = false
+        var connections = 0
+        var watcher: Task<Void, Never>?
+    }
+
+    /// Frames encoded so far (each connection gets them from its first keyframe on).
+    public var framesEncoded: Int { feeds.framesEncoded }
+    /// Whether the server takes the stream now.
+    public var isConnected: Bool { state.withLock { $0.connected } }
+    /// Connections made so far (1 until the server first goes away).
+    public var connections: Int { state.withLock { $0.connections } }
+    var bin: Bin { branch.bin }
+
+    private init(target: PublishTarget, session: CaptureSession, branch: Branch, feeds: EncodedFeeds, sender: PipelineFile,
+                 values: [String: Parameter.Value], passphrase: String?, onEvent: @escaping @Sendable (Event) -> Void) {
+        self.target = target
+        self.session = session
+        self.branch = branch
+        self.feeds = feeds
+        self.sender = sender
+        self.values = values
+        self.passphrase = passphrase
+        self.onEvent = onEvent
+    }
+
+    /// Starts publishing the running session to `target`. The first connection must hold: a server
+    /// that is not there, refuses the stream or the passphrase is an error now, not a retry loop.
+    /// `values` set the pipeline file's parameters (bitrate, key-interval, speed-preset, tune, and
+    /// latency for SRT). `onEvent` hears later losses and reconnections.
+    public static func start(in session: CaptureSession, to target: PublishTarget, values: [String: Parameter.Value] = [:],
+                             passphrase: String? = nil, pipelineFile: PipelineFile? = nil,
+                             onEvent: @escaping @Sendable (Event) -> Void = { _ in }) async throws(GpickError) -> Publication {
+        let graph = try session.graphForOutput()
+        let file: PipelineFile
+        if let pipelineFile { file = pipelineFile } else { file = try session.configuration.library.load(target.pipelineName) }
+        guard let (branchFile, senderFile) = file.sendingParts else {
+            throw file.error(file.pipeline.line, "\(file.name) has no send: the pipeline that carries the stream to the server")
+        }
+        if let passphrase, !(10...79).contains(passphrase.utf8.count) {
+            throw GpickError(.usage, "an SRT passphrase has 10 to 79 characters, not \(passphrase.utf8.count)")
+        }
+        // Built once now, so a missing plugin or a bad value stops here, before the session changes.
+        _ = try await OffPool.run { () throws(GpickError) in try PipelineBuilder.buildSender(senderFile, values: values) }
+        let bin = try await PipelineBuilder.build(branchFile, values: values, asPipeline: false)
+        let branch = try Branch(bin: bin, name: session.allocateBranchName("publish"), audio: false)
+        guard let sinkElement = bin.element(named: "sink"), let sink = try? AppSink(sinkElement) else {
+            throw file.error(file.pipeline.line, "a branch with a send ends in an appsink named \"sink\"")
+        }
+        let feeds = EncodedFeeds(sink: sink)
+        sink.setCallbacks(onSample: { feeds.deliver($0) }, onEOS: { feeds.drained.fire() })
+        let publication = Publication(target: target, session: session, branch: branch, feeds: feeds, sender: senderFile,
+                                      values: values, passphrase: passphrase, onEvent: onEvent)
+        session.register(publication)
+        do throws(GpickError) {
+            try await branch.attach(to: graph, videoProbe: nil, audioProbe: nil)
+        } catch {
+            session.unregister(publication)
+            await branch.detach()
+            throw error
+        }
+        switch await publication.connect() {
+        case .failed(let reason):
+            await publication.finish(drain: false)
+            throw GpickError(.network, "cannot publish to \(target): \(reason)")
+        case .up(let lost):
+            publication.watch(lost)
+        }
+        return publication
+    }
+
+    /// Stops publishing: the server gets every frame captured before the stop (the encoder drains,
+    /// within a few seconds), then the end of the stream; the branch leaves the session.
+    public func stop() async { await finish(drain: true) }
+
+    func finishBeforeStop() async { await finish(drain: true) }
+
+    func elementFailed(_ error: GStreamerError, source: SourceSpec) {
+        Task { await self.finish(drain: false) }
+    }
+
+    func sessionFailed(_ error: GpickError) {
+        Task { await self.finish(drain: false) }
+    }
+
+    private func finish(drain: Bool) async {
+        let watcher = state.withLock { s -> Task<Void, Never>?? in
+            guard !s.stopped else { return .none }
+            s.stopped = true
+            return .some(s.watcher)
+        }
+        guard let watcher else { return }
+        watcher?.cancel()
+        if drain {
+            branch.endVideoInput()
+            await feeds.drained.wait(timeout: 5)
+        } else {
+            await branch.cutInputAndWait()
+        }
+        feeds.endAll()
+        if let current = state.withLock({ s -> Connection? in defer { s.current = nil; s.connected = false }; return s.current }) {
+            // The end of the stream reaches the server (FLV's and SRT's last packets) before the close.
+            if drain, await current.lost.signal.wait(timeout: 2), let linger = Self.linger(current.pipeline) {
+                try? await Task.sleep(nanoseconds: UInt64(linger * 1e9))
+            }
+            _ = try? await current.pipeline.setState(.null)
+        }
+        await branch.detach()
+        session?.unregister(self)
+    }
+
+    // MARK: - Connections
+
+    private enum Outcome {
+        /// Connected; the signal fires when the connection breaks, with the reason in `failure`.
+        case up(Lost)
+        case failed(String)
+    }
+
+    /// One sender: built for one connection, dropped when it breaks.
+    private struct Connection: Sendable {
+        let pipeline: Pipeline
+        let src: Element
+        let lost: Lost
+    }
+
+    /// A connection's end, told by its sender's bus on the posting thread.
+    private final class Lost: Sendable {
+        let signal = Signal()
+        private let reason = Locked<String?>(nil)
+        var why: String { reason.withLock { $0 } ?? "the stream ended" }
+        func record(_ r: String) {
+            reason.withLock { if $0 == nil { $0 = r } }
+            signal.fire()
+        }
+    }
+
+    /// Builds a sender, starts it and waits until the server takes bytes, the sender fails, or
+    /// `connectTimeout` passes.
+    private func connect() async -> Outcome {
+        let pipeline: Pipeline
+        do {
+            let (sender, values) = (self.sender, self.values)
+            pipeline = try await OffPool.run { () throws(GpickError) in try PipelineBuilder.buildSender(sender, values: values) }
+        } catch {
+            return .failed(error.message)
+        }
+        guard let out = pipeline.element(named: "out"), let src = pipeline.element(named: "src") else {
+            return .failed("the send part lost its src or out")
+        }
+        do {
+            try out.set(out.hasProperty("uri") ? "uri" : "location", target.url)
+            if let passphrase { try out.set("passphrase", passphrase) }
+        } catch {
+            return .failed(error.message)
+        }
+        let lost = Lost()
+        pipeline.bus.observeSync { message in
+            switch message {
+            case .error(let e): lost.record(Self.reason(e))
+            case .endOfStream: lost.record("the server ended the stream")
+            default: break
+            }
+        }
+        let connection = Connection(pipeline: pipeline, src: src, lost: lost)
+        guard state.withLock({ s -> Bool in
+            guard !s.stopped else { return false }
+            s.current = connection
+            return true
+        }) else { return .failed("stopped") }
+        feeds.feedAdded(src)
+        do {
+            _ = try await pipeline.setState(.playing)
+        } catch {
+            await drop(connection)
+            return .failed(Self.reason(error))
+        }
+        // Up once the stream's own bytes flow, which neither protocol sends before the server took
+        // it: srtsink counts bytes sent (none before SRT's handshake is done); rtmp2sink counts
+        // every byte, and sends media only after the server accepted the publish: past the
+        // handshake and commands (about 3.5 KiB) come frames. (Its acknowledged count comes only
+        // every window, 2.5 MB on nginx-rtmp.)
+        let deadline = ContinuousClock.now + .seconds(Self.connectTimeout)
+        while ContinuousClock.now < deadline {
+            if await lost.signal.wait(timeout: 0.05) {
+                await drop(connection)
+                return .failed(lost.why)
+            }
+            let flowing = (out.counter("bytes-sent-total", inStructure: "stats") ?? 0) > 0
+                || (out.counter("out-bytes-total", inStructure: "stats") ?? 0) > 8192
+            if flowing {
+                state.withLock { $0.connected = true; $0.connections += 1 }
+                return .up(lost)
+            }
+            if state.withLock({ $0.stopped }) { return .failed("stopped") }
+        }
+        await drop(connection)
+        return .failed("no answer within \(Int(Self.connectTimeout)) s")
+    }
+
+    /// How long a sender's last packets may still be on their way after its end of stream: SRT in
+    /// live mode drops what is unsent when its socket closes, and gives up on a packet anyway once
+    /// its latency has passed. TCP (RTMP) delivers what it was given after the close.
+    static func linger(_ pipeline: Pipeline) -> Double? {
+        guard let out = pipeline.element(named: "out"), out.hasProperty("latency"),
+              case .int(let ms)? = try? out.get("latency") else { return nil }
+        return Double(ms) / 1000 + 0.1
+    }
+
+    /// Tears a sender down: its appsrc stops being fed first.
+    private func drop(_ connection: Connection) async {
+        feeds.feedRemoved(connection.src)
+        state.withLock { s in
+            if s.current?.pipeline === connection.pipeline { s.current = nil; s.connected = false }
+        }
+        _ = try? await connection.pipeline.setState(.null)
+    }
+
+    /// After a connection is up: when it breaks, pauses and connects again until one holds or
+    /// the publication stops.
+    private func watch(_ first: Lost) {
+        let task = Task { [weak self] in
+            var lost = first
+            while let self {
+                guard await lost.signal.wait() else { return }  // cancelled: stopping
+                if let broken = self.state.withLock({ $0.current }) { await self.drop(broken) }
+                var pause = 0.5, attempt = 0, reason = lost.why
+                while true {
+                    attempt += 1
+                    self.onEvent(.lost(reason: reason, retryIn: pause))
+                    try? await Task.sleep(nanoseconds: UInt64(pause * 1e9))
+                    if Task.isCancelled || self.state.withLock({ $0.stopped }) { return }
+                    switch await self.connect() {
+                    case .up(let next):
+                        self.onEvent(.connected(attempt: attempt))
+                        lost = next
+                    case .failed(let why):
+                        reason = why
+                        pause = min(pause * 2, Self.maxPause)
+                        continue
+                    }
+                    break
+                }
+            }
+        }
+        state.withLock { $0.watcher = task }
+    }
+
+    /// What a sender's error says, in the user's terms: SRT says "Connection does not exist" both
+    /// when nobody listens and when the listener refuses the passphrase, and names no cause when
+    /// a connection breaks.
+    static func reason(_ error: GStreamerError) -> String {
+        let m = error.message
+        if m.contains("Connection does not exist") {
+            return "no SRT connection (nobody listens there, or the listener refused the passphrase)"
+        }
+        if m.hasPrefix("Failed to write to SRT socket") {
+            return "the SRT connection broke (the listener went away or stopped answering)"
+        }
+        return m
+    }
+}

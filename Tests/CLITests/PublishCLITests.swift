@@ -1,0 +1,214 @@
+import Foundation
+import GpickKit
+import GpickTestSupport
+import Testing
+
+/// `gpick publish` to real servers started here on 127.0.0.1: Debian's srt-live-transmit and
+/// GStreamer's srtsrc as SRT listeners, nginx with libnginx-mod-rtmp as the RTMP server, read
+/// back with ffprobe and ffmpeg. The test source stamps every frame, so what a receiver decodes
+/// says which frames it got.
+@Suite struct PublishCLITests {
+    static let small = ["--source", "test", "--width", "320", "--height", "240"]
+
+    /// A UDP (SRT) or TCP (RTMP) port nobody uses now on 127.0.0.1.
+    static func freePort(udp: Bool) throws -> Int {
+        let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard bound else { throw TestFailure("bind: \(errno)") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// Whether something listens on UDP `port` (an SRT listener has bound it).
+    static func udpBound(_ port: Int) -> Bool {
+        let hex = String(format: ":%04X ", port)
+        let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").dropFirst().contains { $0.split(separator: " ").dropFirst().first.map { "\($0) ".hasSuffix(hex) } ?? false }
+    }
+
+    /// An SRT listener that keeps what it receives in `file` (Matroska), and ends when the caller
+    /// hangs up.
+    static func srtReceiver(port: Int, file: String, passphrase: String? = nil) throws -> Subprocess.Running {
+        let query = "mode=listener" + (passphrase.map { "&passphrase=\($0)" } ?? "")
+        return try Subprocess.start("/usr/bin/gst-launch-1.0", ["-q", "srtsrc", "uri=srt://127.0.0.1:\(port)?\(query)", "!", "tsdemux", "!",
+                                                                "h264parse", "!", "matroskamux", "!", "filesink", "location=\(file)"])
+    }
+
+    /// nginx with the RTMP module on `port`, from a private configuration in `dir`.
+    static func rtmpServer(port: Int, dir: String) async throws -> Subprocess.Running {
+        let conf = """
+        load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
+        daemon off;
+        master_process off;
+        worker_processes 1;
+        pid \(dir)/nginx.pid;
+        error_log \(dir)/error.log;
+        events { worker_connections 64; }
+        rtmp { server { listen 127.0.0.1:\(port); application live { live on; record off; } } }
+        """
+        try conf.write(toFile: "\(dir)/nginx.conf", atomically: true, encoding: .utf8)
+        let p = try Subprocess.start("/usr/sbin/nginx", ["-c", "\(dir)/nginx.conf", "-p", dir, "-e", "\(dir)/error.log"])
+        let listening = try await TestEnvironment.eventually(10) {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(port).bigEndian)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            return withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+        }
+        #expect(listening, "nginx did not listen: \(String(describing: try? String(contentsOfFile: "\(dir)/error.log", encoding: .utf8)))")
+        return p
+    }
+
+    static func events(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// The listener goes away for 5 s (killed: it says nothing to gpick), then a new one starts on
+    /// the same port: gpick tells the loss and the reconnection, the new listener gets unbroken
+    /// stamps, and the recording taken meanwhile in the same session has every frame.
+    @Test func srtComesBackAfterTheListenerWasGoneAndTheRecordingKeepsEveryFrame() async throws {
+        let dir = TestEnvironment.tempDir()
+        let port = try Self.freePort(udp: true)
+        // Debian's srt-live-transmit, relaying to a UDP port nobody reads.
+        let first = try Subprocess.start("/usr/bin/srt-live-transmit", ["-q", "srt://127.0.0.1:\(port)?mode=listener",
+                                                                        "udp://127.0.0.1:\(try Self.freePort(udp: true))"])
+        defer { first.signal(SIGKILL) }
+        try """
+        publish start srt://127.0.0.1:\(port)
+        record start r.mp4
+        wait 14s
+        record stop
+        publish stop
+        """.write(toFile: "\(dir)/p.gpick", atomically: true, encoding: .utf8)
+        // The first connection must hold: the listener has bound its port first.
+        #expect(try await TestEnvironment.eventually(10) { Self.udpBound(port) }, "srt-live-transmit did not bind \(port)")
+        let p = try Subprocess.start(TestEnvironment.binary, ["script", "\(dir)/p.gpick", "--output-dir", dir, "--json"] + Self.small)
+        defer { p.signal(SIGKILL) }
+        _ = try await p.waitForOutput("\"record-started\"", timeout: 30)
+        first.signal(SIGKILL)
+        _ = try await first.wait(timeout: 10)
+        let killed = Date()
+        // SRT notices a silent peer after its idle timeout (5 s).
+        _ = try await p.waitForOutput("\"publish-lost\"", timeout: 20)
+        let gone = 5 - Date().timeIntervalSince(killed)
+        if gone > 0 { try await Task.sleep(nanoseconds: UInt64(gone * 1e9)) }
+        let second = try Self.srtReceiver(port: port, file: "\(dir)/second.mkv")
+        defer { second.signal(SIGKILL) }
+        let r = try await p.wait(timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = Self.events(r.stdout)
+        let lost = try #require(events.first { $0["event"] as? String == "publish-lost" }, "\(r.stdout)")
+        #expect((lost["cause"] as? String)?.contains("SRT connection broke") == true, "\(lost)")
+        #expect(events.contains { $0["event"] as? String == "publish-connected" }, "\(r.stdout)")
+        let stopped = try #require(events.first { $0["event"] as? String == "publish-stopped" }, "\(r.stdout)")
+        #expect(stopped["connections"] as? Int == 2, "\(stopped)")
+
+        // The receiver ends when gpick hangs up.
+        let rx = try await second.wait(timeout: 20)
+        #expect(rx.status == 0, "\(rx.stderr)")
+        let received = try await Media.stampIndices("\(dir)/second.mkv")
+        #expect(received.count >= 60, "the second listener got \(received.count) frames")
+        let firstStamp = try #require(received.first ?? nil, "its first frame carries no stamp: \(received.prefix(5))")
+        #expect(Media.isConsecutive(received, from: firstStamp), "\(received.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
+
+        let recorded = try await Media.stampIndices("\(dir)/r.mp4")
+        #expect(recorded.count >= 14 * 30 - 3, "recording: \(recorded.count) frames")
+        let from = try #require(recorded.first ?? nil)
+        #expect(Media.isConsecutive(recorded, from: from), "recording: a gap in \(recorded.count) frames")
+    }
+
+    /// nginx-rtmp takes the stream; ffprobe and ffmpeg read it back from nginx, with unbroken
+    /// stamps. SIGTERM ends the publication cleanly.
+    @Test func nginxRTMPServesWhatGpickPublishes() async throws {
+        let dir = TestEnvironment.tempDir()
+        let port = try Self.freePort(udp: false)
+        let nginx = try await Self.rtmpServer(port: port, dir: dir)
+        defer { nginx.signal(SIGKILL) }
+        let url = "rtmp://127.0.0.1:\(port)/live/cam"
+        let p = try Subprocess.start(TestEnvironment.binary, ["publish", url, "--json", "--duration", "60"] + Self.small)
+        defer { p.signal(SIGKILL) }
+        let started = try await p.waitForOutput("\"started\"", timeout: 30)
+        // The stream key is not printed.
+        #expect(started.contains("rtmp://127.0.0.1:\(port)/live/…") && !started.contains("/live/cam"), "\(started)")
+        let probe = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height",
+                                                                  "-of", "csv=p=0", url], timeout: 30)
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe.stderr)")
+        let file = "\(dir)/back.mkv"
+        let read = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-frames:v", "60", "-c", "copy", "-y", file], timeout: 60)
+        #expect(read.status == 0, "\(read.stderr)")
+        let stamps = try await Media.stampIndices(file)
+        #expect(stamps.count == 60, "\(stamps.count) frames")
+        let first = try #require(stamps.first ?? nil, "no stamp on the first frame read back")
+        #expect(Media.isConsecutive(stamps, from: first), "\(stamps.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
+        p.signal(SIGTERM)
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
+        #expect(Self.events(r.stdout).contains { $0["event"] as? String == "finished" && $0["connections"] as? Int == 1 }, "\(r.stdout)")
+    }
+
+    /// The server goes away and stays away: with --retry-for, gpick gives up with one line and 69.
+    @Test func aServerGoneForGoodEndsWithOneLineAfterRetryFor() async throws {
+        let dir = TestEnvironment.tempDir()
+        let port = try Self.freePort(udp: false)
+        let nginx = try await Self.rtmpServer(port: port, dir: dir)
+        defer { nginx.signal(SIGKILL) }
+        let p = try Subprocess.start(TestEnvironment.binary, ["publish", "rtmp://127.0.0.1:\(port)/live/cam", "--json",
+                                                              "--retry-for", "2", "--duration", "60"] + Self.small)
+        defer { p.signal(SIGKILL) }
+        _ = try await p.waitForOutput("\"started\"", timeout: 30)
+        nginx.signal(SIGKILL)
+        let r = try await p.wait(timeout: 30)
+        #expect(r.status == 69, "\(r.status): \(r.stderr)")
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("stayed unreachable for 2 s"), "\(r.stderr)")
+        let lost = Self.events(r.stdout).filter { $0["event"] as? String == "lost" }
+        #expect(lost.count >= 2, "retries: \(lost)")
+        // Pauses grow: 0.5 s, then 1 s…
+        #expect(lost.compactMap { $0["retry_in"] as? Double }.prefix(2) == [0.5, 1], "\(lost)")
+    }
+
+    /// Each mistake is one line with its exit code, before or instead of a retry loop.
+    @Test func badURLsServersAndPassphrasesAreOneLine() async throws {
+        let dir = TestEnvironment.tempDir()
+        func run(_ args: [String]) async throws -> Subprocess.Result {
+            try await Subprocess.gpick(["publish"] + args + Self.small + ["--duration", "5"], timeout: 60)
+        }
+        for (args, code, words) in [
+            (["http://127.0.0.1/live/cam"], Int32(64), "srt://, rtmp:// and rtmps://"),
+            (["srt://127.0.0.1"], 64, "needs a port"),
+            (["rtmp://127.0.0.1/live"], 64, "APP/KEY"),
+            (["srt://127.0.0.1:70000"], 64, "1…65535"),
+            (["rtmp://127.0.0.1:\(try Self.freePort(udp: false))/live/cam"], 69, "Connection refused"),
+            (["srt://127.0.0.1:\(try Self.freePort(udp: true))"], 69, "nobody listens there"),
+            (["rtmp://127.0.0.1/live/cam", "--passphrase-file", "/etc/hostname"], 64, "for srt:// URLs"),
+        ] as [([String], Int32, String)] {
+            let r = try await run(args)
+            #expect(r.status == code, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderrLines.count == 1 && r.stderr.contains(words), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("gst") && !r.stderr.contains("GStreamer"), "\(args): \(r.stderr)")
+        }
+        // A passphrase the listener does not share: refused at once, one line.
+        let port = try Self.freePort(udp: true)
+        let listener = try Self.srtReceiver(port: port, file: "\(dir)/never.mkv", passphrase: "the-right-one-1234")
+        defer { listener.signal(SIGKILL) }
+        try "the-wrong-one-1234\n".write(toFile: "\(dir)/key", atomically: true, encoding: .utf8)
+        try "short\n".write(toFile: "\(dir)/short", atomically: true, encoding: .utf8)
+        #expect(try await TestEnvironment.eventually(10) { Self.udpBound(port) }, "srtsrc did not bind \(port)")
+        let wrong = try await run(["srt://127.0.0.1:\(port)", "--passphrase-file", "\(dir)/key"])
+        #expect(wrong.status == 69 && wrong.stderrLines.count == 1 && wrong.stderr.contains("refused the passphrase"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("the-wrong-one"), "the passphrase is never printed: \(wrong.stderr)")
+        let short = try await run(["srt://127.0.0.1:\(port)", "--passphrase-file", "\(dir)/short"])
+        #expect(short.status == 65 && short.stderr.contains("\(dir)/short:1: an SRT passphrase has 10 to 79 characters"), "\(short.stderr)")
+    }
+}

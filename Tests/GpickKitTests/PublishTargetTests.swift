@@ -1,0 +1,39 @@
+import GpickKit
+import GpickTestSupport
+import Testing
+
+/// Publish URLs are checked before anything starts, and what gpick prints of them hides secrets.
+@Suite struct PublishTargetTests {
+    @Test func urlsAreCheckedAndTheirSecretsHidden() throws {
+        let srt = try PublishTarget("srt://127.0.0.1:9000?streamid=publish:cam&passphrase=hunter2hunter2")
+        #expect(srt.scheme == .srt && srt.host == "127.0.0.1" && srt.port == 9000 && srt.pipelineName == "publish-srt")
+        #expect(srt.description == "srt://127.0.0.1:9000?streamid=…&passphrase=…")
+        let rtmp = try PublishTarget("rtmps://a.rtmp.youtube.com/live2/abcd-efgh-ijkl")
+        #expect(rtmp.scheme == .rtmps && rtmp.port == nil && rtmp.pipelineName == "publish-rtmp")
+        #expect(rtmp.description == "rtmps://a.rtmp.youtube.com/live2/…")
+        let v6 = try PublishTarget("srt://[::1]:9000")
+        #expect(v6.host == "::1" && v6.port == 9000)
+        for (bad, words) in [
+            ("127.0.0.1:9000", "needs a scheme"), ("udp://127.0.0.1:9000", "not udp://"), ("srt://:9000", "no host"),
+            ("srt://127.0.0.1", "needs a port"), ("srt://127.0.0.1:0", "1…65535"), ("srt://127.0.0.1:x", "not a number"),
+            ("srt://127.0.0.1:9000/path", "no path"), ("rtmp://host/live", "APP/KEY"), ("rtmp://user:pw@host/live/cam", "credentials"),
+            ("rtmp://host/live/a b", "spaces"), ("srt://[::1:9000", "closing ]"),
+        ] {
+            #expect(throws: GpickError.self, "\(bad)") { try PublishTarget(bad) }
+            do { _ = try PublishTarget(bad) } catch {
+                #expect(error.kind == .usage && error.message.contains(words), "\(bad): \(error.message)")
+            }
+        }
+    }
+
+    /// A file with `send`: bindings go to the part that names their element, and both parts build.
+    @Test func sendingPartsSplitBindingsByElement() async throws {
+        let file = try TestEnvironment.library.load("publish-srt")
+        let (branch, sender) = try #require(file.sendingParts)
+        #expect(branch.bindings.map(\.element).allSatisfy { $0 == "venc" }, "\(branch.bindings.map(\.element))")
+        #expect(sender.bindings.map(\.parameter) == ["latency"])
+        #expect(branch.send == nil && sender.taps.isEmpty && sender.pipeline.value.contains("srtsink name=out"))
+        try await PipelineBuilder.validate(file)
+        try await PipelineBuilder.validate(try TestEnvironment.library.load("publish-rtmp"))
+    }
+}
