@@ -84,33 +84,31 @@ import Testing
         let first = try Subprocess.start("/usr/bin/srt-live-transmit", ["-q", "srt://127.0.0.1:\(port)?mode=listener",
                                                                         "udp://127.0.0.1:\(try Self.freePort(udp: true))"])
         defer { first.signal(SIGKILL) }
-        try """
-        publish start srt://127.0.0.1:\(port)
-        record start r.mp4
-        wait 14s
-        record stop
-        publish stop
-        """.write(toFile: "\(dir)/p.gpick", atomically: true, encoding: .utf8)
         // The first connection must hold: the listener has bound its port first.
         #expect(try await TestEnvironment.eventually(10) { Self.udpBound(port) }, "srt-live-transmit did not bind \(port)")
-        let p = try Subprocess.start(TestEnvironment.binary, ["script", "\(dir)/p.gpick", "--output-dir", dir, "--json"] + Self.small)
+        let p = try Subprocess.start(TestEnvironment.binary, ["session", "--output-dir", dir, "--json"] + Self.small, stdinPipe: true)
         defer { p.signal(SIGKILL) }
+        p.send("publish start srt://127.0.0.1:\(port)\nrecord start r.mp4\n")
         _ = try await p.waitForOutput("\"record-started\"", timeout: 30)
         first.signal(SIGKILL)
         _ = try await first.wait(timeout: 10)
         let killed = Date()
         // SRT notices a silent peer after its idle timeout (5 s).
-        _ = try await p.waitForOutput("\"publish-lost\"", timeout: 20)
-        let gone = 5 - Date().timeIntervalSince(killed)
-        if gone > 0 { try await Task.sleep(nanoseconds: UInt64(gone * 1e9)) }
+        _ = try await p.waitForOutput("\"publish-lost\"", timeout: 30)
+        let outage = 5 - Date().timeIntervalSince(killed)
+        if outage > 0 { try await Task.sleep(nanoseconds: UInt64(outage * 1e9)) }
         let second = try Self.srtReceiver(port: port, file: "\(dir)/second.mkv")
         defer { second.signal(SIGKILL) }
-        let r = try await p.wait(timeout: 60)
+        // An attempt that began before the listener was back waits out SRT's 3 s connect timeout.
+        _ = try await p.waitForOutput("\"publish-connected\"", timeout: 30)
+        p.send("wait 2s\nrecord stop\npublish stop\n")
+        _ = try await p.waitForOutput("\"publish-stopped\"", timeout: 30)
+        p.closeInput()
+        let r = try await p.wait(timeout: 30)
         #expect(r.status == 0, "\(r.stderr)")
         let events = Self.events(r.stdout)
-        let lost = try #require(events.first { $0["event"] as? String == "publish-lost" }, "\(r.stdout)")
-        #expect((lost["cause"] as? String)?.contains("SRT connection broke") == true, "\(lost)")
-        #expect(events.contains { $0["event"] as? String == "publish-connected" }, "\(r.stdout)")
+        let lost = events.filter { $0["event"] as? String == "publish-lost" }
+        #expect((lost.first?["cause"] as? String)?.contains("SRT connection broke") == true, "\(lost)")
         let stopped = try #require(events.first { $0["event"] as? String == "publish-stopped" }, "\(r.stdout)")
         #expect(stopped["connections"] as? Int == 2, "\(stopped)")
 
@@ -122,8 +120,10 @@ import Testing
         let firstStamp = try #require(received.first ?? nil, "its first frame carries no stamp: \(received.prefix(5))")
         #expect(Media.isConsecutive(received, from: firstStamp), "\(received.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
 
+        let written = try #require(events.first { $0["event"] as? String == "file-written" }, "\(r.stdout)")
         let recorded = try await Media.stampIndices("\(dir)/r.mp4")
-        #expect(recorded.count >= 14 * 30 - 3, "recording: \(recorded.count) frames")
+        // It spans the 5 s outage and the 2 s after the reconnection at least.
+        #expect(recorded.count == written["frames"] as? Int && recorded.count >= 7 * 30 - 10, "recording: \(recorded.count) frames, \(written)")
         let from = try #require(recorded.first ?? nil)
         #expect(Media.isConsecutive(recorded, from: from), "recording: a gap in \(recorded.count) frames")
     }

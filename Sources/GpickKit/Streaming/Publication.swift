@@ -261,6 +261,7 @@ public final class Publication: SessionOutput {
                 var pause = 0.5, attempt = 0, reason = lost.why
                 while true {
                     attempt += 1
+                    if Task.isCancelled || self.state.withLock({ $0.stopped }) { return }
                     self.onEvent(.lost(reason: reason, retryIn: pause))
                     try? await Task.sleep(nanoseconds: UInt64(pause * 1e9))
                     if Task.isCancelled || self.state.withLock({ $0.stopped }) { return }
