@@ -10,66 +10,6 @@ import Testing
 @Suite struct PublishCLITests {
     static let small = ["--source", "test", "--width", "320", "--height", "240"]
 
-    /// A UDP (SRT) or TCP (RTMP) port nobody uses now on 127.0.0.1.
-    static func freePort(udp: Bool) throws -> Int {
-        let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard bound else { throw TestFailure("bind: \(errno)") }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
-
-    /// Whether something listens on UDP `port` (an SRT listener has bound it).
-    static func udpBound(_ port: Int) -> Bool {
-        let hex = String(format: ":%04X ", port)
-        let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
-        return table.split(separator: "\n").dropFirst().contains { $0.split(separator: " ").dropFirst().first.map { "\($0) ".hasSuffix(hex) } ?? false }
-    }
-
-    /// An SRT listener that keeps what it receives in `file` (Matroska), and ends when the caller
-    /// hangs up.
-    static func srtReceiver(port: Int, file: String, passphrase: String? = nil) throws -> Subprocess.Running {
-        let query = "mode=listener" + (passphrase.map { "&passphrase=\($0)" } ?? "")
-        return try Subprocess.start("/usr/bin/gst-launch-1.0", ["-q", "srtsrc", "uri=srt://127.0.0.1:\(port)?\(query)", "!", "tsdemux", "!",
-                                                                "h264parse", "!", "matroskamux", "!", "filesink", "location=\(file)"])
-    }
-
-    /// nginx with the RTMP module on `port`, from a private configuration in `dir`.
-    static func rtmpServer(port: Int, dir: String) async throws -> Subprocess.Running {
-        let conf = """
-        load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
-        daemon off;
-        master_process off;
-        worker_processes 1;
-        pid \(dir)/nginx.pid;
-        error_log \(dir)/error.log;
-        events { worker_connections 64; }
-        rtmp { server { listen 127.0.0.1:\(port); application live { live on; record off; } } }
-        """
-        try conf.write(toFile: "\(dir)/nginx.conf", atomically: true, encoding: .utf8)
-        let p = try Subprocess.start("/usr/sbin/nginx", ["-c", "\(dir)/nginx.conf", "-p", dir, "-e", "\(dir)/error.log"])
-        let listening = try await TestEnvironment.eventually(10) {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = in_port_t(UInt16(port).bigEndian)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            return withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-        }
-        #expect(listening, "nginx did not listen: \(String(describing: try? String(contentsOfFile: "\(dir)/error.log", encoding: .utf8)))")
-        return p
-    }
-
     static func events(_ text: String) -> [[String: Any]] {
         text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
@@ -79,13 +19,13 @@ import Testing
     /// stamps, and the recording taken meanwhile in the same session has every frame.
     @Test func srtComesBackAfterTheListenerWasGoneAndTheRecordingKeepsEveryFrame() async throws {
         let dir = TestEnvironment.tempDir()
-        let port = try Self.freePort(udp: true)
+        let port = try StreamServers.freePort(udp: true)
         // Debian's srt-live-transmit, relaying to a UDP port nobody reads.
         let first = try Subprocess.start("/usr/bin/srt-live-transmit", ["-q", "srt://127.0.0.1:\(port)?mode=listener",
-                                                                        "udp://127.0.0.1:\(try Self.freePort(udp: true))"])
+                                                                        "udp://127.0.0.1:\(try StreamServers.freePort(udp: true))"])
         defer { first.signal(SIGKILL) }
         // The first connection must hold: the listener has bound its port first.
-        #expect(try await TestEnvironment.eventually(10) { Self.udpBound(port) }, "srt-live-transmit did not bind \(port)")
+        #expect(try await TestEnvironment.eventually(10) { StreamServers.udpBound(port) }, "srt-live-transmit did not bind \(port)")
         let p = try Subprocess.start(TestEnvironment.binary, ["session", "--output-dir", dir, "--json"] + Self.small, stdinPipe: true)
         defer { p.signal(SIGKILL) }
         p.send("publish start srt://127.0.0.1:\(port)\nrecord start r.mp4\n")
@@ -97,7 +37,7 @@ import Testing
         _ = try await p.waitForOutput("\"publish-lost\"", timeout: 30)
         let outage = 5 - Date().timeIntervalSince(killed)
         if outage > 0 { try await Task.sleep(nanoseconds: UInt64(outage * 1e9)) }
-        let second = try Self.srtReceiver(port: port, file: "\(dir)/second.mkv")
+        let second = try StreamServers.srtReceiver(port: port, file: "\(dir)/second.mkv")
         defer { second.signal(SIGKILL) }
         // An attempt that began before the listener was back waits out SRT's 3 s connect timeout.
         _ = try await p.waitForOutput("\"publish-connected\"", timeout: 30)
@@ -132,8 +72,8 @@ import Testing
     /// stamps. SIGTERM ends the publication cleanly.
     @Test func nginxRTMPServesWhatGpickPublishes() async throws {
         let dir = TestEnvironment.tempDir()
-        let port = try Self.freePort(udp: false)
-        let nginx = try await Self.rtmpServer(port: port, dir: dir)
+        let port = try StreamServers.freePort(udp: false)
+        let nginx = try await StreamServers.rtmpServer(port: port, dir: dir)
         defer { nginx.signal(SIGKILL) }
         let url = "rtmp://127.0.0.1:\(port)/live/cam"
         let p = try Subprocess.start(TestEnvironment.binary, ["publish", url, "--json", "--duration", "60"] + Self.small)
@@ -161,8 +101,8 @@ import Testing
     /// The server goes away and stays away: with --retry-for, gpick gives up with one line and 69.
     @Test func aServerGoneForGoodEndsWithOneLineAfterRetryFor() async throws {
         let dir = TestEnvironment.tempDir()
-        let port = try Self.freePort(udp: false)
-        let nginx = try await Self.rtmpServer(port: port, dir: dir)
+        let port = try StreamServers.freePort(udp: false)
+        let nginx = try await StreamServers.rtmpServer(port: port, dir: dir)
         defer { nginx.signal(SIGKILL) }
         let p = try Subprocess.start(TestEnvironment.binary, ["publish", "rtmp://127.0.0.1:\(port)/live/cam", "--json",
                                                               "--retry-for", "2", "--duration", "60"] + Self.small)
@@ -189,8 +129,8 @@ import Testing
             (["srt://127.0.0.1"], 64, "needs a port"),
             (["rtmp://127.0.0.1/live"], 64, "APP/KEY"),
             (["srt://127.0.0.1:70000"], 64, "1…65535"),
-            (["rtmp://127.0.0.1:\(try Self.freePort(udp: false))/live/cam"], 69, "Connection refused"),
-            (["srt://127.0.0.1:\(try Self.freePort(udp: true))"], 69, "nobody listens there"),
+            (["rtmp://127.0.0.1:\(try StreamServers.freePort(udp: false))/live/cam"], 69, "Connection refused"),
+            (["srt://127.0.0.1:\(try StreamServers.freePort(udp: true))"], 69, "nobody listens there"),
             (["rtmp://127.0.0.1/live/cam", "--passphrase-file", "/etc/hostname"], 64, "for srt:// URLs"),
         ] as [([String], Int32, String)] {
             let r = try await run(args)
@@ -199,12 +139,12 @@ import Testing
             #expect(!r.stderr.contains("gst") && !r.stderr.contains("GStreamer"), "\(args): \(r.stderr)")
         }
         // A passphrase the listener does not share: refused at once, one line.
-        let port = try Self.freePort(udp: true)
-        let listener = try Self.srtReceiver(port: port, file: "\(dir)/never.mkv", passphrase: "the-right-one-1234")
+        let port = try StreamServers.freePort(udp: true)
+        let listener = try StreamServers.srtReceiver(port: port, file: "\(dir)/never.mkv", passphrase: "the-right-one-1234")
         defer { listener.signal(SIGKILL) }
         try "the-wrong-one-1234\n".write(toFile: "\(dir)/key", atomically: true, encoding: .utf8)
         try "short\n".write(toFile: "\(dir)/short", atomically: true, encoding: .utf8)
-        #expect(try await TestEnvironment.eventually(10) { Self.udpBound(port) }, "srtsrc did not bind \(port)")
+        #expect(try await TestEnvironment.eventually(10) { StreamServers.udpBound(port) }, "srtsrc did not bind \(port)")
         let wrong = try await run(["srt://127.0.0.1:\(port)", "--passphrase-file", "\(dir)/key"])
         #expect(wrong.status == 69 && wrong.stderrLines.count == 1 && wrong.stderr.contains("refused the passphrase"), "\(wrong.stderr)")
         #expect(!wrong.stderr.contains("the-wrong-one"), "the passphrase is never printed: \(wrong.stderr)")

@@ -1,3 +1,4 @@
+import Foundation
 import GpickKit
 import GpickTestSupport
 import Testing
@@ -35,5 +36,39 @@ import Testing
         #expect(branch.send == nil && sender.taps.isEmpty && sender.pipeline.value.contains("srtsink name=out"))
         try await PipelineBuilder.validate(file)
         try await PipelineBuilder.validate(try TestEnvironment.library.load("publish-rtmp"))
+    }
+}
+
+/// The Swift API: `session.publish(to:)` returns a handle whose events tell a loss and the
+/// reconnection, while the session goes on.
+@Suite struct PublicationAPITests {
+    @Test func aPublicationsEventsTellTheLossAndTheReturn() async throws {
+        let dir = TestEnvironment.tempDir()
+        let port = try StreamServers.freePort(udp: true)
+        let first = try StreamServers.srtReceiver(port: port, file: "\(dir)/first.mkv")
+        defer { first.signal(SIGKILL) }
+        #expect(try await TestEnvironment.eventually(10) { StreamServers.udpBound(port) })
+        let session = CaptureSession(try SessionTests.config())
+        try await session.start()
+        let publication = try await session.publish(to: try PublishTarget("srt://127.0.0.1:\(port)"))
+        #expect(publication.isConnected && publication.connections == 1)
+        var events = publication.events.makeAsyncIterator()
+        first.signal(SIGKILL)
+        guard case .lost(let reason, let retryIn)? = await events.next() else { Issue.record("no loss told"); return }
+        #expect(reason.contains("SRT") && retryIn == 0.5, "\(reason)")
+        let second = try StreamServers.srtReceiver(port: port, file: "\(dir)/second.mkv")
+        defer { second.signal(SIGKILL) }
+        // Attempts that find nobody are told as losses too, with growing pauses, until one holds.
+        var pauses: [Double] = [retryIn]
+        while let event = await events.next() {
+            if case .lost(_, let next) = event { pauses.append(next); continue }
+            #expect(event == .connected(attempt: pauses.count), "\(event) after \(pauses)")
+            break
+        }
+        #expect(pauses == Array([0.5, 1, 2, 4, 8, 8, 8].prefix(pauses.count)), "\(pauses)")
+        #expect(publication.isConnected && publication.connections == 2)
+        await publication.stop()
+        #expect(await events.next() == nil, "the events end with the publication")
+        await session.stop()
     }
 }

@@ -23,6 +23,10 @@ public final class Publication: SessionOutput {
     private let values: [String: Parameter.Value]
     private let passphrase: String?
     private let onEvent: @Sendable (Event) -> Void
+    private let eventSink: AsyncStream<Event>.Continuation
+    /// Losses and reconnections as they happen, ending when the publication stops (the newest 64
+    /// are kept for a reader that lags).
+    public let events: AsyncStream<Event>
     private let state = Locked(State())
     /// The longest pause between two attempts, in seconds.
     public static let maxPause = 8.0
@@ -56,6 +60,12 @@ public final class Publication: SessionOutput {
         self.values = values
         self.passphrase = passphrase
         self.onEvent = onEvent
+        (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+    }
+
+    private func tell(_ event: Event) {
+        onEvent(event)
+        eventSink.yield(event)
     }
 
     /// Starts publishing the running session to `target`. The first connection must hold: a server
@@ -141,6 +151,7 @@ public final class Publication: SessionOutput {
         }
         await branch.detach()
         session?.unregister(self)
+        eventSink.finish()
     }
 
     // MARK: - Connections
@@ -262,12 +273,12 @@ public final class Publication: SessionOutput {
                 while true {
                     attempt += 1
                     if Task.isCancelled || self.state.withLock({ $0.stopped }) { return }
-                    self.onEvent(.lost(reason: reason, retryIn: pause))
+                    self.tell(.lost(reason: reason, retryIn: pause))
                     try? await Task.sleep(nanoseconds: UInt64(pause * 1e9))
                     if Task.isCancelled || self.state.withLock({ $0.stopped }) { return }
                     switch await self.connect() {
                     case .up(let next):
-                        self.onEvent(.connected(attempt: attempt))
+                        self.tell(.connected(attempt: attempt))
                         lost = next
                     case .failed(let why):
                         reason = why
