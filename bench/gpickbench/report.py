@@ -5,6 +5,7 @@ import statistics
 from . import targets as T
 from .report_picker import picker, rest
 from .report_realfiles import realfiles
+from .report_stream import stream
 
 
 def verdict(ok):
@@ -415,7 +416,7 @@ def avatar_editor(e, c):
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
             ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs),
             ("realfiles", realfiles), ("imagesource", imagesource), ("picker", picker), ("rest", rest),
-            ("avatar", avatar))
+            ("avatar", avatar), ("stream", stream))
 
 
 def render(results):

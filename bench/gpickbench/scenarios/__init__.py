@@ -1,6 +1,6 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
-from . import avatar, flips, imagesource, library, live, memory, picker, realfiles, record, rest, session, snap, terminal, thumbs
+from . import avatar, flips, imagesource, library, live, memory, picker, realfiles, record, rest, session, snap, stream, terminal, thumbs
 
 ALL = {
     "snap": snap.run,
@@ -24,4 +24,6 @@ ALL = {
     "rest": rest.run,
     # Avatars (A1-A3): the render in-process, `gpick avatar` against rsvg-convert, the editor in headless Chromium.
     "avatar": avatar.run,
+    # Network streams (N2-N4): gpick serve's CPU with one viewer and ten, against ffmpeg; serve + record at 1080p30.
+    "stream": stream.run,
 }

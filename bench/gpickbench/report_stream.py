@@ -1,0 +1,32 @@
+"""The network streams' section of bench/RESULTS.md (N1-N4). Pure: results in, markdown out."""
+
+
+def verdict(ok):
+    return "**PASS**" if ok else "**FAIL**"
+
+
+def by_ref(checks, ref):
+    return [c for c in checks.values() if c.ref == ref]
+
+
+def stream(r, c):
+    (n2,), (n3,), (n4,) = by_ref(c, "N2"), by_ref(c, "N3"), by_ref(c, "N4")
+    one, ten, ref, long = r["one"], r["ten"], r["ffmpeg"], r["long"]
+    u, s = long["run"], long["stamps"]
+    return [f"## 13. Network streams: `gpick serve` {r['width']}x{r['height']}@{r['fps']} (N1–N4)", "",
+            "Viewers are ffmpeg over RTSP/TCP, copying the stream without decoding it (as an NVR records). "
+            f"gpick's CPU is read from /proc over {r['window']} s once they play.", "", "```", one["command"], ref["command"], "```", "",
+            "| viewers | playing | gpick serve CPU (% of one core) |", "|---|---|---|",
+            f"| 1 | {one['playing']} | {one['cpu_percent']:.1f} |", f"| 10 | {ten['playing']} | {ten['cpu_percent']:.1f} |", "",
+            f"- N2, ten viewers over one: **{n2.result}** (target {n2.target}): {verdict(n2.ok)}",
+            f"- ffmpeg/libx264 ({r['x264']}) on its own test pattern: {ref['cpu_per_video_second']:.3f} CPU s per video s; "
+            f"gpick with one viewer {one['cpu_percent'] / 100:.3f} (capture, stamp, convert, encode, serve)",
+            f"- N3, gpick / ffmpeg: **{n3.result}** (target {n3.target}): {verdict(n3.ok)}",
+            "- N1 (glass-to-glass) is not measured: the test source's stamp says which frame a viewer decodes, not when "
+            "it was captured.", "",
+            f"N4: {long['expected_frames'] // 30} s at 1080p30, a script serving the session and recording it, one viewer watching:", "",
+            "```", long["command"], *long["script"], "```", "",
+            f"- Wall {u['wall']:.1f} s, CPU {u['user'] + u['sys']:.1f} s, max RSS **{u['maxrss_kib'] / 1024:.1f} MiB**",
+            f"- Recording: frames {s['frames']}, stamps {s['stamps']} (indices {s['first']}..{s['last']}, breaks {s['breaks']}, "
+            f"missing {s['missing']})",
+            f"- N4: **{n4.result}** (target {n4.target}): {verdict(n4.ok)}", ""]
