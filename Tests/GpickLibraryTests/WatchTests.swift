@@ -86,7 +86,9 @@ import Testing
         #expect(s.asset(path) != nil, "indexed by the first scan")
         try FileManager.default.removeItem(atPath: path)
         #expect(try await TestEnvironment.eventually { s.asset(path) == nil })
-        #expect(s.events.withLock { $0.contains { if case .removed(let p) = $0 { p == path } else { false } } })
+        // Told after the index changed (the watcher reports what its commit did): waited for too.
+        #expect(try await TestEnvironment.eventually { s.events.withLock { $0.contains { if case .removed(let p) = $0 { p == path } else { false } } } },
+                "\(s.events.withLock { $0 })")
         try await s.stop()
     }
 
