@@ -37,6 +37,9 @@ struct gpick_rtsp {
     GThread *thread;
     GSource *listener;
     GstRTSPAuth *auth;
+    gpick_rtsp_client_fn clients;
+    void *clients_context;
+    unsigned next_client;
 };
 
 typedef struct {
@@ -100,7 +103,7 @@ gpick_rtsp *gpick_rtsp_new(const char *address, int port, char *error, size_t er
     g_source_set_callback(cleanup, clean_sessions, s->server, NULL);
     g_source_attach(cleanup, s->context);
     g_source_unref(cleanup);
-    g_signal_connect(s->server, "client-connected", G_CALLBACK(client_connected), NULL);
+    g_signal_connect(s->server, "client-connected", G_CALLBACK(client_connected), s);
     s->thread = g_thread_new("gpick.rtsp", run_loop, s);
     return s;
 }
@@ -133,8 +136,32 @@ static void play_request(GstRTSPClient *client, GstRTSPContext *ctx, gpointer da
     if (link && link->appsrc) link->media(link->context, link->appsrc, 2);
 }
 
+static void client_closed(GstRTSPClient *client, gpointer data) {
+    gpick_rtsp *s = data;
+    const char *address = g_object_get_data(G_OBJECT(client), "gpick-address");
+    unsigned id = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(client), "gpick-id"));
+    gpick_rtsp_client_fn clients = __atomic_load_n(&s->clients, __ATOMIC_ACQUIRE);
+    if (clients && address) clients(s->clients_context, 0, id, address);
+}
+
 static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
+    gpick_rtsp *s = data;
     g_signal_connect(client, "play-request", G_CALLBACK(play_request), NULL);
+    gpick_rtsp_client_fn clients = __atomic_load_n(&s->clients, __ATOMIC_ACQUIRE);
+    if (!clients) return;
+    // Kept on the client: by "closed" its connection may be gone.
+    GstRTSPConnection *connection = RTSP(gst_rtsp_client_get_connection)(client);
+    const char *ip = connection ? RTSP(gst_rtsp_connection_get_ip)(connection) : NULL;
+    unsigned id = __atomic_add_fetch(&s->next_client, 1, __ATOMIC_RELAXED);
+    g_object_set_data_full(G_OBJECT(client), "gpick-address", g_strdup(ip ? ip : "?"), g_free);
+    g_object_set_data(G_OBJECT(client), "gpick-id", GUINT_TO_POINTER(id));
+    g_signal_connect(client, "closed", G_CALLBACK(client_closed), s);
+    clients(s->clients_context, 1, id, ip ? ip : "?");
+}
+
+void gpick_rtsp_watch_clients(gpick_rtsp *s, gpick_rtsp_client_fn clients, void *context) {
+    s->clients_context = context;
+    __atomic_store_n(&s->clients, clients, __ATOMIC_RELEASE);
 }
 
 static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {

@@ -67,6 +67,37 @@ import Testing
         let r = try await p.wait(timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty, "\(r.stderr)")
+        // Each connection (ffprobe's and the ten viewers') is told opening and closing, numbered.
+        let told = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let opened = told.filter { $0["event"] as? String == "viewer-connected" }, closed = told.filter { $0["event"] as? String == "viewer-closed" }
+        #expect(opened.count >= 11 && closed.count == opened.count, "\(opened.count) connected, \(closed.count) closed")
+        #expect(Set(opened.compactMap { $0["viewer"] as? Int }) == Set(1...opened.count), "\(opened)")
+        #expect(opened.allSatisfy { $0["address"] as? String == "127.0.0.1" }, "\(opened)")
+    }
+
+    /// Two cameras on one server, each its own session and mount: each URL gives its own
+    /// camera's frames (the test sources stamp their ids), unbroken.
+    @Test func twoCamerasOnOneServerEachAtItsOwnURL() async throws {
+        let dir = TestEnvironment.tempDir()
+        let (p, url) = try await Self.serve(["--camera", "back=test:pinwheel?id=2"])
+        defer { p.signal(SIGKILL) }
+        let back = url.replacingOccurrences(of: "/cam", with: "/back")
+        for (i, (mount, id)) in [(url, 1), (back, 2)].enumerated() {
+            let file = "\(dir)/\(i).mkv"
+            let r = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", mount,
+                                                                 "-frames:v", "30", "-c", "copy", "-y", file], timeout: 60)
+            #expect(r.status == 0, "\(mount): \(r.stderr)")
+            let stamps = try await Media.stampIndices(file, id: id)
+            let first = try #require(stamps.first ?? nil, "\(mount): no stamp of camera \(id) on its first frame")
+            #expect(stamps.count == 30 && Media.isConsecutive(stamps, from: first), "\(mount): \(stamps)")
+        }
+        p.signal(SIGTERM)
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let started = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "started" }
+        let mounts = (started?["mounts"] as? [[String: Any]])?.compactMap { $0["url"] as? String }
+        #expect(mounts == [url, back], "\(String(describing: started))")
     }
 
     /// A viewer that sets up a stream over TCP and then never reads holds nobody back: another

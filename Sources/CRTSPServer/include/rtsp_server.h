@@ -31,6 +31,11 @@ void gpick_rtsp_require(gpick_rtsp *server, const char *user, const char *passwo
 void gpick_rtsp_mount(gpick_rtsp *server, const char *path, const char *launch, gpick_rtsp_media_fn media,
                       void *context);
 void gpick_rtsp_unmount(gpick_rtsp *server, const char *path);
+/// A viewer's RTSP connection opened (`opened` 1) or closed (0): `id` numbers connections from 1
+/// in the order they came, `address` is the viewer's IP. Told on the server's threads.
+typedef void (*gpick_rtsp_client_fn)(void *context, int opened, unsigned id, const char *address);
+/// Hears every client connection open and close (call once, before mounting).
+void gpick_rtsp_watch_clients(gpick_rtsp *server, gpick_rtsp_client_fn clients, void *context);
 /// Clients connected now.
 unsigned gpick_rtsp_client_count(gpick_rtsp *server);
 /// Closes every client and the listening socket, stops the loop and frees the server.

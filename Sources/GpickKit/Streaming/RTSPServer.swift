@@ -14,6 +14,10 @@ public final class RTSPServer: @unchecked Sendable {
     private let handle: OpaquePointer
     private let closed = Locked(false)
     private let mounts = Locked<[EncodedFeeds]>([])
+    private let viewers: ViewerEvents
+    /// Viewers' RTSP connections as they open and close (the newest 256 kept for a reader that
+    /// lags); the stream ends when the server closes.
+    public let events: AsyncStream<ViewerEvent>
     /// The address listened on, as given.
     public let address: String
     public let port: Int
@@ -42,7 +46,14 @@ public final class RTSPServer: @unchecked Sendable {
         self.address = address
         self.port = Int(gpick_rtsp_port(handle))
         self.credentials = credentials
+        (events, viewers) = ViewerEvents.make()
         if let credentials { gpick_rtsp_require(handle, credentials.user, credentials.password) }
+        gpick_rtsp_watch_clients(handle, { context, opened, id, address in
+            guard let context, let address else { return }
+            let viewers = Unmanaged<ViewerEvents>.fromOpaque(context).takeUnretainedValue()
+            let ip = String(cString: address)
+            viewers.yield(opened != 0 ? .connected(id: Int(id), address: ip) : .closed(id: Int(id), address: ip))
+        }, Unmanaged.passUnretained(viewers).toOpaque())
     }
 
     deinit { closeBlocking() }
@@ -113,7 +124,29 @@ public final class RTSPServer: @unchecked Sendable {
         guard first else { return }
         gpick_rtsp_free(handle)
         mounts.withLock { $0.removeAll() }
+        viewers.finish()
     }
+}
+
+/// A viewer's RTSP connection, numbered from 1 in the order they came.
+public enum ViewerEvent: Sendable, Equatable {
+    case connected(id: Int, address: String)
+    case closed(id: Int, address: String)
+}
+
+/// The server's end of `RTSPServer.events`, called back by gst-rtsp-server's threads until the
+/// server is freed (the server holds it until then).
+final class ViewerEvents: Sendable {
+    private let continuation: AsyncStream<ViewerEvent>.Continuation
+    private init(_ c: AsyncStream<ViewerEvent>.Continuation) { continuation = c }
+
+    static func make() -> (AsyncStream<ViewerEvent>, ViewerEvents) {
+        let (stream, c) = AsyncStream<ViewerEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        return (stream, ViewerEvents(c))
+    }
+
+    func yield(_ e: ViewerEvent) { continuation.yield(e) }
+    func finish() { continuation.finish() }
 }
 
 /// Who may watch: RTSP digest authentication with one user and password.

@@ -11,7 +11,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         Prints the stream's URL, rtsp://HOST:PORT/NAME, and serves until --duration, Ctrl-C or SIGTERM. \
         Every viewer shares one encoder: ten viewers cost about what one does, and a viewer who joins \
-        gets a keyframe at once. It listens on 127.0.0.1 unless --listen says otherwise; anywhere else \
+        gets a keyframe at once. --camera NAME=SOURCE serves more cameras beside it, each at its own URL. It listens on 127.0.0.1 unless --listen says otherwise; anywhere else \
         viewers need RTSP digest credentials: user gpick and a random password, printed once, or those \
         of --credentials FILE (one line USER:PASSWORD). Parameters of pipelines/serve-rtsp.yaml \
         (bitrate, key-interval, speed-preset, tune) are set with --set.
@@ -19,6 +19,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .long, help: "Stream name: the URL's path.")
     var name = "cam"
+
+    @Option(name: .customLong("camera"), help: ArgumentHelp("Another camera on the same server: NAME=SOURCE (repeatable), its own session and mount, in the same format.", valueName: "name=source"))
+    var cameras: [String] = []
 
     @Option(name: .long, parsing: .unconditional, help: "RTSP port (0: any free port).")
     var port = 8554
@@ -42,6 +45,29 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--duration \(duration) must be a positive number of seconds")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) must be 0…65535") }
+        var names = [name]
+        for c in cameras {
+            guard let eq = c.firstIndex(of: "="), eq != c.startIndex, c.index(after: eq) != c.endIndex else {
+                throw ValidationError("--camera \(c) must be NAME=SOURCE, e.g. door=v4l2:/dev/video2")
+            }
+            let n = String(c[..<eq])
+            guard !names.contains(n) else { throw ValidationError("--camera \(c): the name \(n) is taken (each camera has its own)") }
+            names.append(n)
+        }
+    }
+
+    /// The cameras to serve: --source as --name, then each --camera NAME=SOURCE.
+    func mounts(_ first: SessionConfiguration, library: PipelineLibrary) throws(GpickError) -> [(name: String, config: SessionConfiguration)] {
+        var out = [(name: name, config: first)]
+        for c in cameras {
+            let eq = c.firstIndex(of: "=")!
+            var config = first
+            config.source = try SourceSpec.parse(String(c[c.index(after: eq)...]), patterns: library.testPatterns)
+            config.front = nil
+            config.audio = .none
+            out.append((String(c[..<eq]), config))
+        }
+        return out
     }
 
     func run() async throws {
@@ -53,46 +79,73 @@ struct Serve: AsyncParsableCommand {
             let file = try library.load("serve-rtsp")
             let values = try set.resolve(for: file).values
             let config = try capture.configuration(library: library)
+            let mounts = try mounts(config, library: library)
             let server = try RTSPServer(address: listen, port: port, credentials: required)
-            let session = CaptureSession(config)
-            // Ended by the duration, a signal, or the camera failing.
+            // Ended by the duration, a signal, or a camera failing.
             let (ends, end) = AsyncStream<Void>.makeStream()
-            session.onEvent { e in
-                events.sessionEvent(e)
-                if case .sourceFailed = e { end.yield() }
-            }
             let stopper = SignalStopper()
-            let stream: RTSPStream
+            var served: [(session: CaptureSession, stream: RTSPStream)] = []
             do {
-                try await session.start()
-                stream = try await RTSPStream.start(in: session, on: server, name: name, values: values, pipelineFile: file)
+                for (name, config) in mounts {
+                    let session = CaptureSession(config)
+                    session.onEvent { e in
+                        events.sessionEvent(e)
+                        if case .sourceFailed = e { end.yield() }
+                    }
+                    try await session.start()
+                    do {
+                        served.append((session, try await RTSPStream.start(in: session, on: server, name: name, values: values, pipelineFile: file)))
+                    } catch {
+                        await session.stop()
+                        throw error
+                    }
+                }
             } catch {
-                await session.stop()
+                for (session, stream) in served { await stream.stop(); await session.stop() }
                 await server.close()
                 throw error
             }
-            var started: JSONFields = ["url": stream.url, "source": "\(session.source)",
+            let first = served[0]
+            var started: JSONFields = ["url": first.stream.url, "source": "\(first.session.source)",
                                        "width": config.format.width, "height": config.format.height, "fps": config.format.fps]
+            if served.count > 1 {
+                started["mounts"] = served.map { JSONValue(fields: ["name": $0.stream.name, "url": $0.stream.url, "source": "\($0.session.source)"]) }
+            }
             if let required { started["user"] = required.user }
             events.started(started)
-            if !out.json { print(stream.url) }
+            if !out.json { for s in served { print(s.stream.url) } }
             if let required, given == nil {
                 // Printed once, where the user reads it; never in the --json events.
                 Console.notice("viewers need user \(required.user), password \(required.password)")
             }
 
+            // Viewers coming and going: events with --json (the text output stays the URL alone).
+            let watching = Task {
+                for await viewer in server.events where events.json {
+                    switch viewer {
+                    case .connected(let id, let address):
+                        events.emit("viewer-connected", ["viewer": id, "address": address])
+                    case .closed(let id, let address):
+                        events.emit("viewer-closed", ["viewer": id, "address": address])
+                    }
+                }
+            }
             stopper.onSignal { _ in end.yield() }
             let timer = duration.map { d in Task { try? await Task.sleep(nanoseconds: UInt64(d * 1e9)); end.yield() } }
             for await _ in ends { break }
             timer?.cancel()
-            let frames = stream.framesEncoded
-            await stream.stop()
-            await session.stop()
+            let frames = served.map { $0.stream.framesEncoded }
+            for (session, stream) in served {
+                await stream.stop()
+                await session.stop()
+            }
             await server.close()
-            let failure = session.failureReason
-            events.finished(["frames": frames])
-            if let failure { throw failure }
-            if !out.json { Console.notice("serve: \(frames) frames encoded in \(cFormat("%.1f", events.elapsed)) s") }
+            await watching.value
+            var finished: JSONFields = ["frames": frames[0]]
+            if served.count > 1 { finished["frames-by-mount"] = Dictionary(uniqueKeysWithValues: zip(served.map(\.stream.name), frames)) }
+            events.finished(finished)
+            if let failure = served.lazy.compactMap({ $0.session.failureReason }).first { throw failure }
+            if !out.json { Console.notice("serve: \(frames.reduce(0, +)) frames encoded in \(cFormat("%.1f", events.elapsed)) s") }
         }
     }
 
