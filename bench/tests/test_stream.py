@@ -8,10 +8,12 @@ STREAM = {
     "width": 1280, "height": 720, "fps": 30, "window": 15, "x264": "-preset veryfast",
     "one": {"viewers": 1, "playing": 1, "cpu_percent": 40.0, "command": "gpick serve"},
     "ten": {"viewers": 10, "playing": 10, "cpu_percent": 44.0, "command": "gpick serve"},
+    "from_file": {"viewers": 1, "playing": 1, "cpu_percent": 40.0, "command": "gpick serve"},
     "ffmpeg": {"run": {"wall": 3, "user": 9, "sys": 0, "maxrss_kib": 1}, "cpu_per_video_second": 0.6, "command": "ffmpeg"},
     "long": {"command": "gpick script", "script": ["serve start", "record 60s served.mp4", "serve stop"],
              "run": {"wall": 61, "user": 60, "sys": 5, "maxrss_kib": 150 * 1024}, "expected_frames": 1800,
-             "stamps": {"frames": 1800, "stamps": 1800, "first": 0, "last": 1799, "breaks": 0, "missing": 0, "ok": True}},
+             "stamps": {"frames": 1800, "stamps": 1800, "first": 2, "last": 1801, "breaks": 0, "missing": 2, "ok": False,
+                        "unreadable": 0, "source_ids": ["1"]}},
 }
 
 
@@ -43,16 +45,19 @@ class StreamChecksTests(unittest.TestCase):
         self.assertFalse(by_ref(with_stream(ten__playing=9))["N2"].ok)
 
     def test_cpu_against_ffmpeg_and_the_long_run(self):
-        self.assertFalse(by_ref(with_stream(one__cpu_percent=49.0, ten__cpu_percent=49.0))["N3"].ok)  # 0.49 / 0.6 > 0.8
+        self.assertFalse(by_ref(with_stream(from_file__cpu_percent=49.0))["N3"].ok)  # 0.49 / 0.6 > 0.8
         self.assertFalse(by_ref(with_stream(long__run={"wall": 61, "user": 60, "sys": 5, "maxrss_kib": 201 * 1024}))["N4"].ok)
         broken = with_stream()
-        broken["stream"]["long"]["stamps"] = dict(STREAM["long"]["stamps"], ok=False, missing=3)
+        broken["stream"]["long"]["stamps"] = dict(STREAM["long"]["stamps"], breaks=1)
         n4 = by_ref(broken)["N4"]
         self.assertFalse(n4.ok)
-        self.assertIn("3 missing", n4.result)
+        self.assertIn("1 breaks", n4.result)
+        two = with_stream()
+        two["stream"]["long"]["stamps"] = dict(STREAM["long"]["stamps"], source_ids=["1", "2"])
+        self.assertFalse(by_ref(two)["N4"].ok)
 
     def test_the_report_has_the_section(self):
         text = report.render(with_stream())
         self.assertIn("## 13. Network streams: `gpick serve` 1280x720@30 (N1–N4)", text)
-        self.assertIn("| 10 | 10 | 44.0 |", text)
+        self.assertIn("| test | 10 | 10 | 44.0 |", text)
         self.assertIn("not measured", text)
