@@ -157,7 +157,7 @@ public final class Publication: SessionOutput {
     // MARK: - Connections
 
     private enum Outcome {
-        /// Connected; the signal fires when the connection breaks, with the reason in `failure`.
+        /// Connected; its signal fires when the connection breaks, with the reason beside it.
         case up(Lost)
         case failed(String)
     }
