@@ -124,7 +124,7 @@ let package = Package(
         // libde265: a HEIF grid too large to decode whole is decoded tile by tile.
         .systemLibrary(name: "CDe265", pkgConfig: "libde265", providers: [.apt(["libde265-dev"])]),
         // libcurl, which fetches photos at http(s) URLs (a tiny shim: libcurl's options are C varargs).
-        .target(name: "CHTTPGet", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CHTTPGet"),
         // GstCore: video poster frames and the camera's frames as images, through its wrappers.
         .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CHTTPGet", "CImaging", "CVips", "CZlib", "GpickBase", "GpickFormats",
                                                     "GpickKit", "GpickLibrary", "GstCore"]),

@@ -15,7 +15,8 @@ typedef enum {
     GPICK_HTTP_REDIRECTS,         ///< more than 10 redirects
     GPICK_HTTP_UNSUPPORTED,       ///< a redirect to a scheme other than http(s)
     GPICK_HTTP_MALFORMED,         ///< not a well-formed URL
-    GPICK_HTTP_OTHER              ///< anything else: `message` says what
+    GPICK_HTTP_OTHER,             ///< anything else: `message` says what
+    GPICK_HTTP_MISSING            ///< libcurl (Debian's libcurl4) cannot be loaded
 } gpick_http_outcome;
 
 typedef struct {

@@ -85,6 +85,8 @@ enum HTTPFetch {
             throw GpickError(.input, "cannot fetch \(url): it redirects to a URL that is not http(s)", detail: detail)
         case GPICK_HTTP_MALFORMED:
             throw GpickError(.input, "cannot fetch \(url): it is not a well-formed URL", detail: detail)
+        case GPICK_HTTP_MISSING:
+            throw GpickError(.plugin, "cannot fetch \(url): photos at URLs need libcurl, which is not installed (install libcurl4)")
         default:
             throw GpickError(.input, "cannot fetch \(url): \(detail)")
         }
