@@ -45,7 +45,10 @@ public final class WebServer: Sendable {
         origin + path + (path.contains("?") ? "&" : "?") + "token=" + token
     }
 
-    /// - Parameter maxBody: largest request body accepted (413 above).
+    /// Listens on 127.0.0.1 with a new random token.
+    /// - Parameters:
+    ///   - port: the port to listen on (0: any free port).
+    ///   - maxBody: largest request body accepted (413 above).
     public init(port: Int = 0, maxBody: Int = 1 << 20) throws(GpickError) {
         let (fd, bound) = try Listener.open(port: port)
         self.port = bound
