@@ -30,6 +30,33 @@ int gpick_rtsp_available(void) {
     return rtsp_library() && dlsym(rtsp_library(), "gst_rtsp_server_new") != NULL;
 }
 
+/// Who hears clients come and go. Each client that was told of holds a reference (its "closed"
+/// handler can run after the server is freed); `fn` is cleared, under `lock`, before the server
+/// is, so no call starts after gpick_rtsp_free returns, and none is running then.
+typedef struct {
+    GMutex lock;
+    gpick_rtsp_client_fn fn;
+    void *context;
+    void (*release)(void *context);
+    gint refs;
+} client_watch;
+
+static client_watch *watch_ref(client_watch *w) { g_atomic_int_inc(&w->refs); return w; }
+
+static void watch_unref(gpointer data, GClosure *closure) {
+    client_watch *w = data;
+    if (!g_atomic_int_dec_and_test(&w->refs)) return;
+    if (w->release) w->release(w->context);
+    g_mutex_clear(&w->lock);
+    g_free(w);
+}
+
+static void watch_tell(client_watch *w, int opened, unsigned id, const char *address) {
+    g_mutex_lock(&w->lock);
+    if (w->fn) w->fn(w->context, opened, id, address);
+    g_mutex_unlock(&w->lock);
+}
+
 struct gpick_rtsp {
     GstRTSPServer *server;
     GMainContext *context;
@@ -37,8 +64,7 @@ struct gpick_rtsp {
     GThread *thread;
     GSource *listener;
     GstRTSPAuth *auth;
-    gpick_rtsp_client_fn clients;
-    void *clients_context;
+    client_watch *watch;
     unsigned next_client;
 };
 
@@ -137,31 +163,34 @@ static void play_request(GstRTSPClient *client, GstRTSPContext *ctx, gpointer da
 }
 
 static void client_closed(GstRTSPClient *client, gpointer data) {
-    gpick_rtsp *s = data;
     const char *address = g_object_get_data(G_OBJECT(client), "gpick-address");
     unsigned id = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(client), "gpick-id"));
-    gpick_rtsp_client_fn clients = __atomic_load_n(&s->clients, __ATOMIC_ACQUIRE);
-    if (clients && address) clients(s->clients_context, 0, id, address);
+    if (address) watch_tell(data, 0, id, address);
 }
 
 static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data) {
     gpick_rtsp *s = data;
     g_signal_connect(client, "play-request", G_CALLBACK(play_request), NULL);
-    gpick_rtsp_client_fn clients = __atomic_load_n(&s->clients, __ATOMIC_ACQUIRE);
-    if (!clients) return;
+    client_watch *watch = __atomic_load_n(&s->watch, __ATOMIC_ACQUIRE);
+    if (!watch) return;
     // Kept on the client: by "closed" its connection may be gone.
     GstRTSPConnection *connection = RTSP(gst_rtsp_client_get_connection)(client);
     const char *ip = connection ? RTSP(gst_rtsp_connection_get_ip)(connection) : NULL;
     unsigned id = __atomic_add_fetch(&s->next_client, 1, __ATOMIC_RELAXED);
     g_object_set_data_full(G_OBJECT(client), "gpick-address", g_strdup(ip ? ip : "?"), g_free);
     g_object_set_data(G_OBJECT(client), "gpick-id", GUINT_TO_POINTER(id));
-    g_signal_connect(client, "closed", G_CALLBACK(client_closed), s);
-    clients(s->clients_context, 1, id, ip ? ip : "?");
+    g_signal_connect_data(client, "closed", G_CALLBACK(client_closed), watch_ref(watch), watch_unref, 0);
+    watch_tell(watch, 1, id, ip ? ip : "?");
 }
 
-void gpick_rtsp_watch_clients(gpick_rtsp *s, gpick_rtsp_client_fn clients, void *context) {
-    s->clients_context = context;
-    __atomic_store_n(&s->clients, clients, __ATOMIC_RELEASE);
+void gpick_rtsp_watch_clients(gpick_rtsp *s, gpick_rtsp_client_fn clients, void *context, void (*release)(void *context)) {
+    client_watch *w = g_new0(client_watch, 1);
+    g_mutex_init(&w->lock);
+    w->fn = clients;
+    w->context = context;
+    w->release = release;
+    w->refs = 1;  // the server's
+    __atomic_store_n(&s->watch, w, __ATOMIC_RELEASE);
 }
 
 static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer data) {
@@ -226,6 +255,12 @@ static gboolean quit_loop(gpointer data) {
 }
 
 void gpick_rtsp_free(gpick_rtsp *s) {
+    if (s->watch) {
+        // From now on nobody hears of clients; a call under way ends before this returns.
+        g_mutex_lock(&s->watch->lock);
+        s->watch->fn = NULL;
+        g_mutex_unlock(&s->watch->lock);
+    }
     g_source_destroy(s->listener);
     g_source_unref(s->listener);
     RTSP(gst_rtsp_server_client_filter)(s->server, close_client, NULL);
@@ -238,5 +273,6 @@ void gpick_rtsp_free(gpick_rtsp *s) {
     g_main_context_unref(s->context);
     if (s->auth) g_object_unref(s->auth);
     g_object_unref(s->server);
+    if (s->watch) watch_unref(s->watch, NULL);
     g_free(s);
 }

@@ -32,10 +32,14 @@ void gpick_rtsp_mount(gpick_rtsp *server, const char *path, const char *launch, 
                       void *context);
 void gpick_rtsp_unmount(gpick_rtsp *server, const char *path);
 /// A viewer's RTSP connection opened (`opened` 1) or closed (0): `id` numbers connections from 1
-/// in the order they came, `address` is the viewer's IP. Told on the server's threads.
+/// in the order they came, `address` is the viewer's IP. Told on the server's threads, never
+/// after `gpick_rtsp_free` has returned.
 typedef void (*gpick_rtsp_client_fn)(void *context, int opened, unsigned id, const char *address);
-/// Hears every client connection open and close (call once, before mounting).
-void gpick_rtsp_watch_clients(gpick_rtsp *server, gpick_rtsp_client_fn clients, void *context);
+/// Hears every client connection open and close (call once, before mounting). `release` is
+/// called with `context` once nothing can call `clients` any more: at the latest when the last
+/// client object that heard of it is gone, which may be after the server was freed.
+void gpick_rtsp_watch_clients(gpick_rtsp *server, gpick_rtsp_client_fn clients, void *context,
+                              void (*release)(void *context));
 /// Clients connected now.
 unsigned gpick_rtsp_client_count(gpick_rtsp *server);
 /// Closes every client and the listening socket, stops the loop and frees the server.

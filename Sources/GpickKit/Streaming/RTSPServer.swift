@@ -48,12 +48,16 @@ public final class RTSPServer: @unchecked Sendable {
         self.credentials = credentials
         (events, viewers) = ViewerEvents.make()
         if let credentials { gpick_rtsp_require(handle, credentials.user, credentials.password) }
+        // The shim holds its own reference to `viewers`, released once no client can call back
+        // (a client's "closed" may come after the server is freed).
         gpick_rtsp_watch_clients(handle, { context, opened, id, address in
             guard let context, let address else { return }
             let viewers = Unmanaged<ViewerEvents>.fromOpaque(context).takeUnretainedValue()
             let ip = String(cString: address)
             viewers.yield(opened != 0 ? .connected(id: Int(id), address: ip) : .closed(id: Int(id), address: ip))
-        }, Unmanaged.passUnretained(viewers).toOpaque())
+        }, Unmanaged.passRetained(viewers).toOpaque(), { context in
+            if let context { Unmanaged<ViewerEvents>.fromOpaque(context).release() }
+        })
     }
 
     deinit { closeBlocking() }
