@@ -119,7 +119,9 @@ import Testing
         let stalled = server.url("stall/photo-big.jpg")
         try await Fixture.jpeg("\(dir)/photo-big.jpg", width: 4032, height: 3024)
         let task = Task { try await ImageSourceTests.collect(URLImageSource(url: stalled).image(ImageRequest(size: .fit(width: 64, height: 64)))) }
-        #expect(try await TestEnvironment.eventually { server.started("stall/photo-big.jpg") == 1 })
+        // Waits for the request to reach the server (on a loaded machine the fetch may start late):
+        // what is bounded is the stop after the cancel, below.
+        #expect(try await TestEnvironment.eventually(30) { server.started("stall/photo-big.jpg") == 1 })
         let cancelled = ContinuousClock.now
         task.cancel()
         _ = await task.result
