@@ -66,7 +66,7 @@ import Testing
         let server = try await Self.serve(dir)
         defer { server.stop() }
         // A port nothing listens on: bound, then closed.
-        let closed = try Self.unusedPort()
+        let closed = try StreamServers.freePort(udp: false)
         let cases: [(URLImageSource, [String])] = [
             (URLImageSource(url: server.url("missing.jpg")), ["HTTP 404", "Not Found"]),
             (URLImageSource(url: server.url("status/500")), ["HTTP 500"]),
@@ -129,19 +129,5 @@ import Testing
         // At most the first part went out (none, if the hang-up came before the server wrote it).
         let sent = try await server.sent("stall/photo-big.jpg")
         #expect(sent.count == 1 && sent[0] <= StaticHTTPServer.stallBytes, "hung up, not read to the end: \(sent)")
-    }
-
-    static func unusedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard bound else { throw TestFailure("cannot bind a port") }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 }

@@ -73,14 +73,7 @@ public final class LiveRing: SessionOutput {
         } catch {
             throw GpickError(.pipeline, "\(file.path): \(error.message)")
         }
-        session.register(ring)
-        do {
-            try await branch.attach(to: graph, videoProbe: nil, audioProbe: nil)
-        } catch {
-            session.unregister(ring)
-            await branch.detach()
-            throw error
-        }
+        try await session.attach(ring, branch: branch, to: graph)
         return ring
     }
 

@@ -38,6 +38,20 @@ extension CaptureSession {
         state.withLock { _ = $0.outputs.removeValue(forKey: ObjectIdentifier(output)) }
     }
 
+    /// Registers `output` and attaches its branch (video only) to the running graph. When the
+    /// attach fails the output leaves again and the branch is detached; anything else it holds is
+    /// the caller's to undo.
+    func attach(_ output: any SessionOutput, branch: Branch, to graph: Graph) async throws(GpickError) {
+        register(output)
+        do throws(GpickError) {
+            try await branch.attach(to: graph, videoProbe: nil, audioProbe: nil)
+        } catch {
+            unregister(output)
+            await branch.detach()
+            throw error
+        }
+    }
+
     /// A unique name for an output's bin ("recording-3"): names show in --verbose paths.
     func allocateBranchName(_ prefix: String) -> String {
         state.withLock { s in

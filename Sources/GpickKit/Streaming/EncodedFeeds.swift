@@ -11,6 +11,20 @@ import GstCore
 /// they would be a millisecond apart, and viewers that store milliseconds (Matroska) would see
 /// duplicates.
 final class EncodedFeeds: Sendable {
+    /// An encoder branch built from `file` (which ends in an appsink named `sink`) for `session`,
+    /// and the feeds its encoded frames go to.
+    static func branch(_ file: PipelineFile, values: [String: Parameter.Value], in session: CaptureSession,
+                       named prefix: String) async throws(GpickError) -> (Branch, EncodedFeeds) {
+        let bin = try await PipelineBuilder.build(file, values: values, asPipeline: false)
+        let branch = try Branch(bin: bin, name: session.allocateBranchName(prefix), audio: false)
+        guard let sinkElement = bin.element(named: "sink"), let sink = try? AppSink(sinkElement) else {
+            throw file.error(file.pipeline.line, "an encoder branch for the network ends in an appsink named \"sink\"")
+        }
+        let feeds = EncodedFeeds(sink: sink)
+        sink.setCallbacks(onSample: { feeds.deliver($0) }, onEOS: { feeds.drained.fire() })
+        return (branch, feeds)
+    }
+
     private let sink: AppSink
     private let state = Locked(State())
     /// Fired when the branch's end of stream reaches its appsink: every frame is delivered.

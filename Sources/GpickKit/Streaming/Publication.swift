@@ -86,23 +86,10 @@ public final class Publication: SessionOutput {
         }
         // Built once now, so a missing plugin or a bad value stops here, before the session changes.
         _ = try await OffPool.run { () throws(GpickError) in try PipelineBuilder.buildSender(senderFile, values: values) }
-        let bin = try await PipelineBuilder.build(branchFile, values: values, asPipeline: false)
-        let branch = try Branch(bin: bin, name: session.allocateBranchName("publish"), audio: false)
-        guard let sinkElement = bin.element(named: "sink"), let sink = try? AppSink(sinkElement) else {
-            throw file.error(file.pipeline.line, "a branch with a send ends in an appsink named \"sink\"")
-        }
-        let feeds = EncodedFeeds(sink: sink)
-        sink.setCallbacks(onSample: { feeds.deliver($0) }, onEOS: { feeds.drained.fire() })
+        let (branch, feeds) = try await EncodedFeeds.branch(branchFile, values: values, in: session, named: "publish")
         let publication = Publication(target: target, session: session, branch: branch, feeds: feeds, sender: senderFile,
                                       values: values, passphrase: passphrase, onEvent: onEvent)
-        session.register(publication)
-        do throws(GpickError) {
-            try await branch.attach(to: graph, videoProbe: nil, audioProbe: nil)
-        } catch {
-            session.unregister(publication)
-            await branch.detach()
-            throw error
-        }
+        try await session.attach(publication, branch: branch, to: graph)
         switch await publication.connect() {
         case .failed(let reason):
             await publication.finish(drain: false)

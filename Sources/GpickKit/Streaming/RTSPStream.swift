@@ -50,22 +50,9 @@ public final class RTSPStream: SessionOutput {
         guard let media = file.media else {
             throw file.error(file.pipeline.line, "\(file.name) has no media: what gst-rtsp-server builds for each viewer")
         }
-        let bin = try await PipelineBuilder.build(file, values: values, asPipeline: false)
-        let branch = try Branch(bin: bin, name: session.allocateBranchName("rtsp"), audio: false)
-        guard let sinkElement = bin.element(named: "sink"), let sink = try? AppSink(sinkElement) else {
-            throw file.error(file.pipeline.line, "a branch with a media ends in an appsink named \"sink\"")
-        }
-        let mount = EncodedFeeds(sink: sink)
-        sink.setCallbacks(onSample: { mount.deliver($0) }, onEOS: { mount.drained.fire() })
+        let (branch, mount) = try await EncodedFeeds.branch(file, values: values, in: session, named: "rtsp")
         let stream = RTSPStream(name: name, server: server, session: session, branch: branch, mount: mount)
-        session.register(stream)
-        do throws(GpickError) {
-            try await branch.attach(to: graph, videoProbe: nil, audioProbe: nil)
-        } catch {
-            session.unregister(stream)
-            await branch.detach()
-            throw error
-        }
+        try await session.attach(stream, branch: branch, to: graph)
         server.mount(name, launch: "( \(media.value) )", media: mount)
         return stream
     }
