@@ -1,35 +1,48 @@
 /// The text of a Swift file's string literals, line by line, for checks that scan what the code
 /// names (elements, programs). Comments are skipped; interpolations become a space.
+///
+/// It reads UTF-8 bytes: every delimiter is ASCII, and the tests that use it read every Swift
+/// file of the package, in a debug build.
 public enum SwiftLiterals {
     public struct Piece: Sendable {
         public let text: String
         public let line: Int
     }
 
+    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), newline = UInt8(ascii: "\n")
+    private static let open = UInt8(ascii: "("), close = UInt8(ascii: ")"), slash = UInt8(ascii: "/")
+    private static let star = UInt8(ascii: "*"), hash = UInt8(ascii: "#")
+
     public static func pieces(in source: String) -> [Piece] {
-        let c = Array(source.unicodeScalars)
+        var source = source
+        return source.withUTF8 { pieces(in: $0) }
+    }
+
+    static func pieces(in c: UnsafeBufferPointer<UInt8>) -> [Piece] {
         var out: [Piece] = []
         var i = 0, line = 1
-        var current = "", currentLine = 1
-        func at(_ k: Int, _ s: String) -> Bool {
-            let u = Array(s.unicodeScalars)
-            return k + u.count <= c.count && Array(c[k..<k + u.count]) == u
+        var current: [UInt8] = [], currentLine = 1
+        func at(_ k: Int, _ s: StaticString) -> Bool {
+            let n = s.utf8CodeUnitCount
+            guard k + n <= c.count else { return false }
+            let p = s.utf8Start
+            for j in 0..<n where c[k + j] != p[j] { return false }
+            return true
         }
         func flush() {
-            if !current.isEmpty { out.append(Piece(text: current, line: currentLine)) }
-            current = ""
+            if !current.isEmpty { out.append(Piece(text: String(decoding: current, as: UTF8.self), line: currentLine)) }
+            current.removeAll(keepingCapacity: true)
         }
-        func newline() { line += 1; flush(); currentLine = line }
         /// Skips an interpolation from its `(` to the matching `)`, strings inside included.
         func skipInterpolation() {
             var depth = 0
             while i < c.count {
                 let ch = c[i]
-                if ch == "\n" { line += 1 }
-                if ch == "\"" {
+                if ch == newline { line += 1 }
+                if ch == quote {
                     i += 1
-                    while i < c.count, c[i] != "\"" { if c[i] == "\\" { i += 1 }; i += 1 }
-                } else if ch == "(" { depth += 1 } else if ch == ")" {
+                    while i < c.count, c[i] != quote { if c[i] == backslash { i += 1 }; i += 1 }
+                } else if ch == open { depth += 1 } else if ch == close {
                     depth -= 1
                     if depth == 0 { i += 1; return }
                 }
@@ -37,55 +50,57 @@ public enum SwiftLiterals {
             }
         }
         /// Reads a literal body up to `end`, `i` just after the opening quote(s).
-        func literal(end: String, multiline: Bool, raw: Bool) {
+        func literal(end: StaticString, multiline: Bool, raw: Bool) {
             flush()
             currentLine = line
             while i < c.count {
-                if at(i, end) { i += end.unicodeScalars.count; flush(); return }
+                if at(i, end) { i += end.utf8CodeUnitCount; flush(); return }
                 let ch = c[i]
-                if !raw, ch == "\\" {
-                    if i + 1 < c.count, c[i + 1] == "(" {
+                if !raw, ch == backslash {
+                    if i + 1 < c.count, c[i + 1] == open {
                         i += 1
                         skipInterpolation()
-                        current += " "
+                        current.append(UInt8(ascii: " "))
                         continue
                     }
-                    if i + 1 < c.count { current.unicodeScalars.append(c[i + 1]) }
+                    if i + 1 < c.count { current.append(c[i + 1]) }
                     i += 2
                     continue
                 }
-                if ch == "\n" {
+                if ch == newline {
                     if !multiline { flush(); return }
                     i += 1
-                    newline()
+                    line += 1
+                    flush()
+                    currentLine = line
                     continue
                 }
-                current.unicodeScalars.append(ch)
+                current.append(ch)
                 i += 1
             }
             flush()
         }
         while i < c.count {
             let ch = c[i]
-            if ch == "\n" { line += 1; i += 1; continue }
-            if at(i, "//") {
-                while i < c.count, c[i] != "\n" { i += 1 }
+            if ch == newline { line += 1; i += 1; continue }
+            if ch == slash, at(i, "//") {
+                while i < c.count, c[i] != newline { i += 1 }
                 continue
             }
-            if at(i, "/*") {
+            if ch == slash, at(i, "/*") {
                 var depth = 0
                 while i < c.count {
                     if at(i, "/*") { depth += 1; i += 2; continue }
                     if at(i, "*/") { depth -= 1; i += 2; if depth == 0 { break }; continue }
-                    if c[i] == "\n" { line += 1 }
+                    if c[i] == newline { line += 1 }
                     i += 1
                 }
                 continue
             }
-            if at(i, "#\"\"\"") { i += 4; literal(end: "\"\"\"#", multiline: true, raw: true); continue }
-            if at(i, "#\"") { i += 2; literal(end: "\"#", multiline: false, raw: true); continue }
-            if at(i, "\"\"\"") { i += 3; literal(end: "\"\"\"", multiline: true, raw: false); continue }
-            if ch == "\"" { i += 1; literal(end: "\"", multiline: false, raw: false); continue }
+            if ch == hash, at(i, "#\"\"\"") { i += 4; literal(end: "\"\"\"#", multiline: true, raw: true); continue }
+            if ch == hash, at(i, "#\"") { i += 2; literal(end: "\"#", multiline: false, raw: true); continue }
+            if ch == quote, at(i, "\"\"\"") { i += 3; literal(end: "\"\"\"", multiline: true, raw: false); continue }
+            if ch == quote { i += 1; literal(end: "\"", multiline: false, raw: false); continue }
             i += 1
         }
         return out
