@@ -194,7 +194,12 @@ function cameraCell() {
 // The camera rests when nobody looks at its cell: scrolled out of view, the page hidden (another
 // tab, a minimised window), or the window out of focus for more than 30 s. The server is told
 // each change, in order; it stops the camera and the cell keeps its blurred last frame.
-let cellInView = true, windowAway = false, awayTimer = null, restingSent = false;
+//
+// A page that is going away (reloaded for take-or-pick's next stage, or left) says nothing: its
+// "hidden" would reach the server after the next page started the camera, and rest it for good.
+// And a page that finds the camera resting while it wants it awake (a rest it did not send)
+// wakes it.
+let cellInView = true, windowAway = false, awayTimer = null, restingSent = false, leaving = false, waking = false;
 let restSent = Promise.resolve();
 const restWatcher = new IntersectionObserver(entries => {
   for (const e of entries) cellInView = e.isIntersecting;
@@ -202,10 +207,20 @@ const restWatcher = new IntersectionObserver(entries => {
 });
 function updateRest() {
   const rest = !cellInView || document.hidden || windowAway;
-  if (rest === restingSent || ended) return;
+  if (rest === restingSent || ended || leaving) return;
   restingSent = rest;
   restSent = restSent.then(() => call("/api/camera/rest", {on: rest})).catch(() => {});
 }
+function wakeIfRestingUnasked() {
+  if (!camera || camera.state !== "suspended" || restingSent || waking || ended || leaving) return;
+  waking = true;
+  restSent = restSent.then(() => call("/api/camera/rest", {on: false})).catch(() => {}).finally(() => { waking = false; });
+}
+function reloadForNextStage() {
+  leaving = true;
+  location.reload();
+}
+addEventListener("pagehide", () => { leaving = true; });
 document.addEventListener("visibilitychange", updateRest);
 addEventListener("blur", () => { clearTimeout(awayTimer); awayTimer = setTimeout(() => { windowAway = true; updateRest(); }, 30000); });
 addEventListener("focus", () => { clearTimeout(awayTimer); windowAway = false; updateRest(); });
@@ -327,7 +342,7 @@ async function chooseAction(name) {
   try {
     const answer = await call("/api/action", {name});
     // Take-or-pick moved on to the camera or the library: the page is made anew for it.
-    if (answer.stage) location.reload(); else finish(name + ". You can close this page.");
+    if (answer.stage) reloadForNextStage(); else finish(name + ". You can close this page.");
   } catch (e) { say(e.message); }
 }
 
@@ -369,8 +384,9 @@ function addCapture(item) {
 }
 
 function showState(s) {
-  if (s.stage && config.stage && s.stage !== config.stage && !s.ended) { location.reload(); return; }
+  if (s.stage && config.stage && s.stage !== config.stage && !s.ended) { reloadForNextStage(); return; }
   camera = s.camera;
+  wakeIfRestingUnasked();
   const cell = document.getElementById("camera");
   if (cell && camera.state === "off") {
     // No camera after all (`auto` found none): the cell goes, the rest of the grid stays.
