@@ -66,10 +66,22 @@ public enum TestEnvironment {
     /// `env` for a child process, with the registry above when it has a HOME or cache of its
     /// own: it would otherwise rebuild GStreamer's plugin registry there (a scan of every
     /// plugin, 2 s idle and over 10 s on a busy machine), and a picker's video thumbnail waited for it.
+    ///
+    /// Such a child reads that registry and never rewrites it (GST_REGISTRY_UPDATE=no). Some
+    /// plugins' entries depend on HOME (libvisual's looks in ~/.libvisual): a child that
+    /// validated the registry under its own HOME found it changed and rewrote it, the next
+    /// child under the real HOME did the same, and a full run spent about a hundred plugin
+    /// scans on that. This process brings the registry up to date first, under the
+    /// environment every other child inherits.
     public static func child(_ env: [String: String]) -> [String: String] {
         guard env["HOME"] != nil || env["XDG_CACHE_HOME"] != nil, env["GST_REGISTRY"] == nil else { return env }
-        return env.merging(["GST_REGISTRY": gstRegistry]) { $1 }
+        _ = registryCurrent
+        return env.merging(["GST_REGISTRY": gstRegistry, "GST_REGISTRY_UPDATE": "no"]) { $1 }
     }
+
+    /// GStreamer's initialisation in this process, which validates (and if needed rewrites) the
+    /// registry at `gstRegistry`.
+    private static let registryCurrent: Void = { try? Gst.initialize() }()
 
     public static func openFDs() -> Int { files(in: "/proc/self/fd").count }
 
