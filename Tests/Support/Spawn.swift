@@ -54,7 +54,7 @@ public enum Spawn {
     }
 
     /// This process's open descriptors now.
-    private static func openDescriptors() -> [Int32] {
+    static func openDescriptors() -> [Int32] {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
     }
 

@@ -6,7 +6,7 @@ public struct Subprocess {
     /// waits in, the syscall and the kernel stack), then gdb's `thread apply all bt` (frames only;
     /// skipped where gdb is not installed, or cannot attach within a minute: a large debug
     /// binary's symbols take long to load on a busy machine). At most 8000 characters.
-    static func stacks(of pid: Int32) -> String {
+    public static func stacks(of pid: Int32) -> String {
         var text = kernelStates(of: pid)
         let gdb = "/usr/bin/gdb"
         if FileManager.default.isExecutableFile(atPath: gdb) {
@@ -75,19 +75,29 @@ public struct Subprocess {
     }
 
     public static func start(_ exe: String, _ args: [String], env: [String: String] = [:], stdinPipe: Bool = false) throws -> Running {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
         var e = ProcessInfo.processInfo.environment
         for (k, v) in TestEnvironment.child(env) { e[k] = v }
-        p.environment = e
         let out = PipeIO.pipe(), err = PipeIO.pipe()
-        p.standardOutput = out
-        p.standardError = err
         let input = stdinPipe ? PipeIO.pipe() : nil
-        p.standardInput = input ?? FileHandle.nullDevice
+        let null = stdinPipe ? nil : FileHandle(forReadingAtPath: "/dev/null")
+        defer { try? null?.close() }
+        let p: ChildProcess
+        do {
+            p = try ChildProcess(exe, args, environment: e,
+                                 stdin: input?.fileHandleForReading.fileDescriptor ?? null?.fileDescriptor ?? -1,
+                                 stdout: out.fileHandleForWriting.fileDescriptor, stderr: err.fileHandleForWriting.fileDescriptor)
+        } catch {
+            for h in [out.fileHandleForReading, out.fileHandleForWriting, err.fileHandleForReading, err.fileHandleForWriting] { try? h.close() }
+            try? input?.fileHandleForReading.close()
+            try? input?.fileHandleForWriting.close()
+            throw error
+        }
+        // The child's ends are the child's: the readers here see the end once it (and whatever
+        // it started) closes them.
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        try? input?.fileHandleForReading.close()
         let running = Running(process: p, out: out, err: err, input: input)
-        try p.run()
         running.startReading()
         return running
     }
@@ -95,13 +105,13 @@ public struct Subprocess {
     /// A running child: its output is drained continuously so it never blocks on a full pipe.
     public final class Running: @unchecked Sendable {
         // Invariant: `outData`/`errData` only touched under `lock`.
-        public let process: Process
+        public let process: ChildProcess
         let out: Pipe, err: Pipe, input: Pipe?
         private let lock = NSLock()
         private var outData = Data(), errData = Data()
         private let group = DispatchGroup()
 
-        init(process: Process, out: Pipe, err: Pipe, input: Pipe?) {
+        init(process: ChildProcess, out: Pipe, err: Pipe, input: Pipe?) {
             self.process = process
             self.out = out
             self.err = err
@@ -161,7 +171,8 @@ public struct Subprocess {
                 try await Task.sleep(nanoseconds: 10_000_000)
             }
         }
-        public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+        /// Signals the child while it runs (once reaped, its pid may be another process's).
+        public func signal(_ sig: Int32) { if process.isRunning { kill(process.processIdentifier, sig) } }
 
         public func wait(timeout: Double) async throws -> Result {
             let timeout = HangBound.seconds(timeout)
