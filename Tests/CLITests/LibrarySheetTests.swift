@@ -81,6 +81,14 @@ import Testing
     typealias Image = (width: Int, height: Int, pixels: [UInt8])
 
     /// Mean RGB over a rectangle of the decoded sheet.
+    /// The `file://` URIs that PNG texts name (each thumbnail's Thumb::URI), for failure messages.
+    static func thumbURIs(_ texts: [String]) -> [String] {
+        texts.map { text in
+            guard let start = text.range(of: "file://") else { return "(none)" }
+            return String(text[start.lowerBound...].prefix { $0.isASCII && !$0.isWhitespace && $0 != "\0" && $0.asciiValue! >= 32 })
+        }
+    }
+
     static func mean(_ img: Image, x: Range<Int>, y: Range<Int>) -> (Double, Double, Double) {
         var sum = (0, 0, 0)
         for j in y { for i in x { let p = Media.pixel(img, i, j); sum.0 += p.0; sum.1 += p.1; sum.2 += p.2 } }
@@ -156,7 +164,8 @@ import Testing
         #expect(large.count == 5, "\(large)")
         let uris = try large.map { String(decoding: try Data(contentsOf: URL(fileURLWithPath: lib.cache + "/large/" + $0)), as: UTF8.self) }
         for name in ["red.jpg", "DCIM/IMG_0001.JPG", "burst/shot-001.jpg", "clip.mp4", "pano.jpg"] {
-            #expect(uris.contains { $0.contains("file://" + lib.root + "/" + name) }, "no thumbnail of \(name)")
+            #expect(uris.contains { $0.contains("file://" + lib.root + "/" + name) },
+                    "no thumbnail of \(name); the cache's files name \(Self.thumbURIs(uris)) (\(large))")
         }
         func stamps() throws -> [String: Date] {
             var s: [String: Date] = [:]

@@ -1,6 +1,7 @@
 import Foundation
 import GpickKit
 import GpickTestSupport
+import Synchronization
 import Testing
 
 /// `gpick serve` read by real RTSP clients started here: ffprobe, ffmpeg and GStreamer's rtspsrc
@@ -11,15 +12,34 @@ import Testing
 @Suite(.serialized) struct ServeCLITests {
     static let small = ["--source", "test", "--width", "640", "--height", "360"]
 
-    /// Starts `gpick serve` and returns it with its URL, read from the `started` event.
+    /// Starts `gpick serve` and returns it with its URL, read from the `started` event. The
+    /// server logs its medias' and viewers' lives (gst-rtsp-server's own debug categories) to a
+    /// file, which `diagnosed` shows if a viewer fails.
     static func serve(_ extra: [String] = []) async throws -> (Subprocess.Running, String) {
+        let log = TestEnvironment.tempDir() + "/server-gst.log"
         // At most two minutes: a server left behind by a test that failed midway ends by itself.
-        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--json", "--duration", "120"] + small + extra)
+        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--json", "--duration", "120"] + small + extra,
+                                     env: ["GST_DEBUG": "rtspmedia:5,rtspclient:3,rtspstream:4,appsrc:4,rtspsessionmedia:4",
+                                           "GST_DEBUG_FILE": log, "GST_DEBUG_NO_COLOR": "1"])
+        logs.withLock { $0[p.process.processIdentifier] = log }
         let out = try await p.waitForOutput("\"url\"")
         let started = out.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .first { $0["event"] as? String == "started" }
         let url = try #require(started?["url"] as? String, "no URL in \(out)")
         return (p, url)
+    }
+
+    static let logs = Mutex<[Int32: String]>([:])
+
+    /// Runs `body` (viewers of `server`); a failure it throws also tells what the server was doing:
+    /// the end of its debug log and its threads' stacks.
+    static func diagnosed<T>(_ server: Subprocess.Running, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch {
+            let pid = server.process.processIdentifier
+            let log = logs.withLock { $0[pid] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
+            let tail = log.split(separator: "\n").suffix(60).joined(separator: "\n")
+            throw TestFailure("\(error)\nthe server's log ends:\n\(tail)\nthe server's threads:\n\(Subprocess.stacks(of: pid))")
+        }
     }
 
     /// Stamps of a viewer's frames, which must run on without a gap from the first it decodes.
@@ -43,7 +63,7 @@ import Testing
 
         // Nine ffmpeg viewers (as NVRs record) and one of GStreamer's, 45 frames each, all at once.
         let frames = 45
-        let viewers = try await withThrowingTaskGroup(of: (String, Subprocess.Result).self) { group in
+        let viewers = try await Self.diagnosed(p) { try await withThrowingTaskGroup(of: (String, Subprocess.Result).self) { group in
             for i in 0..<9 {
                 let file = "\(dir)/ffmpeg-\(i).mkv"
                 group.addTask {
@@ -59,7 +79,7 @@ import Testing
                     "identity", "eos-after=\(frames + 1)", "!", "matroskamux", "!", "filesink", "location=\(file)"], timeout: 60))
             }
             return try await group.reduce(into: []) { $0.append($1) }
-        }
+        } }
         #expect(viewers.count == 10)
         for (file, r) in viewers {
             #expect(r.status == 0, "\(file): \(r.stderr)")
@@ -86,8 +106,10 @@ import Testing
         let back = url.replacingOccurrences(of: "/cam", with: "/back")
         for (i, (mount, id)) in [(url, 1), (back, 2)].enumerated() {
             let file = "\(dir)/\(i).mkv"
-            let r = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", mount,
-                                                                 "-frames:v", "30", "-c", "copy", "-y", file], timeout: 60)
+            let r = try await Self.diagnosed(p) {
+                try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", mount,
+                                                             "-frames:v", "30", "-c", "copy", "-y", file], timeout: 60)
+            }
             #expect(r.status == 0, "\(mount): \(r.stderr)")
             let stamps = try await Media.stampIndices(file, id: id)
             let first = try #require(stamps.first ?? nil, "\(mount): no stamp of camera \(id) on its first frame")
@@ -110,8 +132,10 @@ import Testing
         let stalled = try Subprocess.start("/usr/bin/python3", ["-u", "-c", Self.stalledViewer, url])
         defer { p.signal(SIGKILL); stalled.signal(SIGKILL) }
         _ = try await stalled.waitForOutput("playing", timeout: 30)
-        let r = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url, "-frames:v", "90",
-                                                             "-c", "copy", "-y", "\(dir)/other.mkv"], timeout: 60)
+        let r = try await Self.diagnosed(p) {
+            try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url, "-frames:v", "90",
+                                                         "-c", "copy", "-y", "\(dir)/other.mkv"], timeout: 60)
+        }
         #expect(r.status == 0, "\(r.stderr)")
         try await Self.expectUnbroken("\(dir)/other.mkv", frames: 90, "the viewer beside the stalled one")
         #expect(stalled.process.isRunning, "the stalled viewer is still connected: \(stalled.stderrSoFar)")
