@@ -79,8 +79,11 @@ debug: setup
 
 # Swift Testing runs the suites' tests concurrently; most of them wait on a live 30 fps clock.
 # Results also go to an xunit file: a loaded machine has been seen to lose console lines.
+# Each test leaves its folder in /tmp/gpick-tests for a look after a failure; folders of runs
+# more than an hour old go first (a folder of tens of thousands slows every test's own).
 test: debug
 	@rm -f .build/test-results*.xml
+	@find /tmp/gpick-tests -mindepth 1 -maxdepth 1 -mmin +60 -exec rm -rf {} + 2>/dev/null || true
 	$(SWIFT) test --skip-build --xunit-output .build/test-results.xml \
 		|| { python3 Tests/failures.py .build/test-results-swift-testing.xml; exit 1; }
 	PYTHONPATH=bench:bench/tests python3 -m unittest discover -s bench/tests -t bench/tests

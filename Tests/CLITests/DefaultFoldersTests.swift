@@ -25,7 +25,7 @@ import Testing
         // Named by user-dirs, a missing folder is the user's word: said.
         try FileManager.default.createDirectory(atPath: home + "/config", withIntermediateDirectories: true)
         try "XDG_PICTURES_DIR=\"$HOME/Pictures\"\nXDG_VIDEOS_DIR=\"$HOME/Films\"\n"
-            .write(toFile: home + "/config/user-dirs.dirs", atomically: true, encoding: .utf8)
+            .write(toFile: home + "/config/user-dirs.dirs", atomically: false, encoding: .utf8)
         let named = try await Subprocess.gpick(["library", "scan"], env: env)
         #expect(named.stderrLines.count == 1 && named.stderr.contains(home + "/Films"), "\(named.stderr)")
     }

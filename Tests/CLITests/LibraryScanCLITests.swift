@@ -123,9 +123,7 @@ import Testing
         let dir = TestEnvironment.tempDir()
         let bin = dir + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        if link(TestEnvironment.binary, bin + "/gpick") != 0 {
-            try FileManager.default.copyItem(atPath: TestEnvironment.binary, toPath: bin + "/gpick")
-        }
+        try TestEnvironment.placeBinary(at: bin + "/gpick")
         for args in [["library", "list"], ["thumb", "a.jpg", "-o", dir + "/t.png"]] {
             let r = try await Subprocess.run(bin + "/gpick", args, env: ["HOME": dir, "XDG_DATA_HOME": dir + "/data"])
             #expect(r.status == 69, "\(args): \(r.stderr)")

@@ -75,7 +75,7 @@ extension BrowserPageTests {
     @Test func anAccentAndAUserStylesheetShowInThePage() async throws {
         let lib = try await PickerWebTests.Library(["red.jpg": "red.jpg", "blue.jpg": "blue.jpg"])
         let style = lib.dir + "/mine.css"
-        try "body { background: #ff00ff }\n".write(toFile: style, atomically: true, encoding: .utf8)
+        try "body { background: #ff00ff }\n".write(toFile: style, atomically: false, encoding: .utf8)
         let shots = TestEnvironment.tempDir("page-shots")
         let picker = try await PickerWebTests.pick(lib, ["--no-camera", "--multi", "--theme", "light", "--accent", "#f80",
                                                          "--style", style, "--spacing", "10", "--insets", "20"])

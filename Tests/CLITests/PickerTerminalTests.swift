@@ -24,7 +24,7 @@ import Testing
             let cmd = ([TestEnvironment.binary, "pick", "--ui", "terminal", "--library", lib.root] + args).map { "'\($0)'" }.joined(separator: " ")
             let closeAll = "for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done 2>/dev/null"
             let config = dir + "/tmux.conf"
-            try (windowStyle.map { "set -g window-style '\($0)'\n" } ?? "").write(toFile: config, atomically: true, encoding: .utf8)
+            try (windowStyle.map { "set -g window-style '\($0)'\n" } ?? "").write(toFile: config, atomically: false, encoding: .utf8)
             _ = try await Subprocess.run("/bin/bash", ["-c", "\(closeAll); tmux -L \(tmux.socket) -f '\(config)' new-session -d -s t -x \(columns) -y \(rows) \"$0\" </dev/null >/dev/null 2>&1",
                                                        "env \(vars) \(cmd) >'\(out)' 2>'\(err)'; echo gpick-exit=$?; sleep 60"], timeout: 20)
         }
@@ -158,7 +158,7 @@ import Testing
         let listed = try await PickerWebTests.listed(lib)
         let scanner = lib.dir + "/slow-scanner", started = lib.dir + "/scanner-pid"
         try "#!/bin/sh\necho $$ >'\(started).part' && mv '\(started).part' '\(started)'\nexec sleep 120\n"
-            .write(toFile: scanner, atomically: true, encoding: .utf8)
+            .write(toFile: scanner, atomically: false, encoding: .utf8)
         chmod(scanner, 0o755)
         let picker = try await Running(lib, ["--no-camera"], env: ["GST_PLUGIN_SCANNER": scanner, "GST_REGISTRY": lib.dir + "/registry.bin"])
         try await picker.waitFor("clip.mp4")

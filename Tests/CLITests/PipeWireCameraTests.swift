@@ -99,7 +99,7 @@ import Testing
 
     @Test func flipsBetweenThePipeWireCameraAndATestSourceShowNoBlackFrame() async throws {
         let dir = TestEnvironment.tempDir()
-        try "record start flip.mp4\nwait 1s\nflip\nwait 1s\nflip\nwait 1s\nrecord stop\n".write(toFile: "\(dir)/f.gpick", atomically: true, encoding: .utf8)
+        try "record start flip.mp4\nwait 1s\nflip\nwait 1s\nflip\nwait 1s\nrecord stop\n".write(toFile: "\(dir)/f.gpick", atomically: false, encoding: .utf8)
         try await PipeWireDaemon.with { pw in
             let r = try await Subprocess.gpick(["script", "\(dir)/f.gpick", "--source", "pipewire:testcam", "--front", "test:pinwheel?id=2",
                                                 "--output-dir", dir, "--json"] + Self.small, env: pw.env)

@@ -61,7 +61,7 @@ import Testing
         #expect(BuiltInPipelines.names == files)
         let dir = TestEnvironment.tempDir("lone")
         let lone = dir + "/gpick"
-        try FileManager.default.copyItem(atPath: TestEnvironment.binary, toPath: lone)
+        try TestEnvironment.placeBinary(at: lone)
         let list = try await Subprocess.run(lone, ["pipelines", "list", "--json"])
         #expect(list.status == 0, "\(list.stderr)")
         let listed = list.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -95,7 +95,7 @@ import Testing
     @Test func userPipelineWithLiteralPathIsRefusedUnlessAllowed() async throws {
         let dir = TestEnvironment.tempDir()
         try "name: dump\nkind: pipeline\npipeline: videotestsrc num-buffers=1 ! jpegenc ! filesink location=\(dir)/direct.jpg\n"
-            .write(toFile: "\(dir)/dump.yaml", atomically: true, encoding: .utf8)
+            .write(toFile: "\(dir)/dump.yaml", atomically: false, encoding: .utf8)
         let r = try await Subprocess.gpick(["run", "\(dir)/dump.yaml", "--output-dir", dir])
         #expect(r.status == 65 && r.stderr.contains("dump.yaml:3: element filesink writes to a path"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/direct.jpg"))
@@ -113,7 +113,7 @@ import Testing
         }
         // Same name, another encoder chain (greyscale before jpegenc), picked up without a rebuild.
         try original.replacingOccurrences(of: "jpegenc name=enc", with: "videoconvert ! video/x-raw,format=GRAY8 ! jpegenc name=enc")
-            .write(toFile: "\(dir)/p/still-jpeg.yaml", atomically: true, encoding: .utf8)
+            .write(toFile: "\(dir)/p/still-jpeg.yaml", atomically: false, encoding: .utf8)
         let r = try await Subprocess.gpick(["snap", "--source", "test", "--width", "320", "--height", "240", "-o", "\(dir)/g.jpg", "--pipelines", "\(dir)/p"])
         #expect(r.status == 0, "\(r.stderr)")
         let img = try await Media.rgb("\(dir)/g.jpg")

@@ -211,7 +211,7 @@ import Testing
         let dir = TestEnvironment.tempDir()
         let script = "\(dir)/p.gpick"
         try "preview start http\nrecord 2s r.mp4\npreview stop\nexpect r.mp4 frames == 60\nexpect r.mp4 stamps ..\n"
-            .write(toFile: script, atomically: true, encoding: .utf8)
+            .write(toFile: script, atomically: false, encoding: .utf8)
         let r = try await Subprocess.gpick(["script", script, "--output-dir", dir, "--preview-port", "0", "--json"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
         let started = Self.events(r.stdout).first { $0["event"] as? String == "preview-started" }

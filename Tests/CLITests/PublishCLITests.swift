@@ -142,8 +142,8 @@ import Testing
         let port = try StreamServers.freePort(udp: true)
         let listener = try StreamServers.srtReceiver(port: port, file: "\(dir)/never.mkv", passphrase: "the-right-one-1234")
         defer { listener.signal(SIGKILL) }
-        try "the-wrong-one-1234\n".write(toFile: "\(dir)/key", atomically: true, encoding: .utf8)
-        try "short\n".write(toFile: "\(dir)/short", atomically: true, encoding: .utf8)
+        try "the-wrong-one-1234\n".write(toFile: "\(dir)/key", atomically: false, encoding: .utf8)
+        try "short\n".write(toFile: "\(dir)/short", atomically: false, encoding: .utf8)
         #expect(try await TestEnvironment.eventually(10) { StreamServers.udpBound(port) }, "srtsrc did not bind \(port)")
         let wrong = try await run(["srt://127.0.0.1:\(port)", "--passphrase-file", "\(dir)/key"])
         #expect(wrong.status == 69 && wrong.stderrLines.count == 1 && wrong.stderr.contains("refused the passphrase"), "\(wrong.stderr)")

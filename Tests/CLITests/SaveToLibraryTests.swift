@@ -20,7 +20,7 @@ struct SaveWorld {
         base = TestEnvironment.tempDir(name)
         for d in [out, library, data, config] { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) }
         try "XDG_PICTURES_DIR=\"\(pictures)\"\nXDG_VIDEOS_DIR=\"\(videos)\"\n"
-            .write(toFile: config + "/user-dirs.dirs", atomically: true, encoding: .utf8)
+            .write(toFile: config + "/user-dirs.dirs", atomically: false, encoding: .utf8)
     }
 
     func gpick(_ args: [String]) async throws -> Subprocess.Result {
@@ -136,9 +136,7 @@ struct SaveWorld {
         // gpick alone in a folder (a hard link, so /proc/self/exe names this folder).
         let bin = w.base + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        if link(TestEnvironment.binary, bin + "/gpick") != 0 {
-            try FileManager.default.copyItem(atPath: TestEnvironment.binary, toPath: bin + "/gpick")
-        }
+        try TestEnvironment.placeBinary(at: bin + "/gpick")
         let shot = w.out + "/m.jpg"
         let r = try await Subprocess.run(bin + "/gpick", ["snap", "-o", shot, "--save-to-library", "--source", "test",
                                                           "--width", "320", "--height", "240",
@@ -153,7 +151,7 @@ struct SaveWorld {
     @Test func importFailureIsItsOneLineAndTheStillIsKept() async throws {
         let w = try SaveWorld()
         let notAFolder = w.base + "/library.txt"
-        try "x".write(toFile: notAFolder, atomically: true, encoding: .utf8)
+        try "x".write(toFile: notAFolder, atomically: false, encoding: .utf8)
         let shot = w.out + "/f.jpg"
         let r = try await w.gpick(["snap", "-o", shot, "--save-to-library", "--library", notAFolder])
         #expect(r.status == 73, "\(r.stderr)")

@@ -69,24 +69,24 @@ import Testing
     /// (a missing one is not an error until a command needs it).
     @Test func cameraOpensOnlyWhenACommandNeedsIt() async throws {
         let dir = TestEnvironment.tempDir()
-        try "echo no camera needed\n".write(toFile: "\(dir)/e.gpick", atomically: true, encoding: .utf8)
+        try "echo no camera needed\n".write(toFile: "\(dir)/e.gpick", atomically: false, encoding: .utf8)
         let r = try await Subprocess.gpick(["script", "\(dir)/e.gpick", "--source", "v4l2:/dev/video99", "--output-dir", dir])
         #expect(r.status == 0 && r.stdout == "no camera needed\n", "\(r.stderr)")
-        try "echo first\nsnap a.jpg\n".write(toFile: "\(dir)/s.gpick", atomically: true, encoding: .utf8)
+        try "echo first\nsnap a.jpg\n".write(toFile: "\(dir)/s.gpick", atomically: false, encoding: .utf8)
         let s = try await Subprocess.gpick(["script", "\(dir)/s.gpick", "--source", "v4l2:/dev/video99", "--output-dir", dir])
         #expect(s.status != 0 && s.stdout == "first\n" && s.stderr.contains("/dev/video99"), "\(s.stderr)")
     }
 
     @Test func syntaxErrorNamesLineAndColumnBeforeAnythingRuns() async throws {
         let dir = TestEnvironment.tempDir()
-        try "snap a.jpg\nburst 3 b.jpg evry 2\n".write(toFile: "\(dir)/s.gpick", atomically: true, encoding: .utf8)
+        try "snap a.jpg\nburst 3 b.jpg evry 2\n".write(toFile: "\(dir)/s.gpick", atomically: false, encoding: .utf8)
         let out = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["script", "\(dir)/s.gpick", "--source", "test", "--output-dir", out])
         #expect(r.status == 65)
         #expect(r.stderrLines == ["gpick: error: \(dir)/s.gpick:2:15: expected \"every K\" after the file"])
         #expect(TestEnvironment.files(in: out).isEmpty)
         for (text, pos) in [("snap \"open.jpg\n", "1:6"), ("wait 3 parsecs\n", "1:8"), ("recrod 1s a.mp4\n", "1:1"), ("expect a.jpg frames ~ 3\n", "1:21"), ("mode video\n", "1:6")] {
-            try text.write(toFile: "\(dir)/t.gpick", atomically: true, encoding: .utf8)
+            try text.write(toFile: "\(dir)/t.gpick", atomically: false, encoding: .utf8)
             let e = try await Subprocess.gpick(["script", "\(dir)/t.gpick", "--output-dir", out])
             #expect(e.status == 65 && e.stderr.contains("t.gpick:\(pos): "), "\(text): \(e.stderr)")
         }
@@ -95,11 +95,11 @@ import Testing
     @Test func assertionsPassAndFail() async throws {
         let dir = TestEnvironment.tempDir()
         let good = "record 1s c.mp4\nexpect c.mp4 frames == 30\nexpect c.mp4 duration 1s\nexpect c.mp4 size 320x240\nexpect c.mp4 stamps ..\nexpect c.mp4 kind video\nsnap p.png\nexpect p.png kind photo\n"
-        try good.write(toFile: "\(dir)/good.gpick", atomically: true, encoding: .utf8)
+        try good.write(toFile: "\(dir)/good.gpick", atomically: false, encoding: .utf8)
         let r = try await Subprocess.gpick(["script", "\(dir)/good.gpick", "--source", "test", "--output-dir", dir] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
         let bad = "record 1s d.mp4\nexpect d.mp4 frames == 31\nexpect d.mp4 size 320x240\n"
-        try bad.write(toFile: "\(dir)/bad.gpick", atomically: true, encoding: .utf8)
+        try bad.write(toFile: "\(dir)/bad.gpick", atomically: false, encoding: .utf8)
         let f = try await Subprocess.gpick(["script", "\(dir)/bad.gpick", "--source", "test", "--output-dir", dir] + Self.small)
         #expect(f.status != 0)
         #expect(f.stderrLines == ["gpick: error: line 2: expect d.mp4: has 30 frames, expected == 31"], "\(f.stderr)")

@@ -274,7 +274,7 @@ time.sleep(120)
     @Test func badInputIsOneLine() async throws {
         let holder = try RTSPServer(port: 0)
         let dir = TestEnvironment.tempDir()
-        try "just-a-user\n".write(toFile: "\(dir)/creds", atomically: true, encoding: .utf8)
+        try "just-a-user\n".write(toFile: "\(dir)/creds", atomically: false, encoding: .utf8)
         let cases: [([String], Int32, String)] = [
             (["--port", "\(holder.port)"], 64, "gpick: error: RTSP port \(holder.port) on 127.0.0.1 is in use (choose another with --port)"),
             (["--port", "0", "--name", "a/b"], 64, "gpick: error: stream name \"a/b\" must be 1 to 64 letters, digits, '-', '_' or '.' (not first)"),

@@ -83,7 +83,7 @@ import Testing
     @Test func symlinkAtOutputIsReplacedNotFollowed() async throws {
         let dir = TestEnvironment.tempDir()
         let target = "\(dir)/precious.txt"
-        try "keep me".write(toFile: target, atomically: true, encoding: .utf8)
+        try "keep me".write(toFile: target, atomically: false, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: "\(dir)/s.jpg", withDestinationPath: target)
         let r = try await Subprocess.gpick(["snap", "--source", "test", "--width", "320", "--height", "240", "-o", "\(dir)/s.jpg"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -97,7 +97,7 @@ import Testing
                 text = text.replacingOccurrences(of: "pipeline: videotestsrc name=src is-live=true",
                                                  with: "pipeline: videotestsrc name=src is-live=true ! video/x-raw,framerate=0/1")
             }
-            try text.write(toFile: "\(pipelines)/\(f)", atomically: true, encoding: .utf8)
+            try text.write(toFile: "\(pipelines)/\(f)", atomically: false, encoding: .utf8)
         }
         let out = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["record", "--duration", "1", "--source", "test", "--pipelines", pipelines, "-o", "\(out)/x.mp4"])

@@ -221,7 +221,7 @@ import Testing
 
     @Test func aMissingSourceOrATextFileIsOneLine() async throws {
         let dir = TestEnvironment.tempDir()
-        try "just some words\nnot a picture\n".write(toFile: dir + "/notes.txt", atomically: true, encoding: .utf8)
+        try "just some words\nnot a picture\n".write(toFile: dir + "/notes.txt", atomically: false, encoding: .utf8)
         let missing = try await Subprocess.gpick(["thumb", dir + "/nothing.jpg", "-o", dir + "/t.png"])
         Self.expectOneLine(missing, status: 65, [dir + "/nothing.jpg", "no such file"], "missing")
         let text = try await Subprocess.gpick(["thumb", dir + "/notes.txt", "-o", dir + "/t.png", "--json"])
@@ -244,7 +244,7 @@ import Testing
     @Test func aSymlinkAtTheOutputIsReplacedNotWrittenThrough() async throws {
         let dir = TestEnvironment.tempDir()
         try Self.bars(dir + "/a.jpg")
-        try "keep me\n".write(toFile: dir + "/target.txt", atomically: true, encoding: .utf8)
+        try "keep me\n".write(toFile: dir + "/target.txt", atomically: false, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: dir + "/t.png", withDestinationPath: dir + "/target.txt")
         let r = try await Subprocess.gpick(["thumb", dir + "/a.jpg", "--size", "64", "-o", dir + "/t.png"])
         #expect(r.status == 0, "\(r.stderr)")

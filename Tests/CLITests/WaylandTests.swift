@@ -149,14 +149,14 @@ import Testing
             echo $$ > '\(dir)/browser.pid'
             exec /usr/bin/chromium --ozone-platform=wayland --no-sandbox --disable-gpu --no-first-run \\
                 --user-data-dir='\(dir)/profile' --app="$1" >/dev/null 2>&1
-            """.write(toFile: browser, atomically: true, encoding: .utf8)
+            """.write(toFile: browser, atomically: false, encoding: .utf8)
         chmod(browser, 0o755)
         try FileManager.default.createDirectory(atPath: "\(data)/applications", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
         try "[Desktop Entry]\nType=Application\nName=Test browser\nExec=\(browser) %u\nMimeType=x-scheme-handler/http;\n"
-            .write(toFile: "\(data)/applications/gpick-test-browser.desktop", atomically: true, encoding: .utf8)
+            .write(toFile: "\(data)/applications/gpick-test-browser.desktop", atomically: false, encoding: .utf8)
         try "[Default Applications]\nx-scheme-handler/http=gpick-test-browser.desktop\n"
-            .write(toFile: "\(config)/mimeapps.list", atomically: true, encoding: .utf8)
+            .write(toFile: "\(config)/mimeapps.list", atomically: false, encoding: .utf8)
         let p = try Subprocess.start(TestEnvironment.binary, ["pick", "--no-camera", "--json", "--library", lib.root],
                                      env: lib.env.merging(compositor.environment) { $1 }.merging(["XDG_DATA_HOME": data, "XDG_CONFIG_HOME": config]) { $1 })
         defer {

@@ -153,7 +153,7 @@ import Testing
         // user-dirs: Pictures and Videos, so a lone video would go to Videos.
         let home = world.base + "/home"
         try FileManager.default.createDirectory(atPath: home + "/.config", withIntermediateDirectories: true)
-        try "XDG_PICTURES_DIR=\"$HOME/Pics\"\nXDG_VIDEOS_DIR=\"$HOME/Vids\"\n".write(toFile: home + "/.config/user-dirs.dirs", atomically: true, encoding: .utf8)
+        try "XDG_PICTURES_DIR=\"$HOME/Pics\"\nXDG_VIDEOS_DIR=\"$HOME/Vids\"\n".write(toFile: home + "/.config/user-dirs.dirs", atomically: false, encoding: .utf8)
         let roots = MediaRoots.resolve(explicit: [], environment: ["HOME": home])
         #expect(roots.videosFolder == home + "/Vids")
         let photo = try await world.source("live.jpg", as: "IMG_1.JPG")

@@ -20,7 +20,7 @@ import Testing
     @Test func explicitFoldersWinOverTheEnvironmentAndUserDirs() throws {
         let home = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: home.path + "/cfg", withIntermediateDirectories: true)
-        try "XDG_PICTURES_DIR=\"$HOME/Fotos\"\n".write(toFile: home.path + "/cfg/user-dirs.dirs", atomically: true, encoding: .utf8)
+        try "XDG_PICTURES_DIR=\"$HOME/Fotos\"\n".write(toFile: home.path + "/cfg/user-dirs.dirs", atomically: false, encoding: .utf8)
         let env = ["HOME": home.path, "XDG_CONFIG_HOME": home.path + "/cfg"]
         // user-dirs names Fotos (kept, there or not: the user said so); the default Videos is a
         // guess, kept only while it exists.

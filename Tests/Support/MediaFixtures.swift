@@ -115,7 +115,7 @@ public struct MediaFixtures: Sendable {
         ])
         // 2. Edits: one exiftool process for all of them, ffmpeg's rotations beside it.
         let config = p("gpick.config")
-        try exiftoolConfig.write(toFile: config, atomically: true, encoding: .utf8)
+        try exiftoolConfig.write(toFile: config, atomically: false, encoding: .utf8)
         let mp4Size = try FileManager.default.attributesOfItem(atPath: p("v.mp4"))[.size] as? Int ?? 0
         func directory(_ length: Int) -> String {
             "-XMP-GContainer:Directory=[{Item={Semantic=Primary,Mime=image/jpeg,Length=0,Padding=0}},"
@@ -143,7 +143,7 @@ public struct MediaFixtures: Sendable {
         ]
         var args: [String] = []
         for (k, e) in edits.enumerated() { args += e + (k + 1 < edits.count ? ["-execute"] : []) }
-        try args.joined(separator: "\n").write(toFile: p("edits.args"), atomically: true, encoding: .utf8)
+        try args.joined(separator: "\n").write(toFile: p("edits.args"), atomically: false, encoding: .utf8)
         try runAll([
             ("/usr/bin/exiftool", ["-config", config, "-q", "-@", p("edits.args")]),
             (ffmpeg, ["-loglevel", "error", "-y", "-i", p("v.mp4"), "-c", "copy", "-metadata:s:v", "rotate=90", p("r90.mp4")]),

@@ -28,7 +28,7 @@ public final class PipeWireDaemon: @unchecked Sendable {
         let runtime = "\(dir)/run", confd = "\(dir)/config/pipewire/pipewire.conf.d"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.createDirectory(atPath: confd, withIntermediateDirectories: true)
-        try config.write(toFile: "\(confd)/testcam.conf", atomically: true, encoding: .utf8)
+        try config.write(toFile: "\(confd)/testcam.conf", atomically: false, encoding: .utf8)
         let bus = "unix:path=\(runtime)/bus"
         let env = ["XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": "\(dir)/config", "DBUS_SESSION_BUS_ADDRESS": bus]
         var started: [Subprocess.Running] = []

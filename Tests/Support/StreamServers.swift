@@ -47,7 +47,7 @@ public enum StreamServers {
         events { worker_connections 64; }
         rtmp { server { listen 127.0.0.1:\(port); application live { live on; record off; } } }
         """
-        try conf.write(toFile: "\(dir)/nginx.conf", atomically: true, encoding: .utf8)
+        try conf.write(toFile: "\(dir)/nginx.conf", atomically: false, encoding: .utf8)
         let p = try Subprocess.start("/usr/sbin/nginx", ["-c", "\(dir)/nginx.conf", "-p", dir, "-e", "\(dir)/error.log"])
         let listening = try await TestEnvironment.eventually(10) {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -25,6 +25,16 @@ public enum TestEnvironment {
         return dir
     }
 
+    /// A copy of the gpick binary at `path` (a hard link where the file system allows it), for
+    /// tests of gpick alone in a folder. Copied by cp, not in this process: a child another test
+    /// starts meanwhile would inherit the copy's open write end, and running the copy would fail
+    /// with "text file busy".
+    public static func placeBinary(at path: String) throws {
+        guard link(binary, path) != 0 else { return }
+        let copied = try Subprocess.runSync("/bin/cp", [binary, path])
+        guard copied.status == 0 else { throw TestFailure("cp \(binary) \(path): \(copied.stderr)") }
+    }
+
     public static func files(in dir: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
     }
