@@ -47,7 +47,7 @@ extension BrowserPageTests {
 
     @Test func colourImageColourAndBackThenSaveWritesTheImageAndTheModel() async throws {
         let red = TestEnvironment.tempDir("avatar-edit-red") + "/red.png"
-        try MediaFixtures.runAll([("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=#e53935:s=320x240", "-frames:v", "1", red])])
+        try await MediaFixtures.run([("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=#e53935:s=320x240", "-frames:v", "1", red])])
         let editor = try await Self.edit(["--text", "Ada Lovelace"])
         let steps = try await editor.drive(["colour:#1e88e5", "upload:" + red, "color-button", "color-button", "save"])
         try #require(steps.count == 5)

@@ -11,8 +11,10 @@ enum LibraryCLI {
     }
 
     /// Runs `gpick-library ARGS` with this test's own index.
-    static func run(_ args: [String], data: String, timeout: Double = 30) async throws -> Subprocess.Result {
-        try await Subprocess.run(binary, args, env: ["XDG_DATA_HOME": data], timeout: timeout)
+    /// `background`: at a lower priority (see `Subprocess.background`).
+    static func run(_ args: [String], data: String, timeout: Double = 30, background: Bool = false) async throws -> Subprocess.Result {
+        let (exe, args) = background ? Subprocess.background(binary, args) : (binary, args)
+        return try await Subprocess.run(exe, args, env: ["XDG_DATA_HOME": data], timeout: timeout)
     }
 
     static func start(_ args: [String], data: String) throws -> Subprocess.Running {

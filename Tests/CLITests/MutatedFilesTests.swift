@@ -74,10 +74,10 @@ import Testing
             func add(_ m: Mutant) {
                 group.addTask {
                     let path = "\(dir)/\(m.name)", out = "\(dir)/out-\(m.name).png"
-                    let thumb = try await Subprocess.gpick(["thumb", path, "-o", out], timeout: 60)
+                    let thumb = try await Subprocess.gpick(["thumb", path, "-o", out], timeout: 60, background: true)
                     var found = Self.check(thumb, "thumb \(m.name)", path: path)
                     if thumb.status != 0, FileManager.default.fileExists(atPath: out) { found.append("thumb \(m.name): failed but wrote \(out)") }
-                    let inspect = try await Subprocess.gpick(["inspect", path], timeout: 60)
+                    let inspect = try await Subprocess.gpick(["inspect", path], timeout: 60, background: true)
                     found += Self.check(inspect, "inspect \(m.name)", path: path)
                     return found
                 }
@@ -105,7 +105,7 @@ import Testing
                 count += 1
             }
         }
-        let r = try await LibraryCLI.run(["library", "scan", "--library", root, "--json"], data: dir + "/data", timeout: 120)
+        let r = try await LibraryCLI.run(["library", "scan", "--library", root, "--json"], data: dir + "/data", timeout: 120, background: true)
         #expect(Self.check(r, "scan") == [])
         let finished = try #require(LibraryCLI.events(r.stdout).last { $0["event"] as? String == "finished" }, "\(r.stdout)")
         #expect(finished["found"] as? Int == count, "\(finished)")

@@ -6,24 +6,26 @@ import Testing
 /// and what is wrong with it, exit 65 (69 for a missing plugin), nothing written, and none of
 /// GStreamer's own text (element names, source locations) unless --verbose asks for it.
 @Suite(.serialized) struct SourceErrorTests {
-    /// Files other programs wrote (ffmpeg), made once for the suite.
-    static let fixtures: String = {
+    static let made = SharedFixture { () throws -> String in
         let dir = TestEnvironment.tempDir("fixtures")
-        func ffmpeg(_ args: [String]) {
-            let r = try? Subprocess.runSync("/usr/bin/ffmpeg", ["-loglevel", "error", "-y"] + args)
-            precondition(r?.status == 0, "ffmpeg \(args): \(r?.stderr ?? "did not run")")
+        func ffmpeg(_ args: [String]) throws {
+            let r = try Subprocess.runSync("/usr/bin/ffmpeg", ["-loglevel", "error", "-y"] + args)
+            guard r.status == 0 else { throw TestFailure("ffmpeg \(args): \(r.stderr)") }
         }
-        ffmpeg(["-f", "lavfi", "-i", "sine=d=1", "\(dir)/tone.mp3"])
-        ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240", "-pix_fmt", "yuv420p", "-c:v", "libvpx-vp9", "\(dir)/clip.webm"])
+        try ffmpeg(["-f", "lavfi", "-i", "sine=d=1", "\(dir)/tone.mp3"])
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240", "-pix_fmt", "yuv420p", "-c:v", "libvpx-vp9", "\(dir)/clip.webm"])
         // A video track with no frames in it.
-        ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240", "-frames:v", "0", "-c:v", "libx264", "\(dir)/noframes.mkv"])
-        ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240", "-pix_fmt", "yuv420p", "-c:v", "libx264", "\(dir)/cut.mkv"])
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240", "-frames:v", "0", "-c:v", "libx264", "\(dir)/noframes.mkv"])
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc=d=1:s=320x240", "-pix_fmt", "yuv420p", "-c:v", "libx264", "\(dir)/cut.mkv"])
         let whole = FileManager.default.contents(atPath: "\(dir)/cut.mkv")!
         try? whole.prefix(400).write(to: URL(fileURLWithPath: "\(dir)/cut.mkv"))
         try? Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }).write(to: URL(fileURLWithPath: "\(dir)/noise.bin"))
         _ = FileManager.default.createFile(atPath: "\(dir)/empty.mp4", contents: Data())
         return dir
-    }()
+    }
+
+    /// Files other programs wrote (ffmpeg), made once for the suite, off the cooperative pool.
+    static var fixtures: String { get async throws { try await made.value() } }
 
     struct Case: CustomStringConvertible, Sendable {
         let file: String
@@ -47,8 +49,9 @@ import Testing
 
     @Test(arguments: cases)
     func oneLineInTheUsersTerms(_ c: Case) async throws {
-        let file = c.file.replacingOccurrences(of: "FIX", with: Self.fixtures)
-        let says = c.says.replacingOccurrences(of: "FIX", with: Self.fixtures)
+        let fixtures = try await Self.fixtures
+        let file = c.file.replacingOccurrences(of: "FIX", with: fixtures)
+        let says = c.says.replacingOccurrences(of: "FIX", with: fixtures)
         for command in [["snap", "-o", "x.jpg"], ["record", "--duration", "1", "-o", "x.mp4"]] {
             let out = TestEnvironment.tempDir("out")
             let args = [command[0], "--source", "file:\(file)", "--width", "320", "--height", "240"]
@@ -67,7 +70,8 @@ import Testing
 
     /// --verbose adds GStreamer's own account after the line; the line itself is the same.
     @Test func verboseAddsGStreamersText() async throws {
-        let file = "\(Self.fixtures)/cut.mkv"
+        let fixtures = try await Self.fixtures
+        let file = "\(fixtures)/cut.mkv"
         let r = try await Subprocess.gpick(["snap", "--source", "file:\(file)", "-o", "\(TestEnvironment.tempDir())/x.jpg", "--verbose"])
         #expect(r.status == 65)
         #expect(r.stderrLines.first?.hasPrefix("gpick: error: \(file) is damaged or truncated") == true, "\(r.stderr)")
@@ -81,7 +85,8 @@ import Testing
         for f in TestEnvironment.files(in: plugins) where f.hasSuffix(".so") && !f.contains("vpx") && !f.contains("libav") {
             try FileManager.default.createSymbolicLink(atPath: "\(dir)/\(f)", withDestinationPath: "\(plugins)/\(f)")
         }
-        let r = try await Subprocess.gpick(["snap", "--source", "file:\(Self.fixtures)/clip.webm", "-o", "\(TestEnvironment.tempDir())/x.jpg"],
+        let fixtures = try await Self.fixtures
+        let r = try await Subprocess.gpick(["snap", "--source", "file:\(fixtures)/clip.webm", "-o", "\(TestEnvironment.tempDir())/x.jpg"],
                                            env: ["GST_PLUGIN_SYSTEM_PATH_1_0": dir, "GST_REGISTRY": "\(dir)/registry.bin"])
         #expect(r.status == 69, "\(r.stderr)")
         #expect(r.stderrLines.count == 1 && r.stderr.contains("clip.webm") && r.stderr.contains("VP9")

@@ -79,7 +79,7 @@ import Testing
                 m.setImage(ImageReference(path: path))
                 let avatar = try await AvatarRenderer().render(m, picture: picture)
                 if avatar.scrimAlpha != nil { haloes += 1 }
-                let found = await OffPool.run { Self.problems(avatar, "\(path) with \(text)") }
+                let found = await Subprocess.inBackground { Self.problems(avatar, "\(path) with \(text)") }
                 #expect(found == [], "\(found)")
             }
         }

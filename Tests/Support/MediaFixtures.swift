@@ -192,6 +192,11 @@ public struct MediaFixtures: Sendable {
 
     // MARK: - Processes
 
+    /// `runAll` from a test: its waiting is done off the cooperative pool.
+    public static func run(_ commands: [(String, [String])]) async throws {
+        try await OffPool.run { () throws in try runAll(commands) }
+    }
+
     /// Runs the commands concurrently; throws naming the first that failed, with its stderr.
     public static func runAll(_ commands: [(String, [String])]) throws {
         // Three at a time: all at once starved the other suites' timed checks on 2 cores.
@@ -207,7 +212,7 @@ public struct MediaFixtures: Sendable {
         let results = Monitor<[Int: Result<Spawn.Result, Error>]>([:])
         for (i, (exe, args)) in commands.enumerated() {
             _ = detachThread(named: "fixture") {
-                let r = Result { try Spawn.run(exe, args) }
+                let r = Result { try Spawn.run(exe, args, background: true) }
                 results.withLock { $0[i] = r }
             }
         }

@@ -15,7 +15,9 @@ public enum Spawn {
         public var stderr: Data
     }
 
-    public static func run(_ exe: String, _ args: [String], keepStdout: Bool = false) throws -> Result {
+    /// `background`: at a lower priority (see `Subprocess.background`).
+    public static func run(_ exe: String, _ args: [String], keepStdout: Bool = false, background: Bool = false) throws -> Result {
+        let (exe, args) = background ? Subprocess.background(exe, args) : (exe, args)
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
         guard closeOnExecPipe(&err) else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
         defer { close(err[0]) }
