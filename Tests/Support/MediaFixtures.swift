@@ -192,17 +192,19 @@ public struct MediaFixtures: Sendable {
 
     // MARK: - Processes
 
-    /// `runAll` from a test: its waiting is done off the cooperative pool.
+    /// `runAll` from a test: its waiting is done off the cooperative pool, at the test's own
+    /// priority (a file one test needs now, not a fixture for many).
     public static func run(_ commands: [(String, [String])]) async throws {
-        try await OffPool.run { () throws in try runAll(commands) }
+        try await OffPool.run { () throws in try runAll(commands, background: false) }
     }
 
     /// Runs the commands concurrently; throws naming the first that failed, with its stderr.
-    public static func runAll(_ commands: [(String, [String])]) throws {
+    /// `background`: at nice 10 (see `Subprocess.background`), as fixtures are made.
+    public static func runAll(_ commands: [(String, [String])], background: Bool = true) throws {
         // Three at a time: all at once starved the other suites' timed checks on 2 cores.
         if commands.count > 3 {
             for start in stride(from: 0, to: commands.count, by: 3) {
-                try runAll(Array(commands[start..<min(start + 3, commands.count)]))
+                try runAll(Array(commands[start..<min(start + 3, commands.count)]), background: background)
             }
             return
         }
@@ -212,7 +214,7 @@ public struct MediaFixtures: Sendable {
         let results = Monitor<[Int: Result<Spawn.Result, Error>]>([:])
         for (i, (exe, args)) in commands.enumerated() {
             _ = detachThread(named: "fixture") {
-                let r = Result { try Spawn.run(exe, args, background: true) }
+                let r = Result { try Spawn.run(exe, args, background: background) }
                 results.withLock { $0[i] = r }
             }
         }
