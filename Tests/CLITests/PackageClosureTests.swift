@@ -1,4 +1,5 @@
 import Foundation
+import GpickBase
 import GpickKit
 import GpickTestSupport
 import GstCore
@@ -80,7 +81,7 @@ import Testing
         let setup = try await Packages.setup()
         let closure = try await Packages.closure(of: setup)
         let essential = try await Packages.essential()
-        let (files, launch, words) = try Self.elementUses()
+        let (files, launch, words) = try await OffPool.run { () throws in try Self.elementUses() }
         var problems: [String] = []
 
         // Elements: plugin file → package.
@@ -112,7 +113,7 @@ import Testing
         }
 
         // Programs.
-        let programs = try Self.programUses()
+        let programs = try await OffPool.run { () throws in try Self.programUses() }
         let programOwners = try await Packages.owners(of: Array(Set(programs.map(\.name))))
         for use in Dictionary(grouping: programs, by: \.name).values.map({ $0.sorted()[0] }).sorted() {
             guard let package = programOwners[use.name] else {
@@ -133,7 +134,7 @@ import Testing
     /// element gpick builds (pipeline files and descriptions in its sources) and every element it
     /// lists.
     @Test func elementPackagesAgreesWithDpkg() async throws {
-        let (files, launch, _) = try Self.elementUses()
+        let (files, launch, _) = try await OffPool.run { () throws in try Self.elementUses() }
         let names = Set((files + launch).map(\.name)).union(ElementPackages.elements)
         var pluginOf: [String: String] = [:]
         for n in names { if let f = Gst.pluginFile(ofElement: n) { pluginOf[n] = f } }

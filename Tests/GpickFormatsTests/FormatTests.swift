@@ -1,4 +1,5 @@
 import Foundation
+import GpickBase
 import Testing
 @testable import GpickFormats
 import GpickTestSupport
@@ -6,8 +7,10 @@ import GpickTestSupport
 /// The byte-level containers, tested as bytes: no GStreamer in this process. What they write is
 /// read back by exiftool (other software), and what they read includes files ffmpeg wrote.
 @Suite struct FormatTests {
-    static func run(_ exe: String, _ args: [String]) throws -> String {
-        String(decoding: try Spawn.run(exe, args, keepStdout: true).stdout, as: UTF8.self)
+    /// A program's stdout, waited for off the cooperative pool (the web tests' servers in this
+    /// process answer from that pool).
+    static func run(_ exe: String, _ args: [String]) async throws -> String {
+        try await OffPool.run { () throws -> String in String(decoding: try Spawn.run(exe, args, keepStdout: true).stdout, as: UTF8.self) }
     }
 
     static func temp(_ name: String) -> String {
@@ -17,16 +20,16 @@ import GpickTestSupport
     }
 
     /// A real JPEG (SOI, APP0 JFIF, image data), written by ffmpeg.
-    static func ffmpegJPEG() throws -> [UInt8] {
+    static func ffmpegJPEG() async throws -> [UInt8] {
         let path = temp("f.jpg")
-        _ = try run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=64x48", "-frames:v", "1", path])
+        _ = try await run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=64x48", "-frames:v", "1", path])
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
     /// A real MP4 or MOV with one H.264 track, written by ffmpeg.
-    static func ffmpegMovie(_ ext: String) throws -> [UInt8] {
+    static func ffmpegMovie(_ ext: String) async throws -> [UInt8] {
         let path = temp("m.\(ext)")
-        _ = try run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=64x48:r=30:d=1",
+        _ = try await run("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=s=64x48:r=30:d=1",
                                          "-c:v", "libx264", "-pix_fmt", "yuv420p", path])
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
@@ -52,9 +55,9 @@ import GpickTestSupport
         #expect(QTAtom.children([], in: 0..<0).isEmpty)
     }
 
-    @Test func makerNoteRoundTripsAndExiftoolReadsIt() throws {
+    @Test func makerNoteRoundTripsAndExiftoolReadsIt() async throws {
         let uuid = "8A7E4C52-9C3B-4E5F-A1B2-C3D4E5F60718"
-        let jpeg = try Self.ffmpegJPEG()
+        let jpeg = try await Self.ffmpegJPEG()
         #expect(AppleMakerNote.contentIdentifier(in: jpeg) == nil)
         let tagged = try AppleMakerNote.insert(uuid: uuid, into: jpeg)
         #expect(AppleMakerNote.contentIdentifier(in: tagged) == uuid)
@@ -67,7 +70,7 @@ import GpickTestSupport
         let path = Self.temp("tagged.jpg")
         try Data(tagged).write(to: URL(fileURLWithPath: path))
         // exiftool 12.57 calls Apple's tag 17 MediaGroupUUID (later versions: ContentIdentifier).
-        let read = try Self.run("/usr/bin/exiftool", ["-s3", "-MakerNotes:MediaGroupUUID", "-MakerNotes:ContentIdentifier", path])
+        let read = try await Self.run("/usr/bin/exiftool", ["-s3", "-MakerNotes:MediaGroupUUID", "-MakerNotes:ContentIdentifier", path])
         #expect(read.trimmingCharacters(in: .whitespacesAndNewlines) == uuid)
     }
 
@@ -76,8 +79,8 @@ import GpickTestSupport
         #expect(AppleMakerNote.contentIdentifier(in: [0xFF, 0xD8, 0xFF, 0xE1, 0x00]) == nil)
     }
 
-    @Test func motionPhotoComposesParsesAndExiftoolAgrees() throws {
-        let jpeg = try Self.ffmpegJPEG(), mp4 = try Self.ffmpegMovie("mp4")
+    @Test func motionPhotoComposesParsesAndExiftoolAgrees() async throws {
+        let jpeg = try await Self.ffmpegJPEG(), mp4 = try await Self.ffmpegMovie("mp4")
         let file = try MotionPhoto.compose(jpeg: jpeg, mp4: mp4, presentationUs: 733_333)
         #expect(Array(file.suffix(mp4.count)) == mp4, "the MP4 is the file's last bytes")
         let parsed = try #require(MotionPhoto.parse(file))
@@ -85,15 +88,15 @@ import GpickTestSupport
         #expect(parsed.videoLength == mp4.count && parsed.presentationUs == 733_333)
         let path = Self.temp("x.MP.jpg")
         try Data(file).write(to: URL(fileURLWithPath: path))
-        let tags = try Self.run("/usr/bin/exiftool", ["-s", "-XMP-GCamera:all", "-XMP-Container:all", path])
+        let tags = try await Self.run("/usr/bin/exiftool", ["-s", "-XMP-GCamera:all", "-XMP-Container:all", path])
         #expect(tags.contains("MotionPhoto") && tags.contains(": 1"), "\(tags)")
         #expect(tags.contains("MotionPhotoPresentationTimestampUs: 733333"), "\(tags)")
         #expect(tags.contains("\(mp4.count)"), "the directory's Length: \(tags)")
     }
 
     /// An editor that strips the video but keeps the XMP: the file is flagged, not trusted.
-    @Test func motionPhotoWithoutItsVideoIsFlagged() throws {
-        let jpeg = try Self.ffmpegJPEG(), mp4 = try Self.ffmpegMovie("mp4")
+    @Test func motionPhotoWithoutItsVideoIsFlagged() async throws {
+        let jpeg = try await Self.ffmpegJPEG(), mp4 = try await Self.ffmpegMovie("mp4")
         let file = try MotionPhoto.compose(jpeg: jpeg, mp4: mp4, presentationUs: 0)
         let stripped = Array(file.dropLast(mp4.count))
         let parsed = try #require(MotionPhoto.parse(stripped))
@@ -101,8 +104,8 @@ import GpickTestSupport
         #expect(MotionPhoto.parse(jpeg) == nil, "a plain JPEG is no Motion Photo")
     }
 
-    @Test func applePatchOnAMovieFfmpegWrote() throws {
-        let mov = try Self.ffmpegMovie("mov")
+    @Test func applePatchOnAMovieFfmpegWrote() async throws {
+        let mov = try await Self.ffmpegMovie("mov")
         #expect(AppleLivePhoto.read(mov: mov).uuid == nil)
         let uuid = "0B1C2D3E-4F50-6172-8394-A5B6C7D8E9F0"
         let patched = try AppleLivePhoto.patch(mov: mov, uuid: uuid, stillTime: 0.5)
@@ -111,10 +114,10 @@ import GpickTestSupport
         #expect(abs((read.stillTime ?? -1) - 0.5) < 0.04)
         let path = Self.temp("x.mov")
         try Data(patched).write(to: URL(fileURLWithPath: path))
-        let tags = try Self.run("/usr/bin/exiftool", ["-s3", "-Keys:ContentIdentifier", path])
+        let tags = try await Self.run("/usr/bin/exiftool", ["-s3", "-Keys:ContentIdentifier", path])
         #expect(tags.trimmingCharacters(in: .whitespacesAndNewlines) == uuid)
         // ffprobe (FFmpeg's own reader) still opens it, with the metadata track beside the video.
-        let probe = try Self.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", path])
+        let probe = try await Self.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", path])
         #expect(probe.contains("video") && probe.contains("data"), "\(probe)")
     }
 }

@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test(.enabled(if: env["GPICK_META_BENCH"] != nil))
-    func benchmarkAgainstExiftool() throws {
+    func benchmarkAgainstExiftool() async throws {
         let root = try #require(Self.env["GPICK_META_BENCH"])
         var paths: [String] = []
         let e = FileManager.default.enumerator(atPath: root)
@@ -61,7 +61,7 @@ import Testing
         let ours = Date().timeIntervalSince(t0)
         evict()
         let t1 = Date()
-        _ = try MediaFixtures.run("/usr/bin/exiftool", ["-fast2", "-json", "-r", "-q", root])
+        _ = try await MediaFixtures.run("/usr/bin/exiftool", ["-fast2", "-json", "-r", "-q", root])
         let theirs = Date().timeIntervalSince(t1)
         print("metadata scan of \(paths.count) files (\(ok) read, \(failed) errors): \(ours) s; exiftool -fast2: \(theirs) s; ratio \(ours / theirs)")
     }

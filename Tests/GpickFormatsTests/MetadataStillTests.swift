@@ -112,7 +112,7 @@ import GpickBase
         defer { try? FileManager.default.removeItem(atPath: path) }
         let m = try MetadataReader.read(path: path)
         #expect(m.contentIdentifier == id && m.burstUUID == burst)
-        let tool = String(decoding: try MediaFixtures.run("/usr/bin/exiftool", ["-s3", "-BurstUUID", path]), as: UTF8.self)
+        let tool = String(decoding: try await MediaFixtures.run("/usr/bin/exiftool", ["-s3", "-BurstUUID", path]), as: UTF8.self)
         #expect(tool.trimmingCharacters(in: .whitespacesAndNewlines) == burst)
     }
 

@@ -127,7 +127,13 @@ final class HTTPClient: @unchecked Sendable {   // used by one thread at a time
     func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n < 0 { throw ClientError(description: "recv: \(String(cString: strerror(errno)))") }
+        if n < 0 {
+            let e = errno
+            // A server in this process that does not answer: what this process's threads were
+            // doing (the server's async handlers run on the cooperative pool, beside the tests).
+            let threads = e == EAGAIN ? "\nthis process's threads:\n" + Subprocess.kernelStates(of: getpid()) : ""
+            throw ClientError(description: "recv: \(String(cString: strerror(e)))" + threads)
+        }
         buffer += chunk[0..<n]
         return n > 0
     }

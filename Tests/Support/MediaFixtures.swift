@@ -168,7 +168,7 @@ public struct MediaFixtures: Sendable {
         // 4. What exiftool says of each, in one process.
         let names = try FileManager.default.contentsOfDirectory(atPath: dir)
             .filter { !$0.hasSuffix(".args") && !$0.hasSuffix(".config") && !$0.contains(".head.") }.sorted()
-        let json = try run("/usr/bin/exiftool", ["-config", config, "-j", "-n", "-q"] + names.map(p))
+        let json = try Spawn.run("/usr/bin/exiftool", ["-config", config, "-j", "-n", "-q"] + names.map(p), keepStdout: true).stdout
         guard let list = try JSONSerialization.jsonObject(with: json) as? [[String: Any]] else {
             throw FixtureError("exiftool printed no JSON list")
         }
@@ -227,7 +227,8 @@ public struct MediaFixtures: Sendable {
         }
     }
 
-    public static func run(_ exe: String, _ args: [String]) throws -> Data {
-        try Spawn.run(exe, args, keepStdout: true).stdout
+    /// A program's stdout, waited for off the cooperative pool.
+    public static func run(_ exe: String, _ args: [String]) async throws -> Data {
+        try await OffPool.run { () throws -> Data in try Spawn.run(exe, args, keepStdout: true).stdout }
     }
 }

@@ -34,7 +34,7 @@ public struct Subprocess {
     }
 
     /// Per thread: `TID NAME wchan=FUNCTION syscall=NR` and the kernel stack's first frames.
-    static func kernelStates(of pid: Int32) -> String {
+    public static func kernelStates(of pid: Int32) -> String {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"))?.sorted() ?? []
         var text = ""
         for tid in tasks {
