@@ -10,7 +10,10 @@ public enum MediaProbe {
     /// Bytes the typefinders look at.
     static let headBytes = 64 << 10
 
-    public static func checkVideoSource(_ path: String, timeout: Double = 5) async throws(GpickError) {
+    /// `timeout` bounds a file that never finishes prerolling; a short file answers in tens of
+    /// milliseconds. 5 s was once too little for a 400-byte file on a machine busy with two dozen
+    /// processes, and the user read "could not be read in time" instead of "damaged".
+    public static func checkVideoSource(_ path: String, timeout: Double = 10) async throws(GpickError) {
         try await OffPool.run { () throws(GpickError) in try checkVideoSourceBlocking(path, timeout: timeout) }
     }
 
