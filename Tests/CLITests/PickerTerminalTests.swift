@@ -391,8 +391,10 @@ import Testing
         #expect(red > 5000 && blue > 5000, "red \(red), blue \(blue) pixels on screen")
         // q through the X server's keyboard (xterm ignores synthetic key events): cancelled.
         _ = try await Subprocess.run("/usr/bin/xdotool", ["mousemove", "50", "50", "key", "q"], env: ["DISPLAY": display.name])
-        try await xterm.waitForFile(dir + "/rc", timeout: 10)
-        #expect((try? String(contentsOfFile: dir + "/rc", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "130")
+        // The shell creates rc before echo writes to it: wait for the whole line.
+        func rc() -> String? { try? String(contentsOfFile: dir + "/rc", encoding: .utf8) }
+        _ = try await TestEnvironment.eventually(10) { rc()?.hasSuffix("\n") == true }
+        #expect(rc()?.trimmingCharacters(in: .whitespacesAndNewlines) == "130", "rc: \(rc() ?? "no file")")
     }
 
     @Test func withoutAUIChoiceOrATerminalItIsOneLine() async throws {
