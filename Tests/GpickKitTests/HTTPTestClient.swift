@@ -1,5 +1,6 @@
 import GpickWeb
 import Foundation
+import GpickBase
 import GpickKit
 import GpickTestSupport
 #if canImport(Glibc)
@@ -26,7 +27,9 @@ func waitUntil(_ timeout: Swift.Duration = .seconds(5), _ condition: () -> Bool)
 /// Runs blocking socket work on a thread of its own, not on the cooperative pool.
 func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { cont in
-        Thread { cont.resume(with: Result { try body() }) }.start()
+        let run: @Sendable () -> Void = { cont.resume(with: Result { try body() }) }
+        // Named, so a failure's thread list tells test clients from the cooperative pool.
+        if !detachThread(named: "test-http-client", run) { Thread { run() }.start() }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GpickBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,9 +40,8 @@ public final class ChildProcess: @unchecked Sendable {
         guard spawned == 0 else { throw TestFailure("cannot start \(exe): \(String(cString: strerror(spawned)))") }
         processIdentifier = pid
         arguments = args
-        let thread = Thread { [self] in reap() }
-        thread.name = "reaper \(pid)"
-        thread.start()
+        // Named, so a failure's thread list tells it from the cooperative pool's.
+        if !detachThread(named: "test-reaper", { [self] in reap() }) { Thread.detachNewThread { [self] in reap() } }
     }
 
     private func reap() {

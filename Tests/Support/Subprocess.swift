@@ -150,8 +150,9 @@ public struct Subprocess {
         func startReading() {
             for (pipe, isOut) in [(out, true), (err, false)] {
                 lock.withLock { readersLeft += 1 }
-                // Its own thread: reading blocks.
-                Thread.detachNewThread {
+                // Its own thread: reading blocks. Named, so a failure's thread list tells it
+                // from the cooperative pool's.
+                let read: @Sendable () -> Void = {
                     while true {
                         let d = PipeIO.readSome(pipe.fileHandleForReading)
                         if d.isEmpty { break }
@@ -159,6 +160,7 @@ public struct Subprocess {
                     }
                     self.lock.withLock { self.readersLeft -= 1 }
                 }
+                if !detachThread(named: "test-pipe-read", read) { Thread.detachNewThread(read) }
             }
         }
 
