@@ -21,6 +21,7 @@ public struct TerminalKeyDecoder: Sendable {
     public var pendingEscape: Bool { !pending.isEmpty }
 
     public mutating func feed(_ byte: UInt8) -> [TerminalKey] {
+        fed &+= 1
         if !pending.isEmpty {
             pending.append(byte)
             return sequence()
@@ -45,6 +46,9 @@ public struct TerminalKeyDecoder: Sendable {
 
     /// Nothing followed the Escape in time: it was the Escape key (an unfinished sequence is
     /// dropped, never half-interpreted).
+    /// Bytes fed so far: a wait for what follows an Escape checks that nothing came since.
+    public private(set) var fed = 0
+
     public mutating func flush() -> [TerminalKey] {
         defer { pending = [] }
         return pending == [0x1B] ? [.escape] : []

@@ -113,6 +113,12 @@ public final class TerminalScreen: Sendable {
     /// Calls `handler` with each byte typed, on a queue of the screen's own (never the cooperative
     /// pool): the first Ctrl-C arrives as "q"; a second one raises SIGINT, as the terminal would
     /// have, for when quitting hangs. Keys are only read when `input` is a terminal.
+    /// Runs `work` after `delay` on the queue that hands out keys: never between two bytes of
+    /// one read (an escape sequence the terminal sent at once is whole by then).
+    public func afterKeys(_ delay: DispatchTimeInterval, _ work: @escaping @Sendable () -> Void) {
+        queue.asyncAfter(deadline: .now() + delay, execute: work)
+    }
+
     public func onKey(_ handler: @escaping @Sendable (UInt8) -> Void) {
         watching.withLock { w in
             guard !w.restored else { return }

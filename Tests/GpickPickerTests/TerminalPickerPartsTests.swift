@@ -43,6 +43,11 @@ import Testing
         #expect(feed("\u{1B}") == [] && d.pendingEscape)
         #expect(d.flush() == [.escape] && !d.pendingEscape)
         #expect(feed("\u{1B}\u{1B}") == [.escape] && d.flush() == [.escape])
+        // The wait for what follows an Escape sees whether anything came since: an arrow whose
+        // "[A" was read late is still an arrow.
+        _ = feed("\u{1B}")
+        let armed = d.fed
+        #expect(feed("[A") == [.up] && d.fed == armed + 2 && !d.pendingEscape)
         // A terminal's late answer is swallowed, never read as Escape and letters.
         #expect(feed("\u{1B}_Gi=31;OK\u{1B}\\q") == [.character("q")])
         #expect(feed("\u{1B}[?62;4c") == [])

@@ -9,16 +9,20 @@ import GpickLibrary
 /// r records, Esc or q cancels. Keys arrive on the screen's own queue, never the pool.
 extension TerminalPickerView {
     func typed(_ byte: UInt8) {
-        let (keys, waits) = view.withLock { s -> ([TerminalKey], Bool) in
+        let (keys, waits, fed) = view.withLock { s -> ([TerminalKey], Bool, Int) in
             let keys = s.keys.feed(byte)
-            return (keys, s.keys.pendingEscape)
+            return (keys, s.keys.pendingEscape, s.keys.fed)
         }
         for key in keys { handle(key) }
         if waits {
-            // A lone Escape is the Escape key only if no sequence follows within 50 ms.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in
+            // A lone Escape is the Escape key only if nothing follows within 50 ms. The wait runs
+            // on the keys' own queue, after the rest of the read that brought the Escape: on a
+            // busy machine, a timer elsewhere once fired between an arrow's ESC and its "[A",
+            // and the arrow cancelled the picker.
+            screen.afterKeys(.milliseconds(50)) { [weak self] in
                 guard let self else { return }
-                for key in self.view.withLock({ $0.keys.flush() }) { self.handle(key) }
+                let keys = self.view.withLock { s in s.keys.fed == fed ? s.keys.flush() : [] }
+                for key in keys { self.handle(key) }
             }
         }
     }
