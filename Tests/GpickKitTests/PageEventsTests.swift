@@ -50,7 +50,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(900))
         #expect(gone.values.isEmpty, "a reload counted as the page closing")
         second.close()
-        #expect(await waitUntil(.seconds(HangBound.seconds(20))) { gone.values.count == 1 }, "the page closed for good was never noticed")
+        #expect(await waitUntil(.seconds(HangBound.seconds(60))) { gone.values.count == 1 }, "the page closed for good was never noticed")
         try await Task.sleep(for: .milliseconds(900))
         #expect(gone.values.count == 1, "noticed more than once: \(gone.values.count)")
     }
@@ -66,7 +66,7 @@ import Testing
         let (b, _) = try await onThread { try Self.open(server, until: "data: {\"v\":0}") }
         b.close()
         a.close()
-        #expect(await waitUntil(.seconds(HangBound.seconds(20))) { gone.values.count == 1 }, "the page closed for good was never noticed")
+        #expect(await waitUntil(.seconds(HangBound.seconds(60))) { gone.values.count == 1 }, "the page closed for good was never noticed")
         // Both streams' graces have run out by now (each ends within a second of its close).
         try await Task.sleep(for: .seconds(2))
         #expect(gone.values.count == 1, "noticed more than once: \(gone.values.count)")
