@@ -25,7 +25,7 @@ public final class TempFile: Sendable {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw SyscallError.error(errno: errno, "create a file in", target.directory) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        tempPath = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        tempPath = String(cChars: template)
         // mkstemp makes 0600; outputs get the usual 0666 & ~umask.
         fchmod(fd, 0o666 & ~processUmask)
         self.fd = fd

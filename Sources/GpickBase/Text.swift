@@ -38,7 +38,14 @@ public func cFormat(_ format: String, _ args: CVarArg...) -> String {
     guard length > 0 else { return "" }
     var buffer = [CChar](repeating: 0, count: length + 1)
     _ = withVaList(args) { va in buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, va) } }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return String(cChars: buffer)
+}
+
+extension String {
+    /// The text of a C buffer up to its first NUL (or all of it), as UTF-8.
+    public init(cChars buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
 
 /// A length of time as a clock shows it: "0:03", "12:40", "1:02:03" (rounded to the second).

@@ -44,11 +44,11 @@ public struct TerminalKeyDecoder: Sendable {
         }
     }
 
-    /// Nothing followed the Escape in time: it was the Escape key (an unfinished sequence is
-    /// dropped, never half-interpreted).
     /// Bytes fed so far: a wait for what follows an Escape checks that nothing came since.
     public private(set) var fed = 0
 
+    /// Nothing followed the Escape in time: it was the Escape key (an unfinished sequence is
+    /// dropped, never half-interpreted).
     public mutating func flush() -> [TerminalKey] {
         defer { pending = [] }
         return pending == [0x1B] ? [.escape] : []

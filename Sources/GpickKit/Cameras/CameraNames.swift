@@ -46,7 +46,7 @@ extension CameraIdentity {
         defer { fclose(f) }
         var line = [CChar](repeating: 0, count: 256)
         guard fgets(&line, Int32(line.count), f) != nil else { return nil }
-        return nonEmpty(String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).trimmed())
+        return nonEmpty(String(cChars: line).trimmed())
     }
 
     private static func nonEmpty(_ s: String) -> String? { s.isEmpty ? nil : s }
