@@ -114,6 +114,14 @@ public final class PipeWireDaemon: @unchecked Sendable {
         guard r.status == 0 else { throw TestFailure("pw-cli destroy \(id): \(r.stderr)") }
     }
 
+    /// Suspends a node under whatever stream reads it, as WirePlumber does to a node it believes
+    /// idle: the node stops producing, and PipeWire tells the stream nothing.
+    public func suspend(node name: String) async throws {
+        guard let id = try await nodeID(name) else { throw TestFailure("no node \(name) to suspend") }
+        let r = try await Subprocess.run("/usr/bin/pw-cli", ["send-command", "\(id)", "Suspend", "{}"], env: env, timeout: 10)
+        guard r.status == 0 else { throw TestFailure("pw-cli send-command \(id) Suspend: \(r.stderr)") }
+    }
+
     public func stop() async { await Self.stop(processes) }
 
     /// Stops the processes, newest first, and waits for each (no process is left behind), on

@@ -165,6 +165,7 @@ public struct Subprocess {
         }
 
         public var pid: Int32 { process.processIdentifier }
+        public var isRunning: Bool { process.isRunning }
 
         /// What the child has printed on stdout so far.
         public var stdoutSoFar: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }

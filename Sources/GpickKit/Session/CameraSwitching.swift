@@ -79,12 +79,16 @@ extension CaptureSession {
         for w in waiters { w.resume(throwing: error) }
     }
 
-    private func switchSource(to target: CameraPosition, requested: UInt64?) async throws(GpickError) {
+    /// Starts the camera at `target` in place of the current one. With `replacing`, only if the
+    /// camera of that generation is still the current one (a reconnect that a suspend, flip or
+    /// stop overtook does nothing).
+    func switchSource(to target: CameraPosition, requested: UInt64?, replacing: Int? = nil) async throws(GpickError) {
         try requireFullSession(target == position ? "resume" : "flip")
         guard let graph, let switcher = graph.switcher else { throw GpickError(.runtime, "the session is not running") }
         let spec = try await resolvedSpec(for: target)
         try await Self.checkPlayable(spec)
-        let (gen, old) = state.withLock { s -> (Int, SourceStage?) in
+        let switched = state.withLock { s -> (Int, SourceStage?)? in
+            if let replacing, s.generation != replacing || s.failure != nil { return nil }
             s.generation += 1
             s.position = target
             s.sourceState = .starting
@@ -92,6 +96,7 @@ extension CaptureSession {
             if let stage = s.stage { s.stopping.append(stage) }
             return (s.generation, s.stage)
         }
+        guard let (gen, old) = switched else { return }
         // Announced first: the switch's placeholder event, from its own thread, comes after it.
         emit(.switching(target, spec, requested))
         switcher.activate(generation: gen, skip: warmupFrames(for: spec))

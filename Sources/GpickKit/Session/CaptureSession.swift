@@ -54,6 +54,10 @@ public final class CaptureSession: Sendable {
         var jobs: [OffPoolJob<Void, Never>] = []
         /// stop() has begun: no more such work starts (the pipeline's own stop covers it).
         var stopBegun = false
+        /// When a stalled camera was last reopened (see CameraReconnect), and the reopening
+        /// under way, which stop() lets finish before it stops the camera.
+        var reconnects: [ContinuousClock.Instant] = []
+        var reconnect: Task<Void, Never>?
     }
 
     /// The parts of the graph made once, before the first frame.
@@ -183,6 +187,7 @@ public final class CaptureSession: Sendable {
         }) {
             await job.value()
         }
+        await state.withLock { $0.reconnect }?.value
         let graph = self.graph
         graph?.switcher?.shutdown()
         // Before the camera stops: a delivery waiting for a lagging subscriber must not hold up

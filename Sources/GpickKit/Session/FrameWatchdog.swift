@@ -5,8 +5,9 @@ import Glibc
 
 /// Notices a camera that stops delivering without a word. A PipeWire node that is destroyed
 /// (the camera unplugged, its daemon's policy) leaves pipewiresrc waiting with no error and no
-/// end of stream, so a camera that was live and sends nothing for `timeout` is lost; one that
-/// has sent nothing yet is lost when it is no longer there.
+/// end of stream, so a camera that was live and sends nothing for `timeout` has stopped (the
+/// session reopens it if it is still there, see CameraReconnect); one that has sent nothing
+/// yet is lost when it is no longer there.
 final class FrameWatchdog: Sendable {
     private let newest = Atomic<UInt64>(0)  // monotonic ns of the newest frame; 0: none yet
     private let timeout: UInt64

@@ -134,11 +134,12 @@ extension CaptureSession {
         if let watchdog {
             let seconds = stall
             stage.watch(watchdog) { [weak self] loss in
-                let error = switch loss {
-                case .stopped: GpickError(.device, "camera \(spec) stopped delivering frames for \(DurationText.format(seconds: seconds)) (disconnected?)")
-                case .gone: GpickError(.device, "camera \(spec) went away before its first frame")
+                switch loss {
+                case .stopped:
+                    self?.cameraStalled(gen, spec, why: "camera \(spec) stopped delivering frames for \(DurationText.format(seconds: seconds))")
+                case .gone:
+                    self?.markSourceLost(gen, GpickError(.device, "camera \(spec) went away before its first frame"))
                 }
-                self?.markSourceLost(gen, error)
             }
         }
         return stage

@@ -74,6 +74,8 @@ public enum SessionEvent: Sendable {
     /// A GStreamer warning: its message, and with its debug text for --verbose.
     case warning(String, detail: String?)
     case sourceFailed(GpickError)
+    /// The camera stopped delivering but is still there: it is opened again (why, in words).
+    case reconnecting(SourceSpec, String)
     /// The session switched to this camera (asked at this running time, ns); outputs see the
     /// placeholder until it delivers.
     case switching(CameraPosition, SourceSpec, UInt64?)
@@ -96,6 +98,7 @@ extension SessionEvent {
             ("source-chosen", ["source": "\(c.source)", "kind": c.kind.rawValue, "name": c.name ?? "", "reason": c.reason])
         case .warning(let m, _): ("warning", ["message": m])
         case .sourceFailed(let err): ("source-failed", ["message": err.message])
+        case .reconnecting(let spec, let why): ("reconnecting", ["source": "\(spec)", "reason": why])
         case .switching(let p, let spec, let at):
             ("switching", ["position": p.rawValue, "source": "\(spec)", "time": at.map { Double($0) / 1e9 } ?? -1])
         case .sourceLive(let p): ("source-live", ["position": p.rawValue])

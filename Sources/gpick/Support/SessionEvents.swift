@@ -2,8 +2,8 @@ import GpickCLI
 import GpickKit
 
 extension Events {
-    /// A session's event, as the library spells it; notices and warnings also reach stderr
-    /// without --json.
+    /// A session's event, as the library spells it; notices, warnings and reconnects also reach
+    /// stderr without --json.
     func sessionEvent(_ e: SessionEvent) {
         switch e {
         case .notice(let m): notice(m)
@@ -11,6 +11,9 @@ extension Events {
         case .sourceChosen(let c) where !json:
             // Which camera `auto` chose, and why, with --verbose.
             if Console.verbose { Console.notice("using \(c.source): \(c.reason)") }
+        case .reconnecting(_, let why) where !json:
+            // A recording goes on with a gap: the user hears of it, as of any notice.
+            Console.notice("\(why); opening it again")
         default:
             let r = e.record
             emit(r.name, r.fields)
