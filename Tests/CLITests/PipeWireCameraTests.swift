@@ -119,14 +119,20 @@ import Testing
 
     @Test func aNodeDestroyedMidRecordingLeavesAFileThatPlaysAndAnError() async throws {
         let dir = TestEnvironment.tempDir()
-        let result = try await PipeWireDaemon.with { pw -> Subprocess.Result in
+        let (result, before) = try await PipeWireDaemon.with { pw -> (Subprocess.Result, Int) in
             let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "20", "--json",
                                                                     "-o", "\(dir)/cut.mp4"] + Self.small, env: pw.env)
-            // Destroyed once the recording is under way (its first progress event).
+            // Destroyed once half a second is recorded; every frame reported by then is in the file.
+            func reported() -> Int {
+                rec.stdoutSoFar.split(separator: "\n").compactMap {
+                    (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["frames"] as? Int
+                }.max() ?? 0
+            }
             let deadline = Date().addingTimeInterval(HangBound.seconds(15))
-            while !rec.stdoutSoFar.contains("\"progress\"") && Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+            while reported() < 15 && rec.isRunning && Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+            let before = reported()
             try await pw.destroy(node: PipeWireDaemon.cameraNode)
-            return try await rec.wait(timeout: 15)
+            return (try await rec.wait(timeout: 15), before)
         }
         #expect(result.status == 69)
         #expect(result.stderrLines.count == 1 && result.stderrLines[0].contains("camera pipewire:testcam stopped delivering frames"),
