@@ -272,6 +272,9 @@ import Testing
         let picker = try await Running(lib, ["--output-dir", out, "--source", "test", "--width", "320", "--height", "240", "--json"],
                                        columns: 90, rows: 28)
         try await picker.waitFor("camera back")
+        // The whole grid first (red.jpg's picture too, which a loaded machine decodes after the
+        // camera is back), so the events below come in one order.
+        try await picker.waitForOutput("\"shown\"")
         // The cursor starts on the camera cell: Enter takes a photo, which comes first, selected.
         try await picker.keys("Enter")
         var pane = try await picker.waitFor("took pick-0001.jpg")
