@@ -77,6 +77,7 @@ typedef struct {
     gpick_rtsp_media_fn media;
     void *context;
     GstElement *appsrc;
+    GstElement *audio;  // the appsrc named "asrc", when the media has audio
 } media_link;
 
 static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer data);
@@ -150,16 +151,18 @@ void gpick_rtsp_require(gpick_rtsp *s, const char *user, const char *password) {
 static void media_unprepared(GstRTSPMedia *media, gpointer data) {
     media_link *link = data;
     if (!link->appsrc) return;
-    link->media(link->context, link->appsrc, 0);
+    link->media(link->context, link->appsrc, link->audio, 0);
     gst_object_unref(link->appsrc);
     link->appsrc = NULL;
+    if (link->audio) gst_object_unref(link->audio);
+    link->audio = NULL;
 }
 
 /// A viewer starts playing a shared media mid-stream: it needs a keyframe now.
 static void play_request(GstRTSPClient *client, GstRTSPContext *ctx, gpointer data) {
     if (!ctx->media) return;
     media_link *link = g_object_get_data(G_OBJECT(ctx->media), "gpick-link");
-    if (link && link->appsrc) link->media(link->context, link->appsrc, 2);
+    if (link && link->appsrc) link->media(link->context, link->appsrc, link->audio, 2);
 }
 
 static void client_closed(GstRTSPClient *client, gpointer data) {
@@ -197,15 +200,20 @@ static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, g
     mount_callbacks *callbacks = data;
     GstElement *element = RTSP(gst_rtsp_media_get_element)(media);
     GstElement *appsrc = gst_bin_get_by_name(GST_BIN(element), "src");
+    GstElement *audio = gst_bin_get_by_name(GST_BIN(element), "asrc");
     gst_object_unref(element);
-    if (!appsrc) return;
+    if (!appsrc) {
+        if (audio) gst_object_unref(audio);
+        return;
+    }
     media_link *link = g_new0(media_link, 1);
     link->media = callbacks->media;
     link->context = callbacks->context;
     link->appsrc = appsrc;
+    link->audio = audio;
     g_signal_connect_data(media, "unprepared", G_CALLBACK(media_unprepared), link, (GClosureNotify)g_free, 0);
     g_object_set_data(G_OBJECT(media), "gpick-link", link);
-    callbacks->media(callbacks->context, appsrc, 1);
+    callbacks->media(callbacks->context, appsrc, audio, 1);
 }
 
 void gpick_rtsp_mount(gpick_rtsp *s, const char *path, const char *launch, gpick_rtsp_media_fn media, void *context) {

@@ -124,6 +124,39 @@ import Testing
         #expect(mounts == [url, back], "\(String(describing: started))")
     }
 
+    /// With --audio the viewers hear the session too: Opus on the media's second stream, encoded
+    /// once, stamped from the picture's origin. ffmpeg (which lines streams up by the server's
+    /// RTCP reports) gets both, starting together, and the sound is the test tone, not silence.
+    @Test func audioReachesViewersInStepWithThePicture() async throws {
+        let dir = TestEnvironment.tempDir()
+        let (p, url) = try await Self.serve(["--audio", "test"])
+        defer { p.signal(SIGKILL) }
+        let file = "\(dir)/av.mkv"
+        let r = try await Self.diagnosed(p) {
+            try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url,
+                                                         "-frames:v", "60", "-c", "copy", "-y", file], timeout: 60)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name,start_time",
+                                                                  "-of", "csv=p=0", file])
+        // ffprobe's order: codec_name, codec_type, start_time.
+        let streams = probe.stdoutLines.map { $0.split(separator: ",").map(String.init) }.filter { $0.count == 3 }
+        let video = try #require(streams.first { $0[1] == "video" }, "\(probe.stdout)")
+        let audio = try #require(streams.first { $0[1] == "audio" }, "\(probe.stdout)")
+        #expect(video[0] == "h264" && audio[0] == "opus", "\(streams)")
+        let gap = abs((Double(audio.last ?? "") ?? 99) - (Double(video.last ?? "") ?? -99))
+        #expect(gap < 0.1, "audio and video start \(gap) s apart: \(streams)")
+        // The tone, decoded: a sine's RMS is 0.707 of its peak; silence would be 0.
+        let pcm = try await MediaFixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-map", "0:a", "-f", "s16le", "-ac", "1", "-"])
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(samples.count > 48_000, "\(samples.count) samples for two seconds of picture")
+        let rms = (samples.dropFirst(4800).reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count - 4800, 1))).squareRoot()
+        #expect(rms > 1000, "the tone's level: \(rms)")
+        let stamps = try await Media.stampIndices(file)
+        let first = try #require(stamps.first ?? nil, "no stamp on the first frame")
+        #expect(stamps.count == 60 && Media.isConsecutive(stamps, from: first), "\(stamps)")
+    }
+
     /// A viewer that sets up a stream over TCP and then never reads holds nobody back: another
     /// viewer gets every frame, and the server stops at once with the stalled one connected.
     @Test func aViewerThatNeverReadsHoldsNoOneBack() async throws {

@@ -54,6 +54,10 @@ import Testing
         Bad(name: "tap not an appsink", yaml: "name: x\nkind: encoder\npipeline: appsrc name=in ! fakesink name=out\ntaps:\n  output:\n    element: out\n    role: appsink\n", line: 5, mentions: "is a fakesink, not an appsink"),
         Bad(name: "file sink with literal path", yaml: "name: x\nkind: pipeline\npipeline: videotestsrc ! filesink location=/etc/owned\n", line: 3, mentions: "filesink writes to a path not given by an output-path parameter"),
         Bad(name: "network sink", yaml: "name: x\nkind: pipeline\npipeline: |\n  videotestsrc\n  ! udpsink host=127.0.0.1\n", line: 5, mentions: "udpsink sends data off the machine"),
+        Bad(name: "media audio without media", yaml: "name: x\nkind: branch\npipeline: queue name=video ! appsink name=sink\naudio: queue name=audio ! appsink name=asink\nmedia-audio: appsrc name=asrc ! rtpopuspay name=pay1\n", line: 5, mentions: "\"media-audio\" is the audio of a \"media\""),
+        Bad(name: "media audio without asink", yaml: "name: x\nkind: branch\npipeline: queue name=video ! appsink name=sink\naudio: queue name=audio ! fakesink\nmedia: appsrc name=src ! rtph264pay name=pay0\nmedia-audio: appsrc name=asrc ! rtpopuspay name=pay1\n", line: 6, mentions: "appsink named \"asink\""),
+        Bad(name: "media audio without pay1", yaml: "name: x\nkind: branch\npipeline: queue name=video ! appsink name=sink\naudio: queue name=audio ! appsink name=asink\nmedia: appsrc name=src ! rtph264pay name=pay0\nmedia-audio: appsrc name=asrc ! rtpopuspay name=pay0\n", line: 6, mentions: "payloader named \"pay1\""),
+        Bad(name: "media audio asrc not an appsrc", yaml: "name: x\nkind: branch\npipeline: queue name=video ! appsink name=sink\naudio: queue name=audio ! appsink name=asink\nmedia: appsrc name=src ! rtph264pay name=pay0\nmedia-audio: |\n  audiotestsrc name=asrc\n  ! opusenc ! rtpopuspay name=pay1\n", line: 7, mentions: "appsrc named \"asrc\""),
         Bad(name: "required with default", yaml: "name: x\nkind: branch\nparameters:\n  q:\n    type: int\n    required: true\n    default: 2\npipeline: fakesink\n", line: 4, mentions: "required and has a default"),
     ]
 

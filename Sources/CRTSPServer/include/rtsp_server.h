@@ -9,10 +9,10 @@
 typedef struct gpick_rtsp gpick_rtsp;
 
 /// A mount's media came to life (`event` 1: its appsrc, a GstElement the caller refs to push
-/// into), went away (0: stop pushing, drop the ref), or has a viewer who starts playing it (2:
-/// one who needs a keyframe). Told on the server's threads.
+/// into, and its audio appsrc or NULL), went away (0: stop pushing, drop the refs), or has a
+/// viewer who starts playing it (2: one who needs a keyframe). Told on the server's threads.
 /// GStreamer types stay out of this header: Swift would see them as other types than GstCore's.
-typedef void (*gpick_rtsp_media_fn)(void *context, void *appsrc, int event);
+typedef void (*gpick_rtsp_media_fn)(void *context, void *appsrc, void *audio, int event);
 
 /// A server listening on `address`:`port` (0: any free port). NULL when the address cannot be
 /// bound, with GLib's reason in `error` and in `code`: 1 the port is in use, 2 it is not this
@@ -27,7 +27,7 @@ int gpick_rtsp_port(gpick_rtsp *server);
 /// mounting).
 void gpick_rtsp_require(gpick_rtsp *server, const char *user, const char *password);
 /// Serves `path` ("/cam") with the media `launch` describes (gst-rtsp-server's syntax, with an
-/// appsrc named "src"), one media shared by every client.
+/// appsrc named "src", and one named "asrc" for audio), one media shared by every client.
 void gpick_rtsp_mount(gpick_rtsp *server, const char *path, const char *launch, gpick_rtsp_media_fn media,
                       void *context);
 void gpick_rtsp_unmount(gpick_rtsp *server, const char *path);

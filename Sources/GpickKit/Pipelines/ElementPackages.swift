@@ -11,7 +11,7 @@ public enum ElementPackages {
         ]),
         ("gstreamer1.0-plugins-good", [
             "aacparse", "autoaudiosrc", "flvmux", "jpegdec", "jpegenc", "matroskademux", "matroskamux", "mp4mux",
-            "pngenc", "qtdemux", "qtmux", "rtph264pay", "taginject", "v4l2src", "videoflip", "vp9enc", "webmmux",
+            "pngenc", "qtdemux", "qtmux", "rtph264pay", "rtpopuspay", "taginject", "v4l2src", "videoflip", "vp9enc", "webmmux",
         ]),
         ("gstreamer1.0-plugins-bad", ["h264parse", "mpegtsmux", "openh264enc", "rtmp2sink", "srtsink", "voaacenc", "waylandsink"]),
         ("gstreamer1.0-plugins-ugly", ["x264enc"]),

@@ -155,10 +155,14 @@ public enum PipelineBuilder {
             var mediaPart = file
             mediaPart.bindings = []
             mediaPart.taps = []
-            let bin = try compose(media.value, parts: [Part(mediaPart)], policy: PipelinePolicy(allowNetwork: true),
+            let text = [media.value, file.mediaAudio?.value].compactMap { $0 }.joined(separator: " ")
+            let bin = try compose(text, parts: [Part(mediaPart)], policy: PipelinePolicy(allowNetwork: true),
                                   asPipeline: false, checkOnly: true, checkTaps: false)
             guard let src = bin.element(named: "src"), (try? AppSrc(src)) != nil else {
                 throw file.error(media.line, "the media starts with an appsrc named \"src\" (the branch's frames are pushed into it)")
+            }
+            if let mediaAudio = file.mediaAudio, !(bin.element(named: "asrc").map { (try? AppSrc($0)) != nil } ?? false) {
+                throw file.error(mediaAudio.line, "the media's audio starts with an appsrc named \"asrc\" (the branch's sound is pushed into it)")
             }
             guard file.pipeline.value.contains("appsink") else {
                 throw file.error(file.pipeline.line, "a branch with a media ends in an appsink named \"sink\" (what it gives goes to the media)")

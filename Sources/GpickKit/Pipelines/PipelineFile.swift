@@ -46,6 +46,9 @@ public struct PipelineFile: Sendable {
     /// For a network stream's branch: the media gst-rtsp-server builds for each mount, fed by an
     /// appsrc named `src` with what the branch's `sink` gives, its payloaders named pay0, pay1….
     public var media: Located<String>? = nil
+    /// The media's audio, appended to it when the session has sound: an appsrc named `asrc` fed
+    /// with what the branch's audio path's appsink `asink` gives, and its payloader `pay1`.
+    public var mediaAudio: Located<String>? = nil
     /// For a published stream's branch: the pipeline that sends what the branch's `sink` gives to
     /// a server, from an appsrc named `src` to a network sink named `out` (its `uri` or `location`
     /// is set to the URL). It is built anew for each connection.

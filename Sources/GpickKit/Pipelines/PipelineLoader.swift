@@ -4,7 +4,7 @@ import Glibc
 /// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
 /// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
 public enum PipelineLoader {
-    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks", "media", "send"]
+    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks", "media", "media-audio", "send"]
     static let parameterKeys = ["type", "default", "min", "max", "choices", "required", "help"]
 
     public static func load(path: String) throws(GpickError) -> PipelineFile {
@@ -70,6 +70,17 @@ public enum PipelineLoader {
             guard kind == .branch else { throw fail(n, "\"media\" belongs in branch files only") }
             guard LaunchLine.nameRange("src", in: media.value) != nil, LaunchLine.nameRange("pay0", in: media.value) != nil else {
                 throw fail(n, "a branch's media needs an appsrc named \"src\" and a payloader named \"pay0\"")
+            }
+        }
+        let mediaAudio = try string("media-audio", required: false)
+        let mediaAudioLine = map["media-audio"].map { n in n.isBlockScalar ? line(n) + 1 : line(n) }
+        if let mediaAudio, let n = map["media-audio"] {
+            guard media != nil else { throw fail(n, "\"media-audio\" is the audio of a \"media\": the file has none") }
+            guard let audio, LaunchLine.nameRange("asink", in: audio.value) != nil else {
+                throw fail(n, "\"media-audio\" is fed by the branch's audio path, which ends in an appsink named \"asink\"")
+            }
+            guard LaunchLine.nameRange("asrc", in: mediaAudio.value) != nil, LaunchLine.nameRange("pay1", in: mediaAudio.value) != nil else {
+                throw fail(n, "a media's audio needs an appsrc named \"asrc\" and a payloader named \"pay1\"")
             }
         }
         let send = try string("send", required: false)
@@ -154,6 +165,7 @@ public enum PipelineLoader {
                             input: input.map { .init(value: $0.value, line: inputLine ?? $0.line) },
                             bindings: bindings, taps: taps, windowSinks: windowSinks,
                             media: media.map { .init(value: $0.value, line: mediaLine ?? $0.line) },
+                            mediaAudio: mediaAudio.map { .init(value: $0.value, line: mediaAudioLine ?? $0.line) },
                             send: send.map { .init(value: $0.value, line: sendLine ?? $0.line) })
     }
 

@@ -9,55 +9,73 @@ import GstCore
 /// feed's running time when it is pushed, each later one that plus its capture time since. An
 /// encoder that falls behind and then catches up sends frames in a burst; stamped on arrival,
 /// they would be a millisecond apart, and viewers that store milliseconds (Matroska) would see
-/// duplicates.
+/// duplicates. A feed's audio (a media's second appsrc) is stamped from the same origin, so
+/// viewers play sound and picture together; it starts with the first keyframe too.
 final class EncodedFeeds: Sendable {
-    /// An encoder branch built from `file` (which ends in an appsink named `sink`) for `session`,
-    /// and the feeds its encoded frames go to.
+    /// An encoder branch built from `file` (which ends in an appsink named `sink`, and with
+    /// `audio` its audio path in one named `asink`) for `session`, and the feeds its encoded
+    /// frames go to.
     static func branch(_ file: PipelineFile, values: [String: Parameter.Value], in session: CaptureSession,
-                       named prefix: String) async throws(GpickError) -> (Branch, EncodedFeeds) {
-        let bin = try await PipelineBuilder.build(file, values: values, asPipeline: false)
-        let branch = try Branch(bin: bin, name: session.allocateBranchName(prefix), audio: false)
+                       named prefix: String, audio: Bool = false) async throws(GpickError) -> (Branch, EncodedFeeds) {
+        let bin = try await PipelineBuilder.build(file, audio: audio, values: values, asPipeline: false)
+        let branch = try Branch(bin: bin, name: session.allocateBranchName(prefix), audio: audio)
         guard let sinkElement = bin.element(named: "sink"), let sink = try? AppSink(sinkElement) else {
             throw file.error(file.pipeline.line, "an encoder branch for the network ends in an appsink named \"sink\"")
         }
-        let feeds = EncodedFeeds(sink: sink)
-        sink.setCallbacks(onSample: { feeds.deliver($0) }, onEOS: { feeds.drained.fire() })
+        var audioSink: AppSink?
+        if audio {
+            guard let element = bin.element(named: "asink"), let a = try? AppSink(element) else {
+                throw file.error(file.audio?.line ?? file.pipeline.line, "an encoder branch's audio for the network ends in an appsink named \"asink\"")
+            }
+            audioSink = a
+        }
+        let feeds = EncodedFeeds(sink: sink, sinks: audioSink == nil ? 1 : 2)
+        sink.setCallbacks(onSample: { feeds.deliver($0) }, onEOS: { feeds.sinkDrained() })
+        audioSink?.setCallbacks(onSample: { feeds.deliverAudio($0) }, onEOS: { feeds.sinkDrained() })
         return (branch, feeds)
     }
 
     private let sink: AppSink
-    private let state = Locked(State())
-    /// Fired when the branch's end of stream reaches its appsink: every frame is delivered.
+    private let state: Locked<State>
+    /// Fired when the branch's end of stream reaches its appsinks: everything is delivered.
     let drained = Signal()
 
     private struct Feed {
         let src: AppSrc
+        let audio: AppSrc?
         /// The sample time of the feed's first frame, and the feed's running time it was given.
         var origin: (sample: UInt64, media: UInt64)?
     }
 
     private struct State {
-        /// Live feeds by their appsrc's address.
+        /// Live feeds by their (video) appsrc's address.
         var feeds: [UInt: Feed] = [:]
         var encoded = 0
         var ended = false
+        /// Appsinks whose end of stream has not come yet.
+        var sinksLeft: Int
     }
 
-    init(sink: AppSink) { self.sink = sink }
+    init(sink: AppSink, sinks: Int = 1) {
+        self.sink = sink
+        state = Locked(State(sinksLeft: sinks))
+    }
 
     var framesEncoded: Int { state.withLock { $0.encoded } }
     var liveFeeds: Int { state.withLock { $0.feeds.count } }
 
-    /// An appsrc to feed (a media came to life, a sender connects): it waits for the next keyframe, asked for now.
-    func feedAdded(_ element: Element) {
+    /// An appsrc to feed, with its audio one if any (a media came to life, a sender connects):
+    /// it waits for the next keyframe, asked for now.
+    func feedAdded(_ element: Element, audio: Element? = nil) {
         guard let src = try? AppSrc(element) else { return }
+        let audioSrc = audio.flatMap { try? AppSrc($0) }
         let added = state.withLock { s -> Bool in
             guard !s.ended else { return false }
-            s.feeds[UInt(bitPattern: element.pointer)] = Feed(src: src)
+            s.feeds[UInt(bitPattern: element.pointer)] = Feed(src: src, audio: audioSrc)
             return true
         }
         if added { sink.sendEvent(.forceKeyUnit()) }
-        else { src.endOfStream() }
+        else { src.endOfStream(); audioSrc?.endOfStream() }
     }
 
     /// A viewer starts playing a media that is already flowing: what it gets until the next
@@ -73,7 +91,7 @@ final class EncodedFeeds: Sendable {
     /// One encoded frame (on the branch's streaming thread), to every feed that has had its
     /// keyframe or gets one now.
     func deliver(_ sample: Sample) {
-        guard let time = sample.buffer?.pts else { return }
+        guard let time = Self.time(of: sample) else { return }
         let keyframe = sample.buffer?.isKeyframe ?? false
         // Read outside the lock: it asks the feed's clock.
         let starting = state.withLock { s -> [UInt: AppSrc] in
@@ -102,13 +120,43 @@ final class EncodedFeeds: Sendable {
         for (src, pts) in targets { try? src.push(sample, at: pts) }
     }
 
+    /// One encoded piece of sound (on the branch's audio streaming thread), to every feed with
+    /// audio whose picture has started, stamped from the picture's origin.
+    func deliverAudio(_ sample: Sample) {
+        guard let time = Self.time(of: sample) else { return }
+        let targets = state.withLock { s -> [(AppSrc, UInt64)] in
+            s.feeds.values.compactMap { feed in
+                guard let audio = feed.audio, let origin = feed.origin, time >= origin.sample else { return nil }
+                return (audio, origin.media + (time - origin.sample))
+            }
+        }
+        for (src, pts) in targets { try? src.push(sample, at: pts) }
+    }
+
+    /// When a sample was captured: its running time, which sound and picture share. (Not its
+    /// timestamp: x264enc shifts the picture's by 1000 hours, so that no decoding time is
+    /// negative, and its segment says so.)
+    private static func time(of sample: Sample) -> UInt64? {
+        sample.runningTime ?? sample.buffer?.pts
+    }
+
+    /// One of the branch's appsinks has had its end of stream.
+    private func sinkDrained() {
+        let all = state.withLock { s -> Bool in
+            s.sinksLeft -= 1
+            return s.sinksLeft == 0
+        }
+        if all { drained.fire() }
+    }
+
     /// Ends every feed's stream (viewers see its end) and takes no new ones.
     func endAll() {
         let srcs = state.withLock { s -> [AppSrc] in
             s.ended = true
             defer { s.feeds.removeAll() }
-            return s.feeds.values.map(\.src)
+            return s.feeds.values.flatMap { [$0.src] + ($0.audio.map { [$0] } ?? []) }
         }
         for src in srcs { src.endOfStream() }
     }
 }
+

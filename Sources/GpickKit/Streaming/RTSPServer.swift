@@ -96,11 +96,11 @@ public final class RTSPServer: @unchecked Sendable {
         mounts.withLock { $0.append(media) }
         closed.withLock { isClosed in
             guard !isClosed else { return }
-            gpick_rtsp_mount(handle, "/\(name)", launch, { context, appsrc, event in
+            gpick_rtsp_mount(handle, "/\(name)", launch, { context, appsrc, audio, event in
                 guard let context, let appsrc else { return }
                 let mount = Unmanaged<EncodedFeeds>.fromOpaque(context).takeUnretainedValue()
                 switch event {
-                case 1: mount.feedAdded(Element(borrowing: appsrc))
+                case 1: mount.feedAdded(Element(borrowing: appsrc), audio: audio.map { Element(borrowing: $0) })
                 case 2: mount.keyframeWanted()
                 default: mount.feedRemoved(Element(borrowing: appsrc))
                 }

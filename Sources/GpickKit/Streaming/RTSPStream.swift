@@ -1,9 +1,9 @@
 import GpickBase
 import GstCore
 
-/// A camera served over RTSP: a branch on the session's video tee encodes once (pipelines'
-/// `serve-rtsp`), and every viewer's media (gst-rtsp-server shares one per mount) gets the same
-/// encoded frames. Capture never waits for a viewer: the media's appsrc drops what it cannot take.
+/// A camera served over RTSP: a branch on the session's video tee (and audio tee, when the
+/// session has sound) encodes once (pipelines' `serve-rtsp`), and every viewer's media
+/// (gst-rtsp-server shares one per mount) gets the same encoded frames. Capture never waits for a viewer: the media's appsrc drops what it cannot take.
 /// Stills, recordings, live photos and flips go on as without it.
 public final class RTSPStream: SessionOutput {
     public let name: String
@@ -50,10 +50,18 @@ public final class RTSPStream: SessionOutput {
         guard let media = file.media else {
             throw file.error(file.pipeline.line, "\(file.name) has no media: what gst-rtsp-server builds for each viewer")
         }
-        let (branch, mount) = try await EncodedFeeds.branch(file, values: values, in: session, named: "rtsp")
+        var launch = media.value
+        let audio = session.hasAudio
+        if audio {
+            guard let mediaAudio = file.mediaAudio, file.audio != nil else {
+                throw file.error(file.pipeline.line, "\(file.name) has no audio and media-audio: it cannot serve the session's sound")
+            }
+            launch += " " + mediaAudio.value
+        }
+        let (branch, mount) = try await EncodedFeeds.branch(file, values: values, in: session, named: "rtsp", audio: audio)
         let stream = RTSPStream(name: name, server: server, session: session, branch: branch, mount: mount)
         try await session.attach(stream, branch: branch, to: graph)
-        server.mount(name, launch: "( \(media.value) )", media: mount)
+        server.mount(name, launch: "( \(launch) )", media: mount)
         return stream
     }
 
@@ -67,6 +75,7 @@ public final class RTSPStream: SessionOutput {
         server.unmount(name)
         if drain {
             branch.endVideoInput()
+            branch.endAudioInput()
             await mount.drained.wait(timeout: 5)
         } else {
             await branch.cutInputAndWait()

@@ -11,7 +11,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         Prints the stream's URL, rtsp://HOST:PORT/NAME, and serves until --duration, Ctrl-C or SIGTERM. \
         Every viewer shares one encoder: ten viewers cost about what one does, and a viewer who joins \
-        gets a keyframe at once. --camera NAME=SOURCE serves more cameras beside it, each at its own URL. It listens on 127.0.0.1 unless --listen says otherwise; anywhere else \
+        gets a keyframe at once. With --audio, viewers hear the session too (Opus, in step with the \
+        picture). --camera NAME=SOURCE serves more cameras beside it, each at its own URL (the sound \
+        goes with the first). It listens on 127.0.0.1 unless --listen says otherwise; anywhere else \
         viewers need RTSP digest credentials: user gpick and a random password, printed once, or those \
         of --credentials FILE (one line USER:PASSWORD). Parameters of pipelines/serve-rtsp.yaml \
         (bitrate, key-interval, speed-preset, tune) are set with --set.
@@ -106,7 +108,7 @@ struct Serve: AsyncParsableCommand {
                 throw error
             }
             let first = served[0]
-            var started: JSONFields = ["url": first.stream.url, "source": "\(first.session.source)",
+            var started: JSONFields = ["url": first.stream.url, "source": "\(first.session.source)", "audio": first.session.hasAudio,
                                        "width": config.format.width, "height": config.format.height, "fps": config.format.fps]
             if served.count > 1 {
                 started["mounts"] = served.map { JSONValue(fields: ["name": $0.stream.name, "url": $0.stream.url, "source": "\($0.session.source)"]) }
