@@ -98,6 +98,58 @@ import Testing
         #expect(Self.events(r.stdout).contains { $0["event"] as? String == "finished" && $0["connections"] as? Int == 1 }, "\(r.stdout)")
     }
 
+    /// With --audio an SRT listener gets the sound too: AAC in the MPEG-TS beside the picture,
+    /// stamped from the same origin, so the two start together in what it received as sent.
+    @Test func srtGetsTheSoundInStep() async throws {
+        let dir = TestEnvironment.tempDir()
+        let port = try StreamServers.freePort(udp: true)
+        let file = "\(dir)/av.ts"
+        let rx = try StreamServers.srtTSReceiver(port: port, file: file)
+        defer { rx.signal(SIGKILL) }
+        #expect(try await TestEnvironment.eventually(10) { StreamServers.udpBound(port) }, "srtsrc did not bind \(port)")
+        let r = try await Subprocess.gpick(["publish", "srt://127.0.0.1:\(port)", "--audio", "test", "--duration", "3", "--json"] + Self.small)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        _ = try await rx.wait(timeout: 20)
+        let streams = try await Media.probedStreams(file)
+        let video = try #require(streams.first { $0.kind == "video" }, "\(streams)")
+        let audio = try #require(streams.first { $0.kind == "audio" }, "\(streams)")
+        #expect(video.codec == "h264" && audio.codec == "aac", "\(streams)")
+        let gap = abs((audio.start ?? 99) - (video.start ?? -99))
+        #expect(gap < 0.1, "audio and video start \(gap) s apart: \(streams)")
+        let samples = try await Media.sound(file)
+        #expect(samples.count > 2 * 48_000 && Media.rms(samples, skip: 4800) > 1000, "\(samples.count) samples at \(Media.rms(samples, skip: 4800))")
+        let stamps = try await Media.stampIndices(file)
+        let first = try #require(stamps.first ?? nil, "no stamp on the first frame received")
+        #expect(stamps.count >= 80 && Media.isConsecutive(stamps, from: first), "\(stamps.count) frames")
+    }
+
+    /// Over RTMP too (AAC, as FLV requires): nginx-rtmp hands a player its sound and picture,
+    /// each from where it joined them (its timestamps are per stream), so here only that both
+    /// arrive, the tone and the picture, is checked; SRT above shows they are in step.
+    @Test func nginxRTMPGetsTheSoundToo() async throws {
+        let dir = TestEnvironment.tempDir()
+        let port = try StreamServers.freePort(udp: false)
+        let nginx = try await StreamServers.rtmpServer(port: port, dir: dir)
+        defer { nginx.signal(SIGKILL) }
+        let url = "rtmp://127.0.0.1:\(port)/live/cam"
+        let p = try Subprocess.start(TestEnvironment.binary, ["publish", url, "--audio", "test", "--json", "--duration", "60"] + Self.small)
+        defer { p.signal(SIGKILL) }
+        _ = try await p.waitForOutput("\"started\"", timeout: 30)
+        let file = "\(dir)/av.mkv"
+        let read = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-frames:v", "60", "-c", "copy", "-y", file], timeout: 60)
+        #expect(read.status == 0, "\(read.stderr)")
+        let streams = try await Media.probedStreams(file)
+        #expect(streams.map(\.codec).sorted() == ["aac", "h264"], "\(streams)")
+        let samples = try await Media.sound(file)
+        #expect(samples.count > 48_000 && Media.rms(samples, skip: 4800) > 1000, "\(samples.count) samples at \(Media.rms(samples, skip: 4800))")
+        let stamps = try await Media.stampIndices(file)
+        let first = try #require(stamps.first ?? nil, "no stamp on the first frame read back")
+        #expect(stamps.count == 60 && Media.isConsecutive(stamps, from: first), "\(stamps.count) frames")
+        p.signal(SIGTERM)
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+    }
+
     /// The server goes away and stays away: with --retry-for, gpick gives up with one line and 69.
     @Test func aServerGoneForGoodEndsWithOneLineAfterRetryFor() async throws {
         let dir = TestEnvironment.tempDir()

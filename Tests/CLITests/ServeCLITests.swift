@@ -137,21 +137,16 @@ import Testing
                                                          "-frames:v", "60", "-c", "copy", "-y", file], timeout: 60)
         }
         #expect(r.status == 0, "\(r.stderr)")
-        let probe = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name,start_time",
-                                                                  "-of", "csv=p=0", file])
-        // ffprobe's order: codec_name, codec_type, start_time.
-        let streams = probe.stdoutLines.map { $0.split(separator: ",").map(String.init) }.filter { $0.count == 3 }
-        let video = try #require(streams.first { $0[1] == "video" }, "\(probe.stdout)")
-        let audio = try #require(streams.first { $0[1] == "audio" }, "\(probe.stdout)")
-        #expect(video[0] == "h264" && audio[0] == "opus", "\(streams)")
-        let gap = abs((Double(audio.last ?? "") ?? 99) - (Double(video.last ?? "") ?? -99))
+        let streams = try await Media.probedStreams(file)
+        let video = try #require(streams.first { $0.kind == "video" }, "\(streams)")
+        let audio = try #require(streams.first { $0.kind == "audio" }, "\(streams)")
+        #expect(video.codec == "h264" && audio.codec == "opus", "\(streams)")
+        let gap = abs((audio.start ?? 99) - (video.start ?? -99))
         #expect(gap < 0.1, "audio and video start \(gap) s apart: \(streams)")
         // The tone, decoded: a sine's RMS is 0.707 of its peak; silence would be 0.
-        let pcm = try await MediaFixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-map", "0:a", "-f", "s16le", "-ac", "1", "-"])
-        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let samples = try await Media.sound(file)
         #expect(samples.count > 48_000, "\(samples.count) samples for two seconds of picture")
-        let rms = (samples.dropFirst(4800).reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count - 4800, 1))).squareRoot()
-        #expect(rms > 1000, "the tone's level: \(rms)")
+        #expect(Media.rms(samples, skip: 4800) > 1000, "the tone's level: \(Media.rms(samples, skip: 4800))")
         let stamps = try await Media.stampIndices(file)
         let first = try #require(stamps.first ?? nil, "no stamp on the first frame")
         #expect(stamps.count == 60 && Media.isConsecutive(stamps, from: first), "\(stamps)")

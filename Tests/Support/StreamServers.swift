@@ -35,6 +35,13 @@ public enum StreamServers {
                                                                 "h264parse", "!", "matroskamux", "!", "filesink", "location=\(file)"])
     }
 
+    /// An SRT listener that keeps the MPEG-TS it receives in `file` as sent (every stream, with
+    /// the sender's own timestamps), and ends when the caller hangs up.
+    public static func srtTSReceiver(port: Int, file: String) throws -> Subprocess.Running {
+        try Subprocess.start("/usr/bin/gst-launch-1.0", ["-q", "srtsrc", "uri=srt://127.0.0.1:\(port)?mode=listener", "!",
+                                                         "filesink", "location=\(file)"])
+    }
+
     /// nginx with the RTMP module on `port`, from a private configuration in `dir`.
     public static func rtmpServer(port: Int, dir: String) async throws -> Subprocess.Running {
         let conf = """

@@ -64,11 +64,11 @@ public enum LaunchDescription {
 }
 
 extension PipelineFile {
-    /// Every element factory the file names: its pipeline, audio, input, media and media-audio stages, and its
+    /// Every element factory the file names: its pipeline, audio, input, media and send stages with their audio, and its
     /// window sink candidates.
     public var elementFactories: [String] {
         var seen = Set<String>()
-        let texts = [pipeline.value, audio?.value ?? "", input?.value ?? "", media?.value ?? "", mediaAudio?.value ?? "", send?.value ?? ""]
+        let texts = [pipeline.value, audio?.value ?? "", input?.value ?? "", media?.value ?? "", mediaAudio?.value ?? "", send?.value ?? "", sendAudio?.value ?? ""]
         let named = texts.flatMap(LaunchDescription.factories(in:)) + (windowSinks?.all ?? [])
         return named.filter { seen.insert($0).inserted }
     }

@@ -132,9 +132,12 @@ public enum PipelineBuilder {
 
     @available(*, noasync, message: "it parses (GStreamer's global lock, plugin loading): await the async overload")
     public static func validate(_ file: PipelineFile, policy: PipelinePolicy = .init()) throws(GpickError) {
-        if let (branch, sender) = file.sendingParts {
+        if let (branch, sender) = file.sendingParts(audio: file.sendAudio != nil) {
             try validate(branch, policy: policy)
-            _ = try buildSender(sender, values: [:], checkOnly: true)
+            let built = try buildSender(sender, values: [:], checkOnly: true)
+            if let sendAudio = file.sendAudio, !(built.element(named: "asrc").map { (try? AppSrc($0)) != nil } ?? false) {
+                throw file.error(sendAudio.line, "the send's audio starts with an appsrc named \"asrc\" (the branch's sound is pushed into it)")
+            }
             guard file.pipeline.value.contains("appsink") else {
                 throw file.error(file.pipeline.line, "a branch with a send ends in an appsink named \"sink\" (what it gives is sent)")
             }

@@ -53,6 +53,9 @@ public struct PipelineFile: Sendable {
     /// a server, from an appsrc named `src` to a network sink named `out` (its `uri` or `location`
     /// is set to the URL). It is built anew for each connection.
     public var send: Located<String>? = nil
+    /// The sender's audio, appended to `send` when the session has sound: an appsrc named `asrc`
+    /// fed with what the branch's audio path's appsink `asink` gives, linked into the muxer.
+    public var sendAudio: Located<String>? = nil
 
     /// The window sinks to try on each kind of display, in order of preference. A fixed list:
     /// autovideosink would probe every installed sink (kmssink, dfbvideosink …), and some crash.
@@ -87,15 +90,21 @@ public struct PipelineFile: Sendable {
 
     /// A file with `send`, as two: the branch (the session's side) and the sender (a pipeline of
     /// its own). Each binding goes to the part that names its element; parameters are shared.
-    public var sendingParts: (branch: PipelineFile, sender: PipelineFile)? {
+    public var sendingParts: (branch: PipelineFile, sender: PipelineFile)? { sendingParts() }
+    /// With `audio`, the sender's pipeline has its `send-audio` part too.
+    public func sendingParts(audio: Bool = false) -> (branch: PipelineFile, sender: PipelineFile)? {
         guard let send else { return nil }
-        let inSender = { (b: Binding) in LaunchLine.nameRange(b.element, in: send.value) != nil }
+        var sent = send
+        if audio, let sendAudio { sent.value += " " + sendAudio.value }
+        let inSender = { (b: Binding) in LaunchLine.nameRange(b.element, in: sent.value) != nil }
         var branch = self, sender = self
         branch.send = nil
+        branch.sendAudio = nil
         branch.bindings = bindings.filter { !inSender($0) }
         sender.send = nil
+        sender.sendAudio = nil
         sender.kind = .pipeline
-        sender.pipeline = send
+        sender.pipeline = sent
         sender.audio = nil
         sender.taps = []
         sender.bindings = bindings.filter(inSender)

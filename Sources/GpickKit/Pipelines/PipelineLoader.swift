@@ -4,7 +4,7 @@ import Glibc
 /// Reads pipeline files. Everything structural is checked here, before GStreamer sees the text;
 /// `PipelineValidator` then checks elements, properties, bindings and taps against the registry.
 public enum PipelineLoader {
-    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks", "media", "media-audio", "send"]
+    static let topKeys = ["name", "kind", "description", "parameters", "pipeline", "input", "audio", "bindings", "taps", "window-sinks", "media", "media-audio", "send", "send-audio"]
     static let parameterKeys = ["type", "default", "min", "max", "choices", "required", "help"]
 
     public static func load(path: String) throws(GpickError) -> PipelineFile {
@@ -93,6 +93,18 @@ public enum PipelineLoader {
             }
         }
 
+        let sendAudio = try string("send-audio", required: false)
+        let sendAudioLine = map["send-audio"].map { n in n.isBlockScalar ? line(n) + 1 : line(n) }
+        if let sendAudio, let n = map["send-audio"] {
+            guard send != nil else { throw fail(n, "\"send-audio\" is the audio of a \"send\": the file has none") }
+            guard let audio, LaunchLine.nameRange("asink", in: audio.value) != nil else {
+                throw fail(n, "\"send-audio\" is fed by the branch's audio path, which ends in an appsink named \"asink\"")
+            }
+            guard LaunchLine.nameRange("asrc", in: sendAudio.value) != nil else {
+                throw fail(n, "a send's audio needs an appsrc named \"asrc\"")
+            }
+        }
+
         var parameters: [Parameter] = []
         if let pnode = map["parameters"] {
             guard let pmap = pnode.mapping else { throw fail(pnode, "\"parameters\" must be a mapping of name → {type, default, help}") }
@@ -166,7 +178,8 @@ public enum PipelineLoader {
                             bindings: bindings, taps: taps, windowSinks: windowSinks,
                             media: media.map { .init(value: $0.value, line: mediaLine ?? $0.line) },
                             mediaAudio: mediaAudio.map { .init(value: $0.value, line: mediaAudioLine ?? $0.line) },
-                            send: send.map { .init(value: $0.value, line: sendLine ?? $0.line) })
+                            send: send.map { .init(value: $0.value, line: sendLine ?? $0.line) },
+                            sendAudio: sendAudio.map { .init(value: $0.value, line: sendAudioLine ?? $0.line) })
     }
 
     private static func parameter(_ k: YAMLNode, _ v: YAMLNode, path: String) throws(GpickError) -> Parameter {

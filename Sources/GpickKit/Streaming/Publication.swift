@@ -2,7 +2,8 @@ import GpickBase
 import GstCore
 
 /// A session pushed to a server that already exists (an SRT listener, an RTMP server): a branch on
-/// the session's video tee encodes once (pipelines' `publish-srt`, `publish-rtmp`), and a sender,
+/// the session's video tee (and audio tee, with sound) encodes once (pipelines' `publish-srt`,
+/// `publish-rtmp`), and a sender,
 /// a pipeline of its own, carries what it gives to the URL. When the server goes away the sender
 /// is torn down and built again after growing pauses (0.5 s, doubling, at most `maxPause`), while
 /// stills, recordings, live photos and flips go on: the session never waits for the network.
@@ -78,15 +79,19 @@ public final class Publication: SessionOutput {
         let graph = try session.graphForOutput()
         let file: PipelineFile
         if let pipelineFile { file = pipelineFile } else { file = try session.configuration.library.load(target.pipelineName) }
-        guard let (branchFile, senderFile) = file.sendingParts else {
+        let audio = session.hasAudio
+        guard let (branchFile, senderFile) = file.sendingParts(audio: audio) else {
             throw file.error(file.pipeline.line, "\(file.name) has no send: the pipeline that carries the stream to the server")
+        }
+        if audio, file.audio == nil || file.sendAudio == nil {
+            throw file.error(file.pipeline.line, "\(file.name) has no audio and send-audio: it cannot publish the session's sound")
         }
         if let passphrase, !(10...79).contains(passphrase.utf8.count) {
             throw GpickError(.usage, "an SRT passphrase has 10 to 79 characters, not \(passphrase.utf8.count)")
         }
         // Built once now, so a missing plugin or a bad value stops here, before the session changes.
         _ = try await OffPool.run { () throws(GpickError) in try PipelineBuilder.buildSender(senderFile, values: values) }
-        let (branch, feeds) = try await EncodedFeeds.branch(branchFile, values: values, in: session, named: "publish")
+        let (branch, feeds) = try await EncodedFeeds.branch(branchFile, values: values, in: session, named: "publish", audio: audio)
         let publication = Publication(target: target, session: session, branch: branch, feeds: feeds, sender: senderFile,
                                       values: values, passphrase: passphrase, onEvent: onEvent)
         try await session.attach(publication, branch: branch, to: graph)
@@ -124,6 +129,7 @@ public final class Publication: SessionOutput {
         watcher?.cancel()
         if drain {
             branch.endVideoInput()
+            branch.endAudioInput()
             await feeds.drained.wait(timeout: 5)
         } else {
             await branch.cutInputAndWait()
@@ -200,7 +206,7 @@ public final class Publication: SessionOutput {
             s.current = connection
             return true
         }) else { return .failed("stopped") }
-        feeds.feedAdded(src)
+        feeds.feedAdded(src, audio: pipeline.element(named: "asrc"))
         do {
             _ = try await pipeline.setState(.playing)
         } catch {

@@ -15,7 +15,8 @@ struct Publish: AsyncParsableCommand {
         that is not there, or that refuses the stream or the passphrase, is an error (exit 69). When the server \
         goes away later, gpick says so in one line and connects again after growing pauses (0.5 s, doubling, \
         at most 8 s), until --retry-for runs out; capture goes on meanwhile. It publishes until --duration, \
-        Ctrl-C or SIGTERM. Parameters of pipelines/publish-srt.yaml and publish-rtmp.yaml (bitrate, \
+        Ctrl-C or SIGTERM. With --audio, the sound goes too (AAC, in step with the picture). Parameters of \
+        pipelines/publish-srt.yaml and publish-rtmp.yaml (bitrate, \
         key-interval, speed-preset, tune; latency for SRT) are set with --set.
 
         Examples:

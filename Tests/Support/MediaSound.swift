@@ -1,0 +1,33 @@
+import Foundation
+
+/// What a file a client wrote from a network stream holds besides its picture: ffprobe's view of
+/// its streams, and its sound decoded by ffmpeg.
+extension Media {
+    /// A stream as ffprobe reports it: codec, kind (video, audio) and start time (s).
+    public struct ProbedStream: Sendable {
+        public let codec: String
+        public let kind: String
+        public let start: Double?
+    }
+
+    public static func probedStreams(_ path: String) async throws -> [ProbedStream] {
+        let probe = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,codec_type,start_time",
+                                                                  "-of", "csv=p=0", path])
+        // ffprobe's order: codec_name, codec_type, start_time.
+        return probe.stdoutLines.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            .filter { $0.count == 3 }.map { ProbedStream(codec: $0[0], kind: $0[1], start: Double($0[2])) }
+    }
+
+    /// The file's first audio stream as mono 16-bit samples, decoded by ffmpeg.
+    public static func sound(_ path: String) async throws -> [Int16] {
+        let pcm = try await MediaFixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "s16le", "-ac", "1", "-"])
+        return pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    /// Root mean square of `samples` after the first `skip` (an encoder's start-up).
+    public static func rms(_ samples: [Int16], skip: Int = 0) -> Double {
+        let tail = samples.dropFirst(skip)
+        guard !tail.isEmpty else { return 0 }
+        return (tail.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(tail.count)).squareRoot()
+    }
+}
