@@ -146,11 +146,13 @@ import Testing
         #expect(abs(duration - expected) < 0.05, "duration \(duration) for \(frames.count) frames")
     }
 
-    /// A node suspended under a running stream (as WirePlumber suspends one it believes idle,
-    /// which can land just as a stream connects) may send nothing and say nothing. The camera
-    /// is still there, so gpick opens it again: the recording goes on, with the blurred last
-    /// frame over the gap, at 30 fps with no missing frame from there on, and ends well at Ctrl-C.
-    @Test func aSuspendedNodeIsReopenedAndTheRecordingGoesOn() async throws {
+    /// A stream whose link to the camera goes (a session manager re-routing it; WirePlumber
+    /// suspending a node it believes idle just as a stream connects does the same, but PipeWire
+    /// sometimes undoes that by itself, so the test cuts the link) gets nothing and is told
+    /// nothing. The camera is still there, so gpick opens it again: the recording goes on, with
+    /// the blurred last frame over the gap, at 30 fps with no missing frame, and ends well at
+    /// Ctrl-C.
+    @Test func aStreamCutFromItsCameraIsReopenedAndTheRecordingGoesOn() async throws {
         let dir = TestEnvironment.tempDir()
         let result = try await PipeWireDaemon.with { pw -> Subprocess.Result in
             let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "60", "--json",
@@ -165,12 +167,9 @@ import Testing
                 while !done() && rec.isRunning && Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
             }
             try await until(seconds: 15) { recorded() >= 1 }
-            // PipeWire itself sometimes starts a node suspended under a stream again: suspended
-            // until gpick sees the stall (or fails on it), a few times at most.
-            for _ in 0..<5 where rec.isRunning && !seen("reconnecting") && !seen("source-failed") {
-                try await pw.suspend(node: PipeWireDaemon.cameraNode)
-                try await until(seconds: 4) { seen("reconnecting") || seen("source-failed") }
-            }
+            let cut = try await pw.unlink(node: PipeWireDaemon.cameraNode)
+            #expect(cut == 1, "links out of the camera: \(cut)")
+            try await until(seconds: 30) { seen("reconnecting") || seen("source-failed") }
             // Then two seconds of progress after the camera is back (its first progress already
             // counts the placeholder over the gap): room for its warm-up and the fade.
             func sinceLive() -> Double {
@@ -197,14 +196,10 @@ import Testing
         let sharp = frames.map { $0.measure?.detail ?? 0 }
         let peak = sharp.max() ?? 0
         #expect(peak > 0 && sharp.suffix(15).allSatisfy { $0 > peak * 0.8 }, "detail at the end: \(sharp.suffix(15)) of \(peak)")
-        let blurred = try #require(sharp.firstIndex { $0 < peak * 0.5 }, "a blurred placeholder over the gap: \(sharp)")
-        // From the camera's last frame before the stall to the end: 30 fps, no gap (the
-        // placeholder covers the stall and the reopening). Before it, a suspend that PipeWire
-        // undid by itself may have left the camera's own short pause, frames it never made.
+        #expect(sharp.contains { $0 < peak * 0.5 }, "a blurred placeholder over the gap: \(sharp)")
         let gaps = zip(pts, pts.dropFirst()).enumerated().filter { abs($1.1 - $1.0 - 1.0 / 30) >= 0.002 }
         let described = gaps.map { "\($0.offset): \($0.element.0)→\($0.element.1)" }
-        #expect(gaps.allSatisfy { $0.offset < blurred - 1 && $0.element.1 - $0.element.0 < 1 },
-                "gaps \(described) in \(pts.count) frames, the placeholder from \(blurred)")
+        #expect(gaps.isEmpty, "30 fps, no gaps: \(described) in \(pts.count) frames; \(Self.events(result).filter { $0["event"] as? String != "progress" })")
     }
 
     /// Without PipeWire (and, on this machine, without a libcamera or V4L2 camera) `auto` is no

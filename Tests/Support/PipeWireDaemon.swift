@@ -114,12 +114,24 @@ public final class PipeWireDaemon: @unchecked Sendable {
         guard r.status == 0 else { throw TestFailure("pw-cli destroy \(id): \(r.stderr)") }
     }
 
-    /// Suspends a node under whatever stream reads it, as WirePlumber does to a node it believes
-    /// idle: the node stops producing, and PipeWire tells the stream nothing.
-    public func suspend(node name: String) async throws {
-        guard let id = try await nodeID(name) else { throw TestFailure("no node \(name) to suspend") }
-        let r = try await Subprocess.run("/usr/bin/pw-cli", ["send-command", "\(id)", "Suspend", "{}"], env: env, timeout: 10)
-        guard r.status == 0 else { throw TestFailure("pw-cli send-command \(id) Suspend: \(r.stderr)") }
+    /// Destroys every link out of the node named `name`, as a session manager does when it
+    /// re-routes: the streams reading it are left connected to nothing, and told nothing.
+    /// Returns how many links there were.
+    @discardableResult
+    public func unlink(node name: String) async throws -> Int {
+        guard let node = try await nodeID(name) else { throw TestFailure("no node \(name) to unlink") }
+        let r = try await Subprocess.run("/usr/bin/pw-cli", ["ls", "Link"], env: env, timeout: 10)
+        var id: Int?, links: [Int] = []
+        for line in r.stdoutLines {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            if t.hasPrefix("id "), let n = Int(t.dropFirst(3).prefix { $0.isNumber }) { id = n }
+            if t == "link.output.node = \"\(node)\"", let id { links.append(id) }
+        }
+        for link in links {
+            let d = try await Subprocess.run("/usr/bin/pw-cli", ["destroy", "\(link)"], env: env, timeout: 10)
+            guard d.status == 0 else { throw TestFailure("pw-cli destroy \(link): \(d.stderr)") }
+        }
+        return links.count
     }
 
     public func stop() async { await Self.stop(processes) }

@@ -3,8 +3,8 @@ import FoundationEssentials
 /// A camera that stops delivering while it is still there is opened again, as a flip to the
 /// same camera: outputs see the blurred last frame, then the camera fades back in. PipeWire's
 /// session manager suspends a node it believes idle (WirePlumber after 5 s), and a stream that
-/// was just connecting when it did waits for good with no error; a USB camera can hiccup the
-/// same way. A camera that is gone, stalls again and again, or does not come back is lost, as
+/// was just connecting when it did waits for good with no error; so does a stream whose link
+/// it cuts when it re-routes. A USB camera can hiccup the same way. A camera that is gone, stalls again and again, or does not come back is lost, as
 /// before.
 extension CaptureSession {
     /// Reconnects allowed within `reconnectWindow`; past them a stall is a loss.
