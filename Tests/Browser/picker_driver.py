@@ -29,6 +29,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 # Waits are hang bounds, read as the Swift tests read theirs (HangBound): scaled by
@@ -79,6 +80,18 @@ def wait(driver, condition, seconds=15):
     return WebDriverWait(driver, seconds * HANG_SCALE, poll_frequency=0.05).until(lambda d: condition(d))
 
 
+def click(driver, by, what):
+    """Finds and clicks an element; found again if the page redrew it in between (the grid
+    re-renders its cells as state comes in, and a found cell can be gone by the click)."""
+    def clicked(d):
+        try:
+            d.find_element(by, what).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait(driver, clicked)
+
+
 def run_step(driver, url, step, args, out):
     """One step of the page's part, its findings in `out`."""
     if step == "grid":
@@ -92,15 +105,15 @@ def run_step(driver, url, step, args, out):
     elif step == "snap":
         wait(driver, lambda d: d.execute_script(LUMA) >= 0)
         before = [c["id"] for c in driver.execute_script(CELLS) if c["kind"] == "item"]
-        driver.find_element(By.ID, "camera-view").click()
+        click(driver, By.ID, "camera-view")
         # Shown: the new cell is there and its thumbnail painted.
         wait(driver, lambda d: any(c["kind"] == "item" and c["id"] not in before and c["painted"] for c in d.execute_script(CELLS)))
         out["cells"] = driver.execute_script(CELLS)
     elif step == "choose":
         for item in args:
-            driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
+            click(driver, By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item)
         out["cells"] = driver.execute_script(CELLS)
-        driver.find_element(By.ID, "confirm").click()
+        click(driver, By.ID, "confirm")
         wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
     elif step == "key":
         driver.find_element(By.TAG_NAME, "body").send_keys(getattr(Keys, args[0].upper(), args[0]))
@@ -108,7 +121,7 @@ def run_step(driver, url, step, args, out):
     elif step == "flip":
         wait(driver, lambda d: d.execute_script(LUMA) >= 0)
         samples = []
-        driver.find_element(By.ID, "camera-flip").click()
+        click(driver, By.ID, "camera-flip")
         end = time.monotonic() + float(args[0] if args else 1.5)
         while time.monotonic() < end:
             samples.append(round(driver.execute_script(LUMA), 2))
@@ -117,15 +130,15 @@ def run_step(driver, url, step, args, out):
         out["status"] = driver.find_element(By.ID, "status").text
     elif step == "take":
         out["question"] = driver.execute_script(CELLS)
-        driver.find_element(By.XPATH, "//*[contains(@class,'action') and text()='Take photo']").click()
+        click(driver, By.XPATH, "//*[contains(@class,'action') and text()='Take photo']")
         # The page is made anew for the camera stage; its camera cell shows frames.
         wait(driver, lambda d: d.execute_script(LUMA) > 0)
         out["cells"] = driver.execute_script(CELLS)
-        driver.find_element(By.ID, "camera-view").click()
+        click(driver, By.ID, "camera-view")
         wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
     elif step == "toggle":
         for item in args:
-            driver.find_element(By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item).click()
+            click(driver, By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item)
         driver.execute_async_script("const done = arguments[0]; selectionSent.then(() => done(true));")
         out["cells"] = driver.execute_script(CELLS)
     elif step == "rest":
