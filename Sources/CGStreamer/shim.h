@@ -98,6 +98,25 @@ static inline GstElementFactoryListType cgst_factory_type_readers(void) {
 static inline GstClockTime cgst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
 static inline guint64 cgst_second(void) { return GST_SECOND; }
 
+// MARK: debug log
+/// gpick's own debug category, "gpick": GST_DEBUG=gpick:5 shows its lines among GStreamer's.
+/// Made on first use (GStreamer hands back the same category to every caller of the name).
+static inline GstDebugCategory *cgst_gpick_category(void) {
+    static GstDebugCategory *category;
+    GstDebugCategory *c = __atomic_load_n(&category, __ATOMIC_ACQUIRE);
+    if (!c) {
+        c = _gst_debug_category_new("gpick", 0, "gpick's own decisions");
+        __atomic_store_n(&category, c, __ATOMIC_RELEASE);
+    }
+    return c;
+}
+static inline int cgst_gpick_log_enabled(GstDebugLevel level) {
+    return gst_debug_category_get_threshold(cgst_gpick_category()) >= level;
+}
+static inline void cgst_gpick_log(GstDebugLevel level, GObject *object, const char *message) {
+    gst_debug_log(cgst_gpick_category(), level, "gpick", "", 0, object, "%s", message);
+}
+
 // MARK: navigation (keys pressed in a video sink's window)
 #include <gst/video/navigation.h>
 /// The key name of a navigation key-press event, or NULL for any other event (borrowed).

@@ -19,7 +19,7 @@ import Testing
         let log = TestEnvironment.tempDir() + "/server-gst.log"
         // At most two minutes: a server left behind by a test that failed midway ends by itself.
         let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--json", "--duration", "120"] + small + extra,
-                                     env: ["GST_DEBUG": "rtspmedia:5,rtspclient:3,rtspstream:4,appsrc:4,rtspsessionmedia:4",
+                                     env: ["GST_DEBUG": "rtspmedia:5,rtspclient:3,rtspstream:4,appsrc:4,rtspsessionmedia:4,gpick:5",
                                            "GST_DEBUG_FILE": log, "GST_DEBUG_NO_COLOR": "1"])
         logs.withLock { $0[p.process.processIdentifier] = log }
         let out = try await p.waitForOutput("\"url\"")
@@ -32,13 +32,16 @@ import Testing
     static let logs = Mutex<[Int32: String]>([:])
 
     /// Runs `body` (viewers of `server`); a failure it throws also tells what the server was doing:
-    /// the end of its debug log and its threads' stacks.
+    /// its feeds' lines, the end of its debug log and its threads' stacks.
     static func diagnosed<T>(_ server: Subprocess.Running, _ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch {
             let pid = server.process.processIdentifier
             let log = logs.withLock { $0[pid] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
-            let tail = log.split(separator: "\n").suffix(60).joined(separator: "\n")
-            throw TestFailure("\(error)\nthe server's log ends:\n\(tail)\nthe server's threads:\n\(Subprocess.stacks(of: pid))")
+            let lines = log.split(separator: "\n")
+            let tail = lines.suffix(60).joined(separator: "\n")
+            // gpick's own lines (feeds starting, viewers joining, pushes refused), the last 40.
+            let own = lines.filter { $0.contains(" gpick ") }.suffix(40).joined(separator: "\n")
+            throw TestFailure("\(error)\ngpick's feeds:\n\(own)\nthe server's log ends:\n\(tail)\nthe server's threads:\n\(Subprocess.stacks(of: pid))")
         }
     }
 
@@ -95,6 +98,13 @@ import Testing
         #expect(opened.count >= 11 && closed.count == opened.count, "\(opened.count) connected, \(closed.count) closed")
         #expect(Set(opened.compactMap { $0["viewer"] as? Int }) == Set(1...opened.count), "\(opened)")
         #expect(opened.allSatisfy { $0["address"] as? String == "127.0.0.1" }, "\(opened)")
+        // gpick's own debug lines (GST_DEBUG=gpick:5): the shared media's feed started on a
+        // keyframe, and no feed had a frame refused.
+        let log = Self.logs.withLock { $0[p.process.processIdentifier] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
+        let own = log.split(separator: "\n").filter { $0.contains(" gpick ") }
+        let removed = own.filter { $0.contains("feed removed:") }
+        #expect(own.contains { $0.contains("feed starts: sample") } && !removed.isEmpty, "\(own.suffix(20))")
+        #expect(removed.allSatisfy { $0.contains(", 0 refused,") }, "\(removed)")
     }
 
     /// Two cameras on one server, each its own session and mount: each URL gives its own

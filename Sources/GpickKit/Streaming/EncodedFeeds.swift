@@ -45,6 +45,8 @@ final class EncodedFeeds: Sendable {
         let audio: AppSrc?
         /// The sample time of the feed's first frame, and the feed's running time it was given.
         var origin: (sample: UInt64, media: UInt64)?
+        /// Frames pushed and refused, for the debug log (`GST_DEBUG=gpick:5`).
+        var pushed = 0, refused = 0, lastPTS: UInt64?
     }
 
     private struct State {
@@ -74,6 +76,7 @@ final class EncodedFeeds: Sendable {
             s.feeds[UInt(bitPattern: element.pointer)] = Feed(src: src, audio: audioSrc)
             return true
         }
+        DebugLog.log(.info, element, "feed added (audio: \(audioSrc != nil), taken: \(added))")
         if added { sink.sendEvent(.forceKeyUnit()) }
         else { src.endOfStream(); audioSrc?.endOfStream() }
     }
@@ -81,11 +84,18 @@ final class EncodedFeeds: Sendable {
     /// A viewer starts playing a media that is already flowing: what it gets until the next
     /// keyframe cannot be decoded, so one is asked for now.
     func keyframeWanted() {
+        if DebugLog.isOn(.info) {
+            for feed in state.withLock({ Array($0.feeds.values) }) {
+                let level = (try? feed.src.get("current-level-bytes")).map { "\($0)" } ?? "?"
+                DebugLog.log(.info, feed.src, "a viewer joins: \(feed.pushed) pushed, \(feed.refused) refused, last at \(feed.lastPTS.map(String.init) ?? "-"), running time now \(feed.src.currentRunningTime.map(String.init) ?? "-"), \(level) bytes queued")
+            }
+        }
         sink.sendEvent(.forceKeyUnit())
     }
 
     func feedRemoved(_ element: Element) {
-        state.withLock { _ = $0.feeds.removeValue(forKey: UInt(bitPattern: element.pointer)) }
+        let gone = state.withLock { $0.feeds.removeValue(forKey: UInt(bitPattern: element.pointer)) }
+        DebugLog.log(.info, element, "feed removed: \(gone?.pushed ?? 0) frames pushed, \(gone?.refused ?? 0) refused, origin \(gone?.origin.map { "\($0)" } ?? "none")")
     }
 
     /// One encoded frame (on the branch's streaming thread), to every feed that has had its
@@ -100,10 +110,14 @@ final class EncodedFeeds: Sendable {
             return s.feeds.filter { $0.value.origin == nil }.mapValues(\.src)
         }
         let origins = starting.compactMapValues { src in src.currentRunningTime.map { (sample: time, media: $0) } }
+        for (k, o) in origins { DebugLog.log(.info, starting[k], "feed starts: sample \(o.sample) is its \(o.media)") }
         // A feed without its clock yet cannot start on this keyframe: another, soon.
-        if origins.count < starting.count { sink.sendEvent(.forceKeyUnit()) }
-        let targets = state.withLock { s -> [(AppSrc, UInt64)] in
-            var out: [(AppSrc, UInt64)] = []
+        if origins.count < starting.count {
+            DebugLog.log(.debug, nil, "\(starting.count - origins.count) feed(s) without a clock yet: another keyframe asked")
+            sink.sendEvent(.forceKeyUnit())
+        }
+        let targets = state.withLock { s -> [(UInt, AppSrc, UInt64)] in
+            var out: [(UInt, AppSrc, UInt64)] = []
             for (k, feed) in s.feeds {
                 var origin = feed.origin
                 if origin == nil, let o = origins[k] {
@@ -112,12 +126,22 @@ final class EncodedFeeds: Sendable {
                 }
                 // Frames before the feed's first keyframe (or before it has a clock) wait.
                 guard let origin, time >= origin.sample else { continue }
-                out.append((feed.src, origin.media + (time - origin.sample)))
+                out.append((k, feed.src, origin.media + (time - origin.sample)))
             }
             return out
         }
         // A feed being torn down refuses the push: it is about to be removed.
-        for (src, pts) in targets { try? src.push(sample, at: pts) }
+        var refused: [UInt] = []
+        for (k, src, pts) in targets {
+            do throws(GStreamerError) { try src.push(sample, at: pts) } catch {
+                refused.append(k)
+                DebugLog.log(.debug, src, "\(error.message) at \(pts)")
+            }
+        }
+        state.withLock { s in
+            for (k, _, pts) in targets { s.feeds[k]?.pushed += 1; s.feeds[k]?.lastPTS = pts }
+            for k in refused { s.feeds[k]?.refused += 1 }
+        }
     }
 
     /// One encoded piece of sound (on the branch's audio streaming thread), to every feed with
