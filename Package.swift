@@ -168,7 +168,7 @@ let package = Package(
         .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
         .testTarget(name: "GpickBaseTests", dependencies: ["GpickBase"]),
         .testTarget(name: "GpickCLITests", dependencies: ["GpickBase", "GpickCLI"]),
-        .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "GpickTestSupport"]),
+        .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "CGStreamer", "GpickTestSupport"]),
         .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats", "GpickTestSupport"]),
         .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTerminal", "GpickTestSupport", "GpickWeb"]),
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),

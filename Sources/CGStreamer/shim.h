@@ -94,6 +94,15 @@ static inline GstElementFactoryListType cgst_factory_type_readers(void) {
     return GST_ELEMENT_FACTORY_TYPE_DECODER | GST_ELEMENT_FACTORY_TYPE_DEMUXER;
 }
 
+// MARK: state
+/// The element's current state, as it last completed a change (no waiting).
+static inline GstState cgst_element_current_state(GstElement *e) {
+    GST_OBJECT_LOCK(e);
+    GstState s = GST_STATE(e);
+    GST_OBJECT_UNLOCK(e);
+    return s;
+}
+
 // MARK: time
 static inline GstClockTime cgst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
 static inline guint64 cgst_second(void) { return GST_SECOND; }

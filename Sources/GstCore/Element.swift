@@ -126,6 +126,15 @@ public class Element: @unchecked Sendable {
         return t == Gst.clockTimeNone ? nil : t
     }
 
+    /// The running time now, only once the element is PLAYING. A bin going to PLAYING hands
+    /// its children the clock before their base time: in between, "now less base time" is the
+    /// clock's own time (the machine's uptime), which stamped as running time would put frames
+    /// hours in the future.
+    public var playingRunningTime: UInt64? {
+        guard cgst_element_current_state(pointer) == GST_STATE_PLAYING else { return nil }
+        return currentRunningTime
+    }
+
     @discardableResult
     public func sendEvent(_ event: Event) -> Bool {
         gst_element_send_event(pointer, event.take()) != 0

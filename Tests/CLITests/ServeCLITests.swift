@@ -98,13 +98,11 @@ import Testing
         #expect(opened.count >= 11 && closed.count == opened.count, "\(opened.count) connected, \(closed.count) closed")
         #expect(Set(opened.compactMap { $0["viewer"] as? Int }) == Set(1...opened.count), "\(opened)")
         #expect(opened.allSatisfy { $0["address"] as? String == "127.0.0.1" }, "\(opened)")
-        // gpick's own debug lines (GST_DEBUG=gpick:5): the shared media's feed started on a
-        // keyframe, and no feed had a frame refused.
+        // gpick's own debug lines (GST_DEBUG=gpick:5): both medias' feeds (ffprobe's, then the
+        // one the ten viewers share) started on a keyframe.
         let log = Self.logs.withLock { $0[p.process.processIdentifier] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
         let own = log.split(separator: "\n").filter { $0.contains(" gpick ") }
-        let removed = own.filter { $0.contains("feed removed:") }
-        #expect(own.contains { $0.contains("feed starts: sample") } && !removed.isEmpty, "\(own.suffix(20))")
-        #expect(removed.allSatisfy { $0.contains(", 0 refused,") }, "\(removed)")
+        #expect(own.filter { $0.contains("feed starts: sample") }.count >= 2, "\(own.suffix(20))")
     }
 
     /// Two cameras on one server, each its own session and mount: each URL gives its own

@@ -1,3 +1,4 @@
+import CGStreamer
 import Foundation
 import GpickTestSupport
 import GstCore
@@ -39,6 +40,26 @@ import Testing
         let mux = try Element.make("mp4mux")
         try mux.set("reserved-max-duration", .int(5_000_000_000))  // guint64
         #expect(try mux.get("reserved-max-duration") == .int(5_000_000_000))
+    }
+
+    /// An element that has its clock but not yet its base time (a bin going to PLAYING hands
+    /// them out in that order) reads the clock's own time as its running time: hours, the
+    /// machine's uptime. Only once it plays is the running time trusted.
+    @Test func runningTimeIsTrustedOnlyOncePlaying() async throws {
+        let p = try await Pipeline.parse("appsrc name=a is-live=true format=time ! fakesink sync=false")
+        let a = try #require(p.element(named: "a"))
+        #expect(a.playingRunningTime == nil)
+        let clock = try #require(gst_system_clock_obtain())
+        defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
+        _ = gst_element_set_clock(a.pointer, clock)
+        let early = try #require(a.currentRunningTime)
+        #expect(gst_element_get_base_time(a.pointer) == 0 && early + 1_000_000_000 >= UInt64(gst_clock_get_time(clock)),
+                "a clock but no base time: \(early) ns is the clock's own time")
+        #expect(a.playingRunningTime == nil)
+        try await p.setState(.playing)
+        let playing = try #require(a.playingRunningTime)
+        #expect(playing < 5_000_000_000 && playing < early, "\(playing) ns since it started playing, against \(early)")
+        try await p.setState(.null)
     }
 
     @Test func busDeliversEndOfStreamAsync() async throws {

@@ -74,12 +74,28 @@ public enum CameraDirectory {
 }
 
 extension CameraDirectory {
+    /// How long asking a provider whether a camera is there may take. PipeWire's device provider
+    /// can wait for good for its daemon's answer while a stream of the same connection is stalled
+    /// (seen beside a busy loop, a stream cut from its camera): past this the answer is "still
+    /// there", and the camera's own start timeout decides. The question itself is left to finish
+    /// or not on its own thread.
+    static let presenceBound = 3.0
+
     /// Whether the camera a source names is still there (its provider lists it, its device file
-    /// exists); true for anything that is not a camera.
+    /// exists); true for anything that is not a camera, and when the provider does not answer
+    /// within `presenceBound`.
     public static func isPresent(_ spec: SourceSpec) async -> Bool {
         switch spec {
         case .v4l2(let dev): return fileStatus(dev) != nil
-        case .pipewire, .libcamera: return (try? await find(spec)) != nil
+        case .pipewire, .libcamera:
+            let answer = Locked<Bool?>(nil), answered = Signal()
+            Task {
+                let found = (try? await find(spec)) != nil
+                answer.withLock { $0 = found }
+                answered.fire()
+            }
+            guard await answered.wait(timeout: presenceBound) else { return true }
+            return answer.withLock { $0 } ?? true
         case .auto, .test, .file: return true
         }
     }

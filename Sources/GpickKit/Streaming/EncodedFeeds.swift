@@ -87,7 +87,7 @@ final class EncodedFeeds: Sendable {
         if DebugLog.isOn(.info) {
             for feed in state.withLock({ Array($0.feeds.values) }) {
                 let level = (try? feed.src.get("current-level-bytes")).map { "\($0)" } ?? "?"
-                DebugLog.log(.info, feed.src, "a viewer joins: \(feed.pushed) pushed, \(feed.refused) refused, last at \(feed.lastPTS.map(String.init) ?? "-"), running time now \(feed.src.currentRunningTime.map(String.init) ?? "-"), \(level) bytes queued")
+                DebugLog.log(.info, feed.src, "a viewer joins: \(feed.pushed) pushed, \(feed.refused) refused, last at \(feed.lastPTS.map(String.init) ?? "-"), running time now \(feed.src.playingRunningTime.map(String.init) ?? "-"), \(level) bytes queued")
             }
         }
         sink.sendEvent(.forceKeyUnit())
@@ -103,13 +103,13 @@ final class EncodedFeeds: Sendable {
     func deliver(_ sample: Sample) {
         guard let time = Self.time(of: sample) else { return }
         let keyframe = sample.buffer?.isKeyframe ?? false
-        // Read outside the lock: it asks the feed's clock.
+        // Read outside the lock: it asks the feed's clock (once it plays: see playingRunningTime).
         let starting = state.withLock { s -> [UInt: AppSrc] in
             s.encoded += 1
             guard keyframe else { return [:] }
             return s.feeds.filter { $0.value.origin == nil }.mapValues(\.src)
         }
-        let origins = starting.compactMapValues { src in src.currentRunningTime.map { (sample: time, media: $0) } }
+        let origins = starting.compactMapValues { src in src.playingRunningTime.map { (sample: time, media: $0) } }
         for (k, o) in origins { DebugLog.log(.info, starting[k], "feed starts: sample \(o.sample) is its \(o.media)") }
         // A feed without its clock yet cannot start on this keyframe: another, soon.
         if origins.count < starting.count {
