@@ -47,6 +47,8 @@ final class EncodedFeeds: Sendable {
         var origin: (sample: UInt64, media: UInt64)?
         /// Frames pushed and refused, for the debug log (`GST_DEBUG=gpick:5`).
         var pushed = 0, refused = 0, lastPTS: UInt64?
+        /// The time of the last sound pushed (the audio thread's own bookkeeping).
+        var audioSent: UInt64?
     }
 
     private struct State {
@@ -56,6 +58,11 @@ final class EncodedFeeds: Sendable {
         var ended = false
         /// Appsinks whose end of stream has not come yet.
         var sinksLeft: Int
+        /// The last second of encoded sound, with its times: the picture's first keyframe comes
+        /// out of its encoder later than the sound of the same moment (x264 takes longer than
+        /// Opus or AAC, more so on a busy machine), and a feed's sound starts where its picture
+        /// does, from here.
+        var recentAudio: [(sample: Sample, time: UInt64)] = []
     }
 
     init(sink: AppSink, sinks: Int = 1) {
@@ -145,16 +152,28 @@ final class EncodedFeeds: Sendable {
     }
 
     /// One encoded piece of sound (on the branch's audio streaming thread), to every feed with
-    /// audio whose picture has started, stamped from the picture's origin.
+    /// audio whose picture has started, stamped from the picture's origin. A feed whose picture
+    /// has just started first gets the sound kept since that moment. Every push of sound happens
+    /// here, on this one thread, so each feed's sound goes out in order.
     func deliverAudio(_ sample: Sample) {
         guard let time = Self.time(of: sample) else { return }
-        let targets = state.withLock { s -> [(AppSrc, UInt64)] in
-            s.feeds.values.compactMap { feed in
-                guard let audio = feed.audio, let origin = feed.origin, time >= origin.sample else { return nil }
-                return (audio, origin.media + (time - origin.sample))
+        let targets = state.withLock { s -> [(AppSrc, [(Sample, UInt64)])] in
+            s.recentAudio.append((sample, time))
+            s.recentAudio.removeAll { time > $0.time + 1_000_000_000 }
+            var out: [(AppSrc, [(Sample, UInt64)])] = []
+            for (k, feed) in s.feeds {
+                guard let audio = feed.audio, let origin = feed.origin else { continue }
+                let after = feed.audioSent
+                let due = s.recentAudio.filter { piece in piece.time >= origin.sample && (after.map { piece.time > $0 } ?? true) }
+                guard let last = due.last else { continue }
+                s.feeds[k]?.audioSent = last.time
+                out.append((audio, due.map { ($0.sample, origin.media + ($0.time - origin.sample)) }))
             }
+            return out
         }
-        for (src, pts) in targets { try? src.push(sample, at: pts) }
+        for (src, pieces) in targets {
+            for (piece, pts) in pieces { try? src.push(piece, at: pts) }
+        }
     }
 
     /// When a sample was captured: its running time, which sound and picture share. (Not its
@@ -177,7 +196,7 @@ final class EncodedFeeds: Sendable {
     func endAll() {
         let srcs = state.withLock { s -> [AppSrc] in
             s.ended = true
-            defer { s.feeds.removeAll() }
+            defer { s.feeds.removeAll(); s.recentAudio.removeAll() }
             return s.feeds.values.flatMap { [$0.src] + ($0.audio.map { [$0] } ?? []) }
         }
         for src in srcs { src.endOfStream() }
