@@ -18,6 +18,14 @@ extension Media {
             .filter { $0.count == 3 }.map { ProbedStream(codec: $0[0], kind: $0[1], start: Double($0[2])) }
     }
 
+    /// The codecs of the file's picture and sound, and how far apart (s) they start; nil when
+    /// either is missing.
+    public static func soundBesidePicture(_ path: String) async throws -> (video: String, audio: String, gap: Double, streams: [ProbedStream])? {
+        let streams = try await probedStreams(path)
+        guard let video = streams.first(where: { $0.kind == "video" }), let audio = streams.first(where: { $0.kind == "audio" }) else { return nil }
+        return (video.codec, audio.codec, abs((audio.start ?? 99) - (video.start ?? -99)), streams)
+    }
+
     /// The file's first audio stream as mono 16-bit samples, decoded by ffmpeg.
     public static func sound(_ path: String) async throws -> [Int16] {
         let pcm = try await MediaFixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "s16le", "-ac", "1", "-"])
