@@ -1,5 +1,7 @@
 import CGStreamer
+import Glibc
 import GpickBase
+import Synchronization
 
 /// A capture device as a GStreamer device provider reports it.
 public struct DeviceInfo: Sendable {
@@ -33,16 +35,18 @@ public enum DeviceMonitor {
     @available(*, noasync, message: "device providers probe hardware: await the async overload, which runs off the cooperative pool")
     public static func devices(classes: String = "Video/Source", provider: String? = nil) throws(GStreamerError) -> [DeviceInfo] {
         try Gst.initialize()
-        if let provider { return probe(provider: provider, classes: classes) }
-        guard let monitor = gst_device_monitor_new() else { return [] }
-        defer { gst_object_unref(UnsafeMutableRawPointer(monitor)) }
-        _ = gst_device_monitor_add_filter(monitor, classes, nil)
-        // get_devices probes the providers synchronously when the monitor is not started; a
-        // provider that hides another (PipeWire hides V4L2 when it monitors the same cameras)
-        // is honoured here.
-        let list = gst_device_monitor_get_devices(monitor)
-        defer { g_list_free_full(list, { gst_object_unref($0) }) }
-        return infos(list)
+        return onOwnPipeWireConnection {
+            if let provider { return probe(provider: provider, classes: classes) }
+            guard let monitor = gst_device_monitor_new() else { return [] }
+            defer { gst_object_unref(UnsafeMutableRawPointer(monitor)) }
+            _ = gst_device_monitor_add_filter(monitor, classes, nil)
+            // get_devices probes the providers synchronously when the monitor is not started; a
+            // provider that hides another (PipeWire hides V4L2 when it monitors the same cameras)
+            // is honoured here.
+            let list = gst_device_monitor_get_devices(monitor)
+            defer { g_list_free_full(list, { gst_object_unref($0) }) }
+            return infos(list)
+        }
     }
 
     /// One provider's devices; none when it is not installed or cannot start (no daemon).
@@ -52,6 +56,36 @@ public enum DeviceMonitor {
         let list = gst_device_provider_get_devices(provider)
         defer { g_list_free_full(list, { gst_object_unref($0) }) }
         return infos(list).filter { d in classes.split(separator: "/").allSatisfy { d.deviceClass.contains($0) } }
+    }
+
+    /// One PipeWire probe at a time, each on a connection of its own.
+    private static let pipewireProbe = Mutex<Void>(())
+
+    /// Runs `body` (which probes providers) with PipeWire's provider on a new connection to the
+    /// daemon, passed as its `fd`. Without one it probes on the connection that every
+    /// pipewiresrc of the process shares (gst-pipewire keeps one per fd, -1 being the default
+    /// one), and beside a camera stream that had stalled that left the connection's loop
+    /// spinning with its lock held: a thread at 100 % CPU, and every pipewiresrc waiting on it.
+    /// The provider is one object per process, so probes take turns.
+    private static func onOwnPipeWireConnection(_ body: () -> [DeviceInfo]) -> [DeviceInfo] {
+        pipewireProbe.withLock { _ in
+            guard let provider = gst_device_provider_factory_get_by_name("pipewiredeviceprovider") else { return body() }
+            defer { gst_object_unref(UnsafeMutableRawPointer(provider)) }
+            let object = UnsafeMutableRawPointer(provider)
+            guard cgst_find_property(object, "fd") != nil, let fd = PipeWireSocket.connect() else { return body() }
+            defer { close(fd) }  // gst-pipewire connects with a duplicate of it
+            setInt(object, "fd", fd)
+            defer { setInt(object, "fd", -1) }
+            return body()
+        }
+    }
+
+    private static func setInt(_ object: UnsafeMutableRawPointer, _ name: String, _ value: Int32) {
+        var v = GValue()
+        g_value_init(&v, cgst_type_int())
+        defer { g_value_unset(&v) }
+        g_value_set_int(&v, value)
+        g_object_set_property(object.assumingMemoryBound(to: GObject.self), name, &v)
     }
 
     private static func infos(_ list: UnsafeMutablePointer<GList>?) -> [DeviceInfo] {
