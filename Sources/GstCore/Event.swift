@@ -19,6 +19,11 @@ public final class Event: @unchecked Sendable {
         Event(gst_video_event_new_upstream_force_key_unit(GstClockTime.max, 1, 0))
     }
 
+    /// Sent to a source's src pad (upstream), makes it stop waiting: a GstBaseSrc unlocks
+    /// whatever it blocks in, its start included (pipewiresrc waits up to 30 s there for a stream
+    /// that is never linked), without the state lock that a state change holds.
+    public static func flushStart() -> Event { Event(gst_event_new_flush_start()) }
+
     func take() -> UnsafeMutablePointer<GstEvent> {
         guard let p = pointer else { preconditionFailure("event sent twice") }
         pointer = nil

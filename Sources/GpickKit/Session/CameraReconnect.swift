@@ -1,52 +1,55 @@
 import FoundationEssentials
+import GstCore
 
 /// A camera that stops delivering while it is still there is opened again, as a flip to the
 /// same camera: outputs see the blurred last frame, then the camera fades back in. PipeWire's
 /// session manager suspends a node it believes idle (WirePlumber after 5 s), and a stream that
 /// was just connecting when it did waits for good with no error; so does a stream whose link
-/// it cuts when it re-routes. A USB camera can hiccup the same way. A camera that is gone, stalls again and again, or does not come back is lost, as
-/// before.
+/// it cuts when it re-routes. A USB camera can hiccup the same way. The same holds for a camera
+/// opened while the session runs (a flip, a resume, a reopening) that stays silent. A camera
+/// that is gone, or stalls again and again, is lost, as before.
 extension CaptureSession {
-    /// Reconnects allowed within `reconnectWindow`; past them a stall is a loss.
+    /// Reopenings allowed within `reconnectWindow`; past them a stall is a loss.
     static let reconnectLimit = 3
     static let reconnectWindow: Duration = .seconds(60)
 
-    /// The live camera of generation `gen` (`spec`) sent nothing for the stall timeout (`why`
-    /// says so): it is opened again if it is still there and the budget allows.
+    /// The camera of generation `gen` (`spec`) sent nothing for the stall timeout after a frame
+    /// (`why` says so; it may still be warming up): it is opened again if it is still there and the budget allows.
     func cameraStalled(_ gen: Int, _ spec: SourceSpec, why: String) {
-        let error = GpickError(.device, "\(why) (disconnected?)")
+        reopen(gen, spec, while: [.live, .starting], why: why, loss: GpickError(.device, "\(why) (disconnected?)"))
+    }
+
+    /// The camera of generation `gen`, opened while the session ran, is still there but sent no
+    /// first frame within the silent-start timeout: opened again, within the same budget. The
+    /// session's first camera is left to the start timeout (nothing has been shown yet).
+    func cameraSilent(_ gen: Int, _ spec: SourceSpec, why: String) {
+        guard frames.frameCount > 0 else { return }
+        reopen(gen, spec, while: [.starting], why: why, loss: GpickError(.device, why))
+    }
+
+    private func reopen(_ gen: Int, _ spec: SourceSpec, while expected: [SourceState], why: String, loss: GpickError) {
         let now = ContinuousClock.now
         let allowed = !configuration.framesOnly && state.withLock { s -> Bool in
-            guard s.generation == gen, s.sourceState == .live, s.failure == nil, !s.stopBegun else { return false }
+            guard s.generation == gen, expected.contains(s.sourceState), s.failure == nil, !s.stopBegun else { return false }
             s.reconnects.removeAll { now - $0 > Self.reconnectWindow }
             guard s.reconnects.count < Self.reconnectLimit else { return false }
             s.reconnects.append(now)
             return true
         }
-        guard allowed else { markSourceLost(gen, error); return }
+        DebugLog.log(.info, nil, "camera generation \(gen): \(why); \(allowed ? "opening it again" : "no reopening (not current, or \(Self.reconnectLimit) in \(Self.reconnectWindow))")")
+        guard allowed else { markSourceLost(gen, loss); return }
         let task = Task { [self] in
-            guard await CameraDirectory.isPresent(spec) else { markSourceLost(gen, error); return }
+            guard await CameraDirectory.isPresent(spec) else {
+                DebugLog.log(.info, nil, "camera generation \(gen): \(spec) is gone")
+                markSourceLost(gen, loss)
+                return
+            }
             guard !state.withLock({ $0.stopBegun }) else { return }
             emit(.reconnecting(spec, why))
-            do throws(GpickError) {
-                try await switchSource(to: position, requested: pipeline?.runningTime, replacing: gen)
-            } catch {
-                return  // the switch has marked the new camera lost
-            }
-            watchReconnect(after: gen, GpickError(.device, why))
+            // A reopened camera that stays silent comes back here through its own watchdog, and
+            // is lost once the budget is spent.
+            try? await switchSource(to: position, requested: pipeline?.runningTime, replacing: gen)
         }
         state.withLock { $0.reconnect = task }
-    }
-
-    /// A reconnected camera that delivers nothing within the start timeout is lost, with the
-    /// stall that made it reconnect as the reason.
-    private func watchReconnect(after gen: Int, _ error: GpickError) {
-        guard let (newGen, _) = state.withLock({ s -> (Int, Void)? in s.generation > gen ? (s.generation, ()) : nil }) else { return }
-        let limit = configuration.startTimeout
-        Task { [weak self] in
-            try? await Task.sleep(for: .seconds(limit))
-            guard let self, self.state.withLock({ $0.generation == newGen && $0.sourceState == .starting && !$0.stopBegun }) else { return }
-            self.markSourceLost(newGen, GpickError(.device, "\(error.message); reconnecting gave no frame within \(Int(limit)) s"))
-        }
     }
 }

@@ -109,13 +109,25 @@ extension CaptureSession {
             throw error
         }
         if let old { await stopStage(old, in: graph.pipeline) }
+        // The current stage from now on, while it starts: a switch that overtakes a start that
+        // hangs (a silent camera reopened) stops it.
+        let current = state.withLock { s -> Bool in
+            guard s.generation == gen else { s.stopping.append(new); return false }
+            s.stage = new
+            return true
+        }
+        guard current else { await stopStage(new, in: graph.pipeline); return }
+        DebugLog.log(.info, nil, "camera generation \(gen) (\(spec)) starting")
         do {
             try await new.start(in: graph.pipeline)
         } catch {
+            // Overtaken by another switch, which stopped this start and carries on, or already
+            // marked lost (its watchdog): nothing more to say.
+            guard state.withLock({ $0.generation == gen && $0.stage === new }) else { return }
             markSourceLost(gen, error)
             throw error
         }
-        state.withLock { s in if s.generation == gen { s.stage = new } }
+        DebugLog.log(.info, nil, "camera generation \(gen) started")
     }
 
     /// Stops a stage and forgets it (its errors are not the camera's while it winds down).

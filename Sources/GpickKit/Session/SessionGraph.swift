@@ -98,7 +98,7 @@ extension CaptureSession {
         // A camera that goes quiet is lost (PipeWire reports no error when its node goes away).
         // (At least three frame intervals, for a session slower than one frame a second.)
         let stall = max(configuration.stallTimeout, 3 / Double(max(configuration.format.fps, 1)))
-        let watchdog = spec.isCamera ? FrameWatchdog(timeout: stall) : nil
+        let watchdog = spec.isCamera ? FrameWatchdog(timeout: stall, silentAfter: configuration.silentStartTimeout) : nil
         if configuration.framesOnly {
             // Straight to the hub, after the camera's warm-up frames.
             let hub = frames, warmup = FrameCountdown(warmupFrames(for: spec))
@@ -132,13 +132,15 @@ extension CaptureSession {
         let stage = try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
                                     testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
         if let watchdog {
-            let seconds = stall
+            let seconds = stall, silent = max(configuration.silentStartTimeout, stall)
             stage.watch(watchdog) { [weak self] loss in
                 switch loss {
                 case .stopped:
                     self?.cameraStalled(gen, spec, why: "camera \(spec) stopped delivering frames for \(DurationText.format(seconds: seconds))")
                 case .gone:
                     self?.markSourceLost(gen, GpickError(.device, "camera \(spec) went away before its first frame"))
+                case .silent:
+                    self?.cameraSilent(gen, spec, why: "camera \(spec) sent no frame within \(DurationText.format(seconds: silent)) of opening")
                 }
             }
         }

@@ -13,6 +13,9 @@ final class SourceStage: Sendable {
     let generation: Int
     /// For a camera: notices frames that stop (armed when the stage starts, disarmed when it stops).
     private let watchdog = Mutex<(FrameWatchdog, @Sendable (FrameWatchdog.Loss) -> Void)?>(nil)
+    /// Whether the bin is in the pipeline, and whether the stage was stopped: a stage stopped
+    /// before its start (another switch overtook it) never starts.
+    private let life = Mutex<(added: Bool, stopped: Bool)>((false, false))
 
     @available(*, noasync, message: "it parses: make stages in OffPool")
     init(_ parts: [PipelineBuilder.Part], text: String, position: CameraPosition, spec: SourceSpec,
@@ -53,15 +56,27 @@ final class SourceStage: Sendable {
            src.hasProperty("timestamp-offset") {
             try? src.set("timestamp-offset", .int(Int64(now)))
         }
-        do {
-            try pipeline.add(bin)
-            try await bin.syncStateWithParent()
-        } catch {
-            throw GpickError(.device, "\(spec) could not start: \(error.message)")
-        }
+        // Watched from before it starts: a PipeWire stream that is never linked holds its start
+        // (the state change) for up to 30 s, and that is a silent camera too.
         if let (dog, lost) = watchdog.withLock({ $0 }) {
             let spec = spec
             dog.start(present: { await CameraDirectory.isPresent(spec) }, lost: lost)
+        }
+        do throws(GStreamerError) {
+            let added = life.withLock { l -> Result<Bool, GStreamerError> in
+                guard !l.stopped else { return .success(false) }
+                do throws(GStreamerError) { try pipeline.add(bin) } catch { return .failure(error) }
+                l.added = true
+                return .success(true)
+            }
+            if case .failure(let e) = added { throw e }
+            guard case .success(true) = added else {
+                throw GStreamerError(domain: .core, code: 0, message: "stopped before it started", source: bin.name)
+            }
+            try await bin.syncStateWithParent()
+        } catch {
+            watchdog.withLock { $0?.0.stop() }
+            throw GpickError(.device, "\(spec) could not start: \(error.message)")
         }
     }
 
@@ -73,6 +88,14 @@ final class SourceStage: Sendable {
     @available(*, noasync, message: "it waits for the stage's streaming thread: await stop(in:)")
     func stopBlocking(in pipeline: Pipeline) {
         watchdog.withLock { $0?.0.stop() }
+        let added = life.withLock { l -> Bool in
+            l.stopped = true
+            return l.added
+        }
+        guard added else { return }
+        // A start still waiting (another thread holds the state lock there) stops waiting, so
+        // the stage can go to NULL now rather than when its source gives up.
+        if let pad = bin.element(named: "src")?.staticPad("src") { _ = pad.sendEvent(.flushStart()) }
         _ = try? bin.setState(.null)
         pipeline.remove(bin)
     }
