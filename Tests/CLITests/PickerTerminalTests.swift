@@ -47,8 +47,18 @@ import Testing
                 if texts.allSatisfy(pane.contains) { return pane }
                 try await Task.sleep(nanoseconds: 50_000_000)
             }
-            Issue.record("the screen never showed \(texts.map { "\"\($0)\"" }.joined(separator: " and ")) at once: \(pane)")
+            Issue.record("the screen never showed \(texts.map { "\"\($0)\"" }.joined(separator: " and ")) at once: \(pane)\n\(printed)")
             return pane
+        }
+
+        /// What the picker printed so far (its `--json` events, then its stderr), the last
+        /// lines of each: what a failure shows beside the screen.
+        var printed: String {
+            func tail(_ path: String) -> String {
+                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                return text.split(separator: "\n").suffix(20).joined(separator: "\n")
+            }
+            return "stdout:\n\(tail(out))\nstderr:\n\(tail(err))"
         }
 
         /// Waits until the picker's stdout (its `--json` events) holds `text`.

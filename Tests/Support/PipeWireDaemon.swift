@@ -22,13 +22,20 @@ public final class PipeWireDaemon: @unchecked Sendable {
 
         """
 
-    /// Starts the daemons and waits until the camera node is listed.
-    public static func start() async throws -> PipeWireDaemon {
+    /// Starts the daemons and waits until the camera node is listed. Without `linking`,
+    /// WirePlumber's policy is off: it still admits clients, but links no stream to the camera
+    /// (the test does, with `link`), as a session manager that is slow or re-routing would.
+    public static func start(linking: Bool = true) async throws -> PipeWireDaemon {
         let dir = TestEnvironment.tempDir("pipewire")
         let runtime = "\(dir)/run", confd = "\(dir)/config/pipewire/pipewire.conf.d"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.createDirectory(atPath: confd, withIntermediateDirectories: true)
         try config.write(toFile: "\(confd)/testcam.conf", atomically: false, encoding: .utf8)
+        if !linking {
+            let policy = "\(dir)/config/wireplumber/policy.lua.d"
+            try FileManager.default.createDirectory(atPath: policy, withIntermediateDirectories: true)
+            try "default_policy.enabled = false\n".write(toFile: "\(policy)/20-no-linking.lua", atomically: false, encoding: .utf8)
+        }
         let bus = "unix:path=\(runtime)/bus"
         let env = ["XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": "\(dir)/config", "DBUS_SESSION_BUS_ADDRESS": bus]
         var started: [Subprocess.Running] = []
@@ -57,8 +64,8 @@ public final class PipeWireDaemon: @unchecked Sendable {
     }
 
     /// Runs `body` with a daemon, and stops it however the body ends.
-    public static func with<T>(_ body: (PipeWireDaemon) async throws -> T) async throws -> T {
-        let daemon = try await start()
+    public static func with<T>(linking: Bool = true, _ body: (PipeWireDaemon) async throws -> T) async throws -> T {
+        let daemon = try await start(linking: linking)
         do {
             let r = try await body(daemon)
             await daemon.stop()
@@ -132,6 +139,23 @@ public final class PipeWireDaemon: @unchecked Sendable {
             guard d.status == 0 else { throw TestFailure("pw-cli destroy \(link): \(d.stderr)") }
         }
         return links.count
+    }
+
+    /// The ids of the input ports whose names start with `prefix` ("gpick:" for gpick's
+    /// streams), as `pw-link` lists them.
+    public func inputPorts(_ prefix: String) async throws -> [Int] {
+        let r = try await Subprocess.run("/usr/bin/pw-link", ["-I", "-i"], env: env, timeout: 10)
+        return r.stdoutLines.compactMap { line in
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[1].hasPrefix(prefix) else { return nil }
+            return Int(parts[0])
+        }
+    }
+
+    /// Links (or with `unlink`, unlinks) the camera's output port to the input port `port`.
+    public func link(cameraTo port: Int, unlink: Bool = false) async throws {
+        let r = try await Subprocess.run("/usr/bin/pw-link", (unlink ? ["-d"] : []) + ["\(Self.cameraNode):out_0", "\(port)"], env: env, timeout: 10)
+        guard r.status == 0 else { throw TestFailure("pw-link\(unlink ? " -d" : "") \(Self.cameraNode):out_0 \(port): \(r.stderr)") }
     }
 
     public func stop() async { await Self.stop(processes) }
