@@ -38,6 +38,26 @@ import Testing
         #expect(Media.isConsecutive(stamps.flatMap { $0 }), "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
     }
 
+    /// Parts shorter than the time a part takes to be finalised: the part after next is attached
+    /// while the one before is still being finalised, so the recording lasts as long as asked,
+    /// every frame in one part, and its progress never goes back.
+    @Test func partsShorterThanTheirFinalisingStillHoldEveryFrame() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--duration", "3", "--split", "0.2",
+                                            "--json", "-o", "\(dir)/short.mp4"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let names = (1...15).map { String(format: "short-%03d.mp4", $0) }
+        #expect(TestEnvironment.files(in: dir) == names)
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let finished = try #require(events.last)
+        #expect(finished["event"] as? String == "finished" && finished["parts"] as? Int == 15 && finished["frames"] as? Int == 90, "\(finished)")
+        let progress = events.filter { $0["event"] as? String == "progress" }.compactMap { $0["frames"] as? Int }
+        #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 <= $1 }, "\(progress)")
+        let stamps = try await Self.parts(names.map { "\(dir)/\($0)" }, audio: false)
+        #expect(stamps.map(\.count) == Array(repeating: 6, count: 15))
+        #expect(Media.isConsecutive(stamps.flatMap { $0 }), "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
+    }
+
     @Test func aSignalEndsThePartBeingWritten() async throws {
         let dir = TestEnvironment.tempDir()
         let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--duration", "30", "--split", "1",

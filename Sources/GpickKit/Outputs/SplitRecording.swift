@@ -17,8 +17,8 @@ public struct SplitRecordingResult: Sendable {
 /// goes to exactly one part, none is lost between them.
 ///
 /// The next part is attached a second before its boundary and drops frames until then, so only
-/// one encoder runs outside that second. One task drives the parts (`run`); `requestStop` only
-/// fires a signal and forwards to the parts.
+/// one encoder runs outside that second. One task drives the parts (`run`), and the parts are
+/// finalised in order beside it; `requestStop` only fires a signal and forwards to the parts.
 public final class SplitRecording: Sendable {
     public let output: OutputPath
     /// The session, for the next part: weak, and checked (a split recording may outlive it).
@@ -28,12 +28,17 @@ public final class SplitRecording: Sendable {
     private let total: UInt64?
     private let state: Locked<State>
     private let stopRequested = Signal()
+    /// A part failed: no later part is attached.
+    private let failed = Signal()
 
     /// Read and written only under `state`'s lock.
     private struct State: ~Copyable {
         var current: MovieRecording
         var next: MovieRecording?
+        /// Attached parts whose results are not in `done` yet (being written or finalised).
+        var open: [MovieRecording]
         var done: [RecordingResult] = []
+        var failure: GpickError?
         var outcome: Result<SplitRecordingResult, GpickError>?
         var waiters: [CheckedContinuation<Result<SplitRecordingResult, GpickError>, Never>] = []
         var partWritten: (@Sendable (RecordingResult) -> Void)?
@@ -69,7 +74,7 @@ public final class SplitRecording: Sendable {
         self.settings = settings
         self.partLength = partLength
         self.total = total
-        self.state = Locked(State(current: first))
+        self.state = Locked(State(current: first, open: [first]))
     }
 
     /// Told (on the recording's task) when each part is complete on disk.
@@ -84,11 +89,12 @@ public final class SplitRecording: Sendable {
         for p in parts { p.requestStop() }
     }
 
-    /// Frames in the finished parts and the current one; bytes on disk likewise.
+    /// Frames in the finished parts and the ones under way; bytes on disk likewise.
     public var progress: (frames: Int, bytes: Int64) {
-        let (finished, cur) = state.withLock { ($0.done, $0.current) }
-        let p = cur.progress
-        return (finished.reduce(0) { $0 + $1.frames } + p.frames, finished.reduce(0) { $0 + $1.bytes } + p.bytes)
+        let (finished, open) = state.withLock { ($0.done, $0.open) }
+        let p = open.map(\.progress)
+        return (finished.reduce(0) { $0 + $1.frames } + p.reduce(0) { $0 + $1.frames },
+                finished.reduce(0) { $0 + $1.bytes } + p.reduce(0) { $0 + $1.bytes })
     }
 
     /// Waits for the last part. Throws the first part's failure (the parts before it are kept).
@@ -126,26 +132,29 @@ public final class SplitRecording: Sendable {
         let end = t0.flatMap { t in total.map { t + $0 } }
         var index = 1
         var boundary = t0.map { $0 + partLength }
+        // Each part is finalised beside the next one's recording, in order: attaching the part
+        // after next never waits for a file to be finalised, which on a loaded machine can take
+        // longer than a short part lasts (the recording then ended early, its status 0).
+        var finishing: Task<Void, Never>?
         while true {
             let part = state.withLock { $0.current }
             if let b = boundary, let e = end, b >= e { boundary = nil }
             if let b = boundary { part.end(before: b) } else if let e = end { part.end(before: e) }
             var following: MovieRecording?
-            if let b = boundary {
+            if let b = boundary, !failed.isFired {
                 let stop = end.map { min($0, b + partLength) } ?? b + partLength
-                following = try await startNext(index: index + 1, at: b, until: stop, whileWriting: part)
+                do throws(GpickError) {
+                    following = try await startNext(index: index + 1, at: b, until: stop, whileWriting: part)
+                } catch {
+                    fail(error)
+                }
             }
-            do throws(GpickError) {
-                let r = try await part.finished()
-                state.withLock { s in s.done.append(r); return s.partWritten }?(r)
-            } catch {
-                // A part that never got a frame: the recording ended at its boundary (a stop, a
-                // lost or ended source). Anything else is the recording's failure.
-                if part.progress.frames == 0, !state.withLock({ $0.done.isEmpty }) { break }
-                if let f = following { f.requestStop(); _ = try? await f.finished() }
-                throw error
+            let previous = finishing, after = following
+            finishing = Task { [self] in
+                await previous?.value
+                await collect(part, following: after)
             }
-            guard let f = following, let b = boundary else { break }
+            guard let f = following, let b = boundary, !failed.isFired else { break }
             state.withLock { s in
                 s.current = f
                 s.next = nil
@@ -153,7 +162,37 @@ public final class SplitRecording: Sendable {
             index += 1
             boundary = b + partLength
         }
+        await finishing?.value
+        if let error = state.withLock({ $0.failure }) { throw error }
         return SplitRecordingResult(parts: state.withLock { $0.done })
+    }
+
+    /// Waits for `part` (the parts before it are done) and keeps its result. A part that never
+    /// got a frame after a finished one ends the recording at its boundary (a stop, a lost or
+    /// ended source); any other failure is the recording's, and stops the part after it.
+    private func collect(_ part: MovieRecording, following: MovieRecording?) async {
+        do throws(GpickError) {
+            let r = try await part.finished()
+            state.withLock { s in
+                s.done.append(r)
+                s.open.removeAll { $0 === part }
+                return s.partWritten
+            }?(r)
+        } catch {
+            state.withLock { $0.open.removeAll { $0 === part } }
+            if part.progress.frames == 0, !state.withLock({ $0.done.isEmpty }) {
+                following?.requestStop()
+                return
+            }
+            fail(error)
+            following?.requestStop()
+        }
+    }
+
+    /// The first failure is the recording's; later parts are not attached.
+    private func fail(_ error: GpickError) {
+        state.withLock { s in if s.failure == nil { s.failure = error } }
+        failed.fire()
     }
 
     /// Attaches part `index` a second before `start` (it drops earlier frames), unless the
@@ -164,14 +203,17 @@ public final class SplitRecording: Sendable {
         guard let session, let now = session.pipeline?.runningTime else { return nil }
         if now + lead < start {
             // Woken by a stop, or by the part ending early; else when the lead time comes.
-            if await Signal.any([stopRequested, part.done], timeout: Double(start - lead - now) / 1e9) { return nil }
+            if await Signal.any([stopRequested, part.done, failed], timeout: Double(start - lead - now) / 1e9) { return nil }
         }
-        if stopRequested.isFired || part.done.isFired { return nil }
+        if stopRequested.isFired || part.done.isFired || failed.isFired { return nil }
         var s = settings
         s.startAt = start
         s.stopAt = stop
         let f = try await MovieRecording.start(in: session, to: output.numbered(index, of: index), settings: s)
-        state.withLock { $0.next = f }
+        state.withLock { s in
+            s.next = f
+            s.open.append(f)
+        }
         if stopRequested.isFired { f.requestStop() }
         return f
     }
