@@ -11,11 +11,16 @@ extension Media {
     }
 
     public static func probedStreams(_ path: String) async throws -> [ProbedStream] {
+        // JSON: its top-level streams list each stream once (CSV repeats an MPEG-TS's streams
+        // under its program).
         let probe = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,codec_type,start_time",
-                                                                  "-of", "csv=p=0", path])
-        // ffprobe's order: codec_name, codec_type, start_time.
-        return probe.stdoutLines.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-            .filter { $0.count == 3 }.map { ProbedStream(codec: $0[0], kind: $0[1], start: Double($0[2])) }
+                                                                  "-of", "json", path])
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
+        let streams = json?["streams"] as? [[String: Any]] ?? []
+        return streams.map { s in
+            ProbedStream(codec: s["codec_name"] as? String ?? "", kind: s["codec_type"] as? String ?? "",
+                         start: (s["start_time"] as? String).flatMap(Double.init))
+        }
     }
 
     /// The codecs of the file's picture and sound, and how far apart (s) they start; nil when
