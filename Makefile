@@ -22,7 +22,9 @@ OUT ?= out/demo
 # python3-selenium and chromium-driver: the picker's page is tested in a real headless Chromium.
 # libexif-dev: the EXIF block (date, camera, software) of every still gpick writes; libde265-dev:
 # the HEVC tiles of a HEIF too large to decode whole. libcurl4-openssl-dev: photos at http(s) URLs.
-# libgstrtspserver-1.0-dev: `gpick serve` (gst-rtsp-server). srt-tools (srt-live-transmit), nginx and
+# libgstrtspserver-1.0-dev: `gpick serve` (gst-rtsp-server); gstreamer1.0-rtsp: its rtspclientsink,
+# which `gpick publish rtsp://` sends with; python3-gi and gir1.2-gst-rtsp-server-1.0: the RTSP
+# server (gst-rtsp-server in record mode) that it is tested against. srt-tools (srt-live-transmit), nginx and
 # libnginx-mod-rtmp: the SRT listener and the RTMP server `gpick publish` is tested against.
 # weston: its headless backend is the Wayland compositor the window preview is tested under.
 # python3-pip: installs axe-selenium-python from PyPI (Debian has no package of it): Deque's
@@ -37,7 +39,7 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	python3 time hyperfine \
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
 	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver python3-pip \
-	libexif-dev libde265-dev libcurl4-openssl-dev libgstrtspserver-1.0-dev srt-tools nginx libnginx-mod-rtmp libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
+	libexif-dev libde265-dev libcurl4-openssl-dev libgstrtspserver-1.0-dev gstreamer1.0-rtsp python3-gi gir1.2-gst-rtsp-server-1.0 srt-tools nginx libnginx-mod-rtmp libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
 	weston gdb
 
 # From PyPI, with axe-core 3.1.1 inside: the newest release pip offers for Debian 12's Python 3.11.

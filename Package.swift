@@ -82,6 +82,7 @@ let package = Package(
                     .embedInCode("Pipelines/files/preview-terminal.yaml"),
                     .embedInCode("Pipelines/files/preview-window.yaml"),
                     .embedInCode("Pipelines/files/publish-rtmp.yaml"),
+                    .embedInCode("Pipelines/files/publish-rtsp.yaml"),
                     .embedInCode("Pipelines/files/publish-srt.yaml"),
                     .embedInCode("Pipelines/files/record-mkv.yaml"),
                     .embedInCode("Pipelines/files/record-mp4.yaml"),

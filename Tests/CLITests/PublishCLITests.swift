@@ -148,6 +148,29 @@ import Testing
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
     }
 
+    /// RTSP's RECORD (what MediaMTX takes from a publisher), to gst-rtsp-server in record mode:
+    /// what it recorded has the picture with the test source's stamps in order, and the sound.
+    @Test func anRTSPServerRecordsWhatGpickPublishes() async throws {
+        let dir = TestEnvironment.tempDir()
+        let port = try StreamServers.freePort(udp: false)
+        let server = try StreamServers.rtspRecordServer(port: port, dir: dir)
+        defer { server.signal(SIGKILL) }
+        #expect(try await TestEnvironment.eventually(10) { StreamServers.tcpListening(port) }, "the RTSP server did not listen on \(port)")
+        let r = try await Subprocess.gpick(["publish", "rtsp://127.0.0.1:\(port)/live/cam", "--audio", "test", "--duration", "3", "--json"] + Self.small)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        #expect(Self.events(r.stdout).contains { $0["event"] as? String == "started" && $0["url"] as? String == "rtsp://127.0.0.1:\(port)/live/cam" },
+                "\(r.stdout)")
+        let rx = try await server.wait(timeout: 20)
+        #expect(rx.status == 0, "the RTSP server: \(rx.stderr)")
+        #expect(try await Media.probedStreams("\(dir)/video.ts").map(\.codec) == ["h264"])
+        #expect(try await Media.probedStreams("\(dir)/audio.ts").map(\.codec) == ["opus"])
+        let samples = try await Media.sound("\(dir)/audio.ts")
+        #expect(samples.count > 2 * 48_000 && Media.rms(samples, skip: 4800) > 1000, "\(samples.count) samples at \(Media.rms(samples, skip: 4800))")
+        let stamps = try await Media.stampIndices("\(dir)/video.ts")
+        let first = try #require(stamps.first ?? nil, "no stamp on the first frame recorded")
+        #expect(stamps.count >= 80 && Media.isConsecutive(stamps, from: first), "\(stamps.count) frames")
+    }
+
     /// The server goes away and stays away: with --retry-for, gpick gives up with one line and 69.
     @Test func aServerGoneForGoodEndsWithOneLineAfterRetryFor() async throws {
         let dir = TestEnvironment.tempDir()
@@ -175,12 +198,14 @@ import Testing
             try await Subprocess.gpick(["publish"] + args + Self.small + ["--duration", "5"], timeout: 60)
         }
         for (args, code, words) in [
-            (["http://127.0.0.1/live/cam"], Int32(64), "srt://, rtmp:// and rtmps://"),
+            (["http://127.0.0.1/live/cam"], Int32(64), "srt://, rtmp://, rtmps:// and rtsp://"),
+            (["rtsp://127.0.0.1:8554"], 64, "rtsp://HOST[:PORT]/PATH"),
             (["srt://127.0.0.1"], 64, "needs a port"),
             (["rtmp://127.0.0.1/live"], 64, "APP/KEY"),
             (["srt://127.0.0.1:70000"], 64, "1…65535"),
             (["rtmp://127.0.0.1:\(try StreamServers.freePort(udp: false))/live/cam"], 69, "Connection refused"),
             (["srt://127.0.0.1:\(try StreamServers.freePort(udp: true))"], 69, "nobody listens there"),
+            (["rtsp://127.0.0.1:\(try StreamServers.freePort(udp: false))/cam"], 69, "could not connect (nobody listens there"),
             (["rtmp://127.0.0.1/live/cam", "--passphrase-file", "/etc/hostname"], 64, "for srt:// URLs"),
         ] as [([String], Int32, String)] {
             let r = try await run(args)

@@ -12,6 +12,10 @@ import Testing
         let rtmp = try PublishTarget("rtmps://a.rtmp.youtube.com/live2/abcd-efgh-ijkl")
         #expect(rtmp.scheme == .rtmps && rtmp.port == nil && rtmp.pipelineName == "publish-rtmp")
         #expect(rtmp.description == "rtmps://a.rtmp.youtube.com/live2/…")
+        let rtsp = try PublishTarget("rtsp://cam:s3cret@192.168.1.20:8554/door")
+        #expect(rtsp.scheme == .rtsp && rtsp.host == "192.168.1.20" && rtsp.port == 8554 && rtsp.pipelineName == "publish-rtsp")
+        #expect(rtsp.description == "rtsp://cam:…@192.168.1.20:8554/door")
+        #expect(try PublishTarget("rtsp://host/door").description == "rtsp://host/door")
         let v6 = try PublishTarget("srt://[::1]:9000")
         #expect(v6.host == "::1" && v6.port == 9000)
         for (bad, words) in [
@@ -19,6 +23,7 @@ import Testing
             ("srt://127.0.0.1", "needs a port"), ("srt://127.0.0.1:0", "1…65535"), ("srt://127.0.0.1:x", "not a number"),
             ("srt://127.0.0.1:9000/path", "no path"), ("rtmp://host/live", "APP/KEY"), ("rtmp://user:pw@host/live/cam", "credentials"),
             ("rtmp://host/live/a b", "spaces"), ("srt://[::1:9000", "closing ]"),
+            ("rtsp://host:8554", "PATH"), ("rtsp://host/", "PATH"), ("rtsp://@host/door", "no user"),
         ] {
             #expect(throws: GpickError.self, "\(bad)") { try PublishTarget(bad) }
             do { _ = try PublishTarget(bad) } catch {
@@ -36,6 +41,10 @@ import Testing
         #expect(branch.send == nil && sender.taps.isEmpty && sender.pipeline.value.contains("srtsink name=out"))
         try await PipelineBuilder.validate(file)
         try await PipelineBuilder.validate(try TestEnvironment.library.load("publish-rtmp"))
+        let rtsp = try TestEnvironment.library.load("publish-rtsp")
+        let (_, rtspSender) = try #require(rtsp.sendingParts)
+        #expect(rtspSender.bindings.map(\.parameter) == ["transport"] && rtspSender.pipeline.value.contains("rtspclientsink name=out"))
+        try await PipelineBuilder.validate(rtsp)
     }
 }
 

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Servers and receivers that streaming tests start on 127.0.0.1: GStreamer's srtsrc as an SRT
-/// listener, nginx with libnginx-mod-rtmp as an RTMP server, and the ports they take.
+/// listener, nginx with libnginx-mod-rtmp as an RTMP server, gst-rtsp-server taking a RECORD,
+/// and the ports they take.
 public enum StreamServers {
     /// A UDP (SRT) or TCP (RTMP) port nobody uses now on 127.0.0.1.
     public static func freePort(udp: Bool) throws -> Int {
@@ -26,6 +27,61 @@ public enum StreamServers {
         let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
         return table.split(separator: "\n").dropFirst().contains { $0.split(separator: " ").dropFirst().first.map { "\($0) ".hasSuffix(hex) } ?? false }
     }
+
+    /// Whether something listens on TCP `port` (a server is ready for its first client).
+    public static func tcpListening(_ port: Int) -> Bool {
+        let hex = String(format: ":%04X ", port)
+        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        // State 0A is LISTEN.
+        return table.split(separator: "\n").dropFirst().contains { line in
+            let f = line.split(separator: " ")
+            return f.count > 3 && "\(f[1]) ".hasSuffix(hex) && f[3] == "0A"
+        }
+    }
+
+    /// An RTSP server that takes one client's ANNOUNCE and RECORD at rtsp://127.0.0.1:PORT/live/cam:
+    /// gst-rtsp-server in record mode (Debian's gir1.2-gst-rtsp-server-1.0, from Python), the
+    /// library behind many RTSP servers. It keeps each stream as sent, in an MPEG-TS of its own
+    /// in `dir`: video.ts (H.264) and audio.ts (Opus), whichever order the client announced them
+    /// in; and it ends once the client has torn the session down.
+    public static func rtspRecordServer(port: Int, dir: String) throws -> Subprocess.Running {
+        try Subprocess.start("/usr/bin/python3", ["-u", "-c", rtspRecordScript, "\(port)", dir])
+    }
+
+    static let rtspRecordScript = """
+    import sys, gi
+    gi.require_version('Gst', '1.0'); gi.require_version('GstRtspServer', '1.0')
+    from gi.repository import Gst, GstRtspServer, GLib
+    Gst.init(None)
+    port, out = sys.argv[1], sys.argv[2]
+    loop = GLib.MainLoop()
+    server = GstRtspServer.RTSPServer()
+    server.set_address('127.0.0.1'); server.set_service(port)
+    f = GstRtspServer.RTSPMediaFactory()
+    f.set_transport_mode(GstRtspServer.RTSPTransportMode.RECORD)
+    f.set_eos_shutdown(True)
+    # The client chooses the order of its streams: each one is depayloaded whatever it is
+    # (decodebin stops at H.264 or Opus), and written to a file of its own once its pad comes.
+    f.set_launch('( decodebin name=depay0 caps="video/x-h264;audio/x-opus" decodebin name=depay1 caps="video/x-h264;audio/x-opus" )')
+    def configure(factory, media):
+        top = media.get_element()
+        def added(_, pad):
+            video = pad.get_current_caps().to_string().startswith('video')
+            chain = Gst.parse_bin_from_description(
+                ('h264parse config-interval=-1' if video else 'opusparse') +
+                ' ! mpegtsmux ! filesink buffer-mode=unbuffered location=%s/%s.ts' % (out, 'video' if video else 'audio'), True)
+            top.add(chain)
+            chain.sync_state_with_parent()
+            pad.link(chain.get_static_pad('sink'))
+        for name in ('depay0', 'depay1'):
+            top.get_by_name(name).connect('pad-added', added)
+    f.connect('media-configure', configure)
+    server.connect('client-connected', lambda s, c: c.connect('closed', lambda c: GLib.timeout_add(300, loop.quit)))
+    server.get_mount_points().add_factory('/live/cam', f)
+    server.attach(None)
+    print('listening', flush=True)
+    loop.run()
+    """
 
     /// An SRT listener that keeps what it receives in `file` (Matroska), and ends when the caller
     /// hangs up.

@@ -16,6 +16,7 @@ public enum BuiltInPipelines {
         "preview-terminal": PackageResources.preview_terminal_yaml,
         "preview-window": PackageResources.preview_window_yaml,
         "publish-rtmp": PackageResources.publish_rtmp_yaml,
+        "publish-rtsp": PackageResources.publish_rtsp_yaml,
         "publish-srt": PackageResources.publish_srt_yaml,
         "record-mkv": PackageResources.record_mkv_yaml,
         "record-mp4": PackageResources.record_mp4_yaml,

@@ -20,6 +20,7 @@ public enum ElementPackages {
         ("gstreamer1.0-x", ["textoverlay", "ximagesink", "xvimagesink"]),
         ("gstreamer1.0-pipewire", ["pipewiresrc"]),
         ("gstreamer1.0-libcamera", ["libcamerasrc"]),
+        ("gstreamer1.0-rtsp", ["rtspclientsink"]),
     ]
 
     private static let packages: [String: String] = {

@@ -1,9 +1,10 @@
 import GpickBase
 import GstCore
+import Synchronization
 
-/// A session pushed to a server that already exists (an SRT listener, an RTMP server): a branch on
-/// the session's video tee (and audio tee, with sound) encodes once (pipelines' `publish-srt`,
-/// `publish-rtmp`), and a sender,
+/// A session pushed to a server that already exists (an SRT listener, an RTMP server, an RTSP
+/// server taking a RECORD): a branch on the session's video tee (and audio tee, with sound)
+/// encodes once (pipelines' `publish-srt`, `publish-rtmp`, `publish-rtsp`), and a sender,
 /// a pipeline of its own, carries what it gives to the URL. When the server goes away the sender
 /// is torn down and built again after growing pauses (0.5 s, doubling, at most `maxPause`), while
 /// stills, recordings, live photos and flips go on: the session never waits for the network.
@@ -193,6 +194,15 @@ public final class Publication: SessionOutput {
             return .failed(error.message)
         }
         let lost = Lost()
+        // rtspclientsink counts no bytes. It holds the first buffer of each stream until the
+        // server answered RECORD, so a second one out of the appsrc means the server takes it.
+        let pushed = Atomic<Int>(0)
+        if out.factoryName == "rtspclientsink", let pad = src.staticPad("src") {
+            pad.addProbe(.buffer) { _ in
+                pushed.add(1, ordering: .relaxed)
+                return pushed.load(ordering: .relaxed) >= 2 ? .remove : .ok
+            }
+        }
         pipeline.bus.observeSync { message in
             switch message {
             case .error(let e): lost.record(Self.reason(e))
@@ -213,11 +223,11 @@ public final class Publication: SessionOutput {
             await drop(connection)
             return .failed(Self.reason(error))
         }
-        // Up once the stream's own bytes flow, which neither protocol sends before the server took
+        // Up once the stream's own bytes flow, which no protocol sends before the server took
         // it: srtsink counts bytes sent (none before SRT's handshake is done); rtmp2sink counts
         // every byte, and sends media only after the server accepted the publish: past the
         // handshake and commands (about 3.5 KiB) come frames. (Its acknowledged count comes only
-        // every window, 2.5 MB on nginx-rtmp.)
+        // every window, 2.5 MB on nginx-rtmp.) rtspclientsink: see `pushed`.
         let deadline = ContinuousClock.now + .seconds(Self.connectTimeout)
         while ContinuousClock.now < deadline {
             if await lost.signal.wait(timeout: 0.05) {
@@ -226,6 +236,7 @@ public final class Publication: SessionOutput {
             }
             let flowing = (out.counter("bytes-sent-total", inStructure: "stats") ?? 0) > 0
                 || (out.counter("out-bytes-total", inStructure: "stats") ?? 0) > 8192
+                || pushed.load(ordering: .relaxed) >= 2
             if flowing {
                 state.withLock { $0.connected = true; $0.connections += 1 }
                 return .up(lost)
@@ -287,7 +298,8 @@ public final class Publication: SessionOutput {
 
     /// What a sender's error says, in the user's terms: SRT says "Connection does not exist" both
     /// when nobody listens and when the listener refuses the passphrase, and names no cause when
-    /// a connection breaks.
+    /// a connection breaks; rtspclientsink's message is generic ("Could not read from
+    /// resource."), and the server's answer is in its debug text.
     static func reason(_ error: GStreamerError) -> String {
         let m = error.message
         if m.contains("Connection does not exist") {
@@ -295,6 +307,26 @@ public final class Publication: SessionOutput {
         }
         if m.hasPrefix("Failed to write to SRT socket") {
             return "the SRT connection broke (the listener went away or stopped answering)"
+        }
+        let debug = error.debug ?? ""
+        if let r = debug.firstRange(of: "Got error response: ") {
+            // "Got error response: 404 (Not Found)."
+            let answer = debug[r.upperBound...].prefix { $0 != "\n" }
+            let code = answer.prefix { $0.isNumber }
+            let text = answer.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }
+            let said = "the RTSP server answered \(code) \(text)"
+            switch code {
+            case "401", "403": return said + " (its user and password go in the URL: rtsp://USER:PASSWORD@HOST/PATH)"
+            case "404": return said + " (no such path there)"
+            case "415", "461": return said + " (it does not take this stream: H.264, with Opus sound)"
+            default: return said
+            }
+        }
+        if error.sourcePath?.contains("GstRTSPClientSink") == true, debug.hasSuffix("Not Found") {
+            return "the RTSP server answered 404 Not Found (no such path there)"
+        }
+        if debug.contains("Failed to connect") || debug.contains("Could not connect to server") {
+            return "could not connect (nobody listens there, or a firewall is in the way)"
         }
         return m
     }

@@ -1,11 +1,12 @@
 import GpickBase
 
-/// Where a publication sends: `srt://HOST:PORT[?QUERY]`, `rtmp://HOST[:PORT]/APP/KEY` or
-/// `rtmps://…`, checked before anything starts. Query values (an SRT passphrase, a stream key)
-/// never appear in what it prints.
+/// Where a publication sends: `srt://HOST:PORT[?QUERY]`, `rtmp://HOST[:PORT]/APP/KEY`,
+/// `rtmps://…` or `rtsp://[USER:PASSWORD@]HOST[:PORT]/PATH` (RTSP's RECORD, as MediaMTX takes
+/// it), checked before anything starts. Secrets (an SRT passphrase, a stream key, an RTSP
+/// password) never appear in what it prints.
 public struct PublishTarget: Sendable, Equatable, CustomStringConvertible {
     public enum Scheme: String, Sendable, CaseIterable {
-        case srt, rtmp, rtmps
+        case srt, rtmp, rtmps, rtsp
     }
 
     public let scheme: Scheme
@@ -15,14 +16,24 @@ public struct PublishTarget: Sendable, Equatable, CustomStringConvertible {
     public let port: Int?
 
     /// The pipeline file that sends with this scheme.
-    public var pipelineName: String { scheme == .srt ? "publish-srt" : "publish-rtmp" }
+    public var pipelineName: String {
+        switch scheme {
+        case .srt: "publish-srt"
+        case .rtmp, .rtmps: "publish-rtmp"
+        case .rtsp: "publish-rtsp"
+        }
+    }
 
     /// The URL to print: a query's values and an RTMP stream key (the last part of the path, a
     /// secret on public services) are hidden.
     public var description: String {
         let q = url.firstIndex(of: "?") ?? url.endIndex
         var shown = String(url[..<q])
-        if scheme != .srt, let slash = shown.lastIndex(of: "/") {
+        if scheme == .rtsp, let sep = shown.firstRange(of: "://"), let at = shown[sep.upperBound...].firstIndex(of: "@") {
+            // The user stays; the password goes.
+            let user = shown[sep.upperBound..<at].prefix { $0 != ":" }
+            shown = shown[..<sep.upperBound] + user + (shown[sep.upperBound..<at].contains(":") ? ":…" : "") + shown[at...]
+        } else if scheme == .rtmp || scheme == .rtmps, let slash = shown.lastIndex(of: "/") {
             shown = shown[...slash] + "…"
         }
         guard q < url.endIndex else { return shown }
@@ -39,16 +50,21 @@ public struct PublishTarget: Sendable, Equatable, CustomStringConvertible {
             throw bad("it holds spaces or control characters")
         }
         guard let sep = url.firstRange(of: "://") else {
-            throw bad("it needs a scheme: srt://HOST:PORT, rtmp://HOST/APP/KEY or rtmps://HOST/APP/KEY")
+            throw bad("it needs a scheme: srt://HOST:PORT, rtmp://HOST/APP/KEY, rtmps://HOST/APP/KEY or rtsp://HOST/PATH")
         }
         let name = url[..<sep.lowerBound].lowercased()
         guard let scheme = Scheme(rawValue: name) else {
-            throw bad("gpick publishes to srt://, rtmp:// and rtmps://, not \(name)://")
+            throw bad("gpick publishes to srt://, rtmp://, rtmps:// and rtsp://, not \(name)://")
         }
         let rest = url[sep.upperBound...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard !authority.contains("@") else { throw bad("credentials belong in the query or the stream key, not before the host") }
+        var authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") {
+            // RTSP servers (MediaMTX) take a user and password there; SRT and RTMP do not.
+            guard scheme == .rtsp else { throw bad("credentials belong in the query or the stream key, not before the host") }
+            guard at > authority.startIndex else { throw bad("it names no user before @") }
+            authority = authority[authority.index(after: at)...]
+        }
         var host = Substring(authority), port: Int? = nil
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw bad("an IPv6 address needs its closing ]") }
@@ -75,6 +91,8 @@ public struct PublishTarget: Sendable, Equatable, CustomStringConvertible {
         case .rtmp, .rtmps:
             let parts = path.split(separator: "/")
             guard parts.count >= 2 else { throw bad("an RTMP URL names an application and a stream key: \(scheme.rawValue)://HOST/APP/KEY") }
+        case .rtsp:
+            guard !path.split(separator: "/").isEmpty else { throw bad("an RTSP URL names the stream's path: rtsp://HOST[:PORT]/PATH") }
         }
         self.scheme = scheme
         self.url = url

@@ -118,6 +118,7 @@ enum Requirements {
               library: Library(name: "gst-rtsp-server", package: RTSPServer.package, loads: { RTSPServer.isAvailable })),
         Check(name: "publish srt", files: session + ["publish-srt"], extra: ["appsink"]),
         Check(name: "publish rtmp", files: session + ["publish-rtmp"], extra: ["appsink"]),
+        Check(name: "publish rtsp", files: session + ["publish-rtsp"], extra: ["appsink"]),
         // --mirror-front adds a videoflip after the front camera.
         Check(name: "camera sources", files: ["source-v4l2", "source-file", "audio-auto"], extra: ["videoflip"]),
         Check(name: "pipewire cameras", files: ["source-pipewire"], extra: []),

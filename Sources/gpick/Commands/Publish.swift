@@ -8,23 +8,25 @@ import GpickKit
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
-        abstract: "Push the camera to a server that already exists, over SRT or RTMP(S) (H.264).",
+        abstract: "Push the camera to a server that already exists, over SRT, RTMP(S) or RTSP (H.264).",
         discussion: """
-        URL is srt://HOST:PORT (caller mode; MediaMTX, srt-live-transmit, OBS), or rtmp://HOST[:PORT]/APP/KEY \
-        and rtmps://… (nginx-rtmp, MediaMTX, Owncast, YouTube Live). The first connection must hold: a server \
+        URL is srt://HOST:PORT (caller mode; MediaMTX, srt-live-transmit, OBS), rtmp://HOST[:PORT]/APP/KEY \
+        and rtmps://… (nginx-rtmp, MediaMTX, Owncast, YouTube Live), or rtsp://[USER:PASSWORD@]HOST[:PORT]/PATH \
+        (RTSP's RECORD: MediaMTX, Wowza). The first connection must hold: a server \
         that is not there, or that refuses the stream or the passphrase, is an error (exit 69). When the server \
         goes away later, gpick says so in one line and connects again after growing pauses (0.5 s, doubling, \
         at most 8 s), until --retry-for runs out; capture goes on meanwhile. It publishes until --duration, \
         Ctrl-C or SIGTERM. With --audio, the sound goes too (AAC, in step with the picture). Parameters of \
-        pipelines/publish-srt.yaml and publish-rtmp.yaml (bitrate, \
-        key-interval, speed-preset, tune; latency for SRT) are set with --set.
+        pipelines/publish-srt.yaml, publish-rtmp.yaml and publish-rtsp.yaml (bitrate, \
+        key-interval, speed-preset, tune; latency for SRT; transport tcp or udp for RTSP) are set with --set.
 
         Examples:
           gpick publish 'srt://192.168.1.20:8890?streamid=publish:cam' --passphrase-file key.txt
           gpick publish rtmp://127.0.0.1/live/cam --set bitrate=2500
+          gpick publish rtsp://192.168.1.20:8554/cam
         """)
 
-    @Argument(help: "Where to publish: srt://HOST:PORT, rtmp://HOST/APP/KEY or rtmps://HOST/APP/KEY.")
+    @Argument(help: "Where to publish: srt://HOST:PORT, rtmp://HOST/APP/KEY, rtmps://HOST/APP/KEY or rtsp://HOST/PATH.")
     var url: String
 
     @Option(name: .long, help: "A file whose first line is the SRT passphrase (10 to 79 characters).")
@@ -52,7 +54,7 @@ struct Publish: AsyncParsableCommand {
         try await reporting(events) {
             let target = try PublishTarget(url)
             if passphraseFile != nil, target.scheme != .srt {
-                throw GpickError(.usage, "--passphrase-file is for srt:// URLs; RTMP servers take their key in the URL")
+                throw GpickError(.usage, "--passphrase-file is for srt:// URLs; RTMP servers take their key in the URL, RTSP servers a user and password")
             }
             let passphrase = try passphraseFile.map(Self.readPassphrase)
             let library = pipelines.library
