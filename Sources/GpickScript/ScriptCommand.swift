@@ -16,7 +16,7 @@ public enum ScriptCommand: Sendable, Equatable {
     case preview(start: Bool, sink: PreviewSink?)
     /// `serve start [NAME]` / `serve stop`: the session as an RTSP stream on 127.0.0.1.
     case serve(start: Bool, name: String?)
-    /// `publish start URL` / `publish stop`: the session pushed to an SRT or RTMP server.
+    /// `publish start URL` / `publish stop`: the session pushed to an SRT, RTMP or RTSP server.
     case publish(start: Bool, url: String?)
     case snap(String)
     case burst(count: Int, path: String, every: Int)

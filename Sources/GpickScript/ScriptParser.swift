@@ -59,7 +59,7 @@ public enum ScriptParser {
             try arity(1...2, "start URL | stop")
             switch (t[1].text, t.count) {
             case ("start", 3): cmd = .publish(start: true, url: t[2].text)
-            case ("start", _): throw err(t[1], "publish start needs a URL: srt://HOST:PORT or rtmp://HOST/APP/KEY")
+            case ("start", _): throw err(t[1], "publish start needs a URL: srt://HOST:PORT, rtmp://HOST/APP/KEY or rtsp://HOST/PATH")
             case ("stop", 2): cmd = .publish(start: false, url: nil)
             case ("stop", _): throw err(t[2], "publish stop takes nothing more")
             default: throw err(t[1], "publish takes start or stop, not \"\(t[1].text)\"")

@@ -1,6 +1,6 @@
 import GpickKit
 
-/// `publish start URL` / `publish stop`: the session pushed to an SRT or RTMP server while the
+/// `publish start URL` / `publish stop`: the session pushed to an SRT, RTMP or RTSP server while the
 /// script goes on. Losses and reconnections are events (`publish-lost`, `publish-connected`).
 extension ScriptRunner {
     func startPublishing(_ url: String, session: CaptureSession, line: Int) async throws {

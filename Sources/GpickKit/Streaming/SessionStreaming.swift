@@ -8,7 +8,7 @@ extension CaptureSession {
         try await RTSPStream.start(in: self, on: server, name: name, values: values)
     }
 
-    /// Pushes the running session to a server that already exists (SRT or RTMP(S)). The first
+    /// Pushes the running session to a server that already exists (SRT, RTMP(S) or RTSP). The first
     /// connection must hold; later losses and reconnections come as the handle's
     /// ``Publication/events``. Stop it with ``Publication/stop()``.
     public func publish(to target: PublishTarget, values: [String: Parameter.Value] = [:],
