@@ -98,7 +98,11 @@ extension CaptureSession {
         // A camera that goes quiet is lost (PipeWire reports no error when its node goes away).
         // (At least three frame intervals, for a session slower than one frame a second.)
         let stall = max(configuration.stallTimeout, 3 / Double(max(configuration.format.fps, 1)))
-        let watchdog = spec.isCamera ? FrameWatchdog(timeout: stall, silentAfter: configuration.silentStartTimeout) : nil
+        // A PipeWire stream that is never linked is silent for good: it is opened again after the
+        // silent-start timeout. A V4L2 or libcamera camera may take seconds to start (exposure,
+        // a slow USB bridge): it has the whole start timeout before that.
+        let silentAfter = spec.cameraKind == .pipewire ? configuration.silentStartTimeout : configuration.startTimeout
+        let watchdog = spec.isCamera ? FrameWatchdog(timeout: stall, silentAfter: silentAfter) : nil
         if configuration.framesOnly {
             // Straight to the hub, after the camera's warm-up frames.
             let hub = frames, warmup = FrameCountdown(warmupFrames(for: spec))
@@ -132,7 +136,7 @@ extension CaptureSession {
         let stage = try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
                                     testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
         if let watchdog {
-            let seconds = stall, silent = max(configuration.silentStartTimeout, stall)
+            let seconds = stall, silent = max(silentAfter, stall)
             stage.watch(watchdog) { [weak self] loss in
                 switch loss {
                 case .stopped:

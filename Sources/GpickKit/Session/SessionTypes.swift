@@ -50,9 +50,10 @@ public struct SessionConfiguration: Sendable {
     /// How long a camera that was live may send nothing before it counts as lost (PipeWire says
     /// nothing when a node goes away; a camera's longest exposure is well under this).
     public var stallTimeout: Double = 2
-    /// How long a camera opened while the session runs (a flip, a resume, a reopening) may send
-    /// no first frame, while it is still there, before it is opened again. (The first camera has
-    /// the start timeout; a V4L2 or libcamera camera starts in about a second.)
+    /// How long a PipeWire camera opened while the session runs (a flip, a resume, a reopening)
+    /// may send no first frame, while it is still there, before it is opened again: a stream
+    /// that connected as the session manager suspended or re-routed the node is never linked.
+    /// (A V4L2 or libcamera camera has the start timeout for that; the first camera too.)
     public var silentStartTimeout: Double = 5
     /// A pipeline file (with values) used instead of the built-in one: `gpick run` of a source,
     /// audio-source or session file.
