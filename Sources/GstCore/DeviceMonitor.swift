@@ -35,6 +35,8 @@ public enum DeviceMonitor {
     @available(*, noasync, message: "device providers probe hardware: await the async overload, which runs off the cooperative pool")
     public static func devices(classes: String = "Video/Source", provider: String? = nil) throws(GStreamerError) -> [DeviceInfo] {
         try Gst.initialize()
+        // Only a probe that asks PipeWire's provider needs it on a connection of its own.
+        if let provider, provider != pipewireProvider { return probe(provider: provider, classes: classes) }
         return onOwnPipeWireConnection {
             if let provider { return probe(provider: provider, classes: classes) }
             guard let monitor = gst_device_monitor_new() else { return [] }
@@ -58,6 +60,8 @@ public enum DeviceMonitor {
         return infos(list).filter { d in classes.split(separator: "/").allSatisfy { d.deviceClass.contains($0) } }
     }
 
+    private static let pipewireProvider = "pipewiredeviceprovider"
+
     /// One PipeWire probe at a time, each on a connection of its own.
     private static let pipewireProbe = Mutex<Void>(())
 
@@ -69,7 +73,7 @@ public enum DeviceMonitor {
     /// The provider is one object per process, so probes take turns.
     private static func onOwnPipeWireConnection(_ body: () -> [DeviceInfo]) -> [DeviceInfo] {
         pipewireProbe.withLock { _ in
-            guard let provider = gst_device_provider_factory_get_by_name("pipewiredeviceprovider") else { return body() }
+            guard let provider = gst_device_provider_factory_get_by_name(pipewireProvider) else { return body() }
             defer { gst_object_unref(UnsafeMutableRawPointer(provider)) }
             let object = UnsafeMutableRawPointer(provider)
             guard cgst_find_property(object, "fd") != nil, let fd = PipeWireSocket.connect() else { return body() }

@@ -69,8 +69,7 @@ final class SourceStage: Sendable {
                 l.added = true
                 return .success(true)
             }
-            if case .failure(let e) = added { throw e }
-            guard case .success(true) = added else {
+            guard try added.get() else {
                 throw GStreamerError(domain: .core, code: 0, message: "stopped before it started", source: bin.name)
             }
             try await bin.syncStateWithParent()

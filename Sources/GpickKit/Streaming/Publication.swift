@@ -198,10 +198,7 @@ public final class Publication: SessionOutput {
         // server answered RECORD, so a second one out of the appsrc means the server takes it.
         let pushed = Atomic<Int>(0)
         if out.factoryName == "rtspclientsink", let pad = src.staticPad("src") {
-            pad.addProbe(.buffer) { _ in
-                pushed.add(1, ordering: .relaxed)
-                return pushed.load(ordering: .relaxed) >= 2 ? .remove : .ok
-            }
+            pad.addProbe(.buffer) { _ in pushed.add(1, ordering: .relaxed).newValue >= 2 ? .remove : .ok }
         }
         pipeline.bus.observeSync { message in
             switch message {
@@ -309,11 +306,7 @@ public final class Publication: SessionOutput {
             return "the SRT connection broke (the listener went away or stopped answering)"
         }
         let debug = error.debug ?? ""
-        if let r = debug.firstRange(of: "Got error response: ") {
-            // "Got error response: 404 (Not Found)."
-            let answer = debug[r.upperBound...].prefix { $0 != "\n" }
-            let code = answer.prefix { $0.isNumber }
-            let text = answer.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }
+        if let (code, text) = rtspAnswer(error) {
             let said = "the RTSP server answered \(code) \(text)"
             switch code {
             case "401", "403": return said + " (its user and password go in the URL: rtsp://USER:PASSWORD@HOST/PATH)"
@@ -322,12 +315,21 @@ public final class Publication: SessionOutput {
             default: return said
             }
         }
-        if error.sourcePath?.contains("GstRTSPClientSink") == true, debug.hasSuffix("Not Found") {
-            return "the RTSP server answered 404 Not Found (no such path there)"
-        }
         if debug.contains("Failed to connect") || debug.contains("Could not connect to server") {
             return "could not connect (nobody listens there, or a firewall is in the way)"
         }
         return m
+    }
+
+    /// The RTSP server's answer that rtspclientsink failed on, as code and text: its debug text
+    /// says "Got error response: 415 (Unsupported Media Type).", or for a 404 only "Not Found".
+    private static func rtspAnswer(_ error: GStreamerError) -> (code: Substring, text: Substring)? {
+        let debug = error.debug ?? ""
+        if let r = debug.firstRange(of: "Got error response: ") {
+            let answer = debug[r.upperBound...].prefix { $0 != "\n" }
+            return (answer.prefix { $0.isNumber }, answer.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" })
+        }
+        if error.sourcePath?.contains("GstRTSPClientSink") == true, debug.hasSuffix("Not Found") { return ("404", "Not Found") }
+        return nil
     }
 }
