@@ -161,8 +161,14 @@ import Testing
         let world = try ImportWorld()
         let s = try Session(world, maxPending: 3)
         try await s.waitReady()
-        var paths: [String] = []
-        for i in 0..<6 { paths.append(try await world.source("dated.jpg", as: "many-\(i).jpg", variant: UInt8(10 + i), in: world.library, keepMtime: false)) }
+        // Six files at once: written beside the library, then their folder moved in with one
+        // rename (files written one by one may each settle into a batch of their own on a busy
+        // machine, and never count as many).
+        let staging = world.sources + "/many", arrived = world.library + "/many"
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        for i in 0..<6 { _ = try await world.source("dated.jpg", as: "many-\(i).jpg", variant: UInt8(10 + i), in: staging, keepMtime: false) }
+        guard rename(staging, arrived) == 0 else { throw TestFailure("cannot move \(staging) into the library") }
+        let paths = (0..<6).map { "\(arrived)/many-\($0).jpg" }
         #expect(try await TestEnvironment.eventually { paths.allSatisfy { s.asset($0) != nil } })
         // Events are told after the rows are written (see movedFileAndFolderKeepTheirIds).
         #expect(try await TestEnvironment.eventually { s.events.withLock { $0.contains { if case .rescanned = $0 { true } else { false } } } })
