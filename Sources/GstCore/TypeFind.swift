@@ -12,13 +12,17 @@ public enum TypeFind {
     }
 
     public static func identify(_ data: [UInt8]) -> Result? {
-        guard (try? Gst.initialize()) != nil, !data.isEmpty else { return nil }
-        var probability = GST_TYPE_FIND_NONE
-        let caps = data.withUnsafeBufferPointer { gst_type_find_helper_for_data(nil, $0.baseAddress, gsize($0.count), &probability) }
-        guard let caps else { return nil }
+        guard let caps = caps(of: data) else { return nil }
         defer { gst_caps_unref(caps) }
         guard gst_caps_get_size(caps) > 0, let s = gst_caps_get_structure(caps, 0) else { return nil }
         return Result(mediaType: String(cString: gst_structure_get_name(s)),
                       description: takeString(gst_pb_utils_get_codec_description(caps)))
+    }
+
+    /// The caps GStreamer's typefinders give these bytes (full transfer), or nil.
+    static func caps(of data: [UInt8]) -> UnsafeMutablePointer<GstCaps>? {
+        guard (try? Gst.initialize()) != nil, !data.isEmpty else { return nil }
+        var probability = GST_TYPE_FIND_NONE
+        return data.withUnsafeBufferPointer { gst_type_find_helper_for_data(nil, $0.baseAddress, gsize($0.count), &probability) }
     }
 }

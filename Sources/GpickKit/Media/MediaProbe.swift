@@ -11,8 +11,8 @@ public enum MediaProbe {
     static let headBytes = 64 << 10
 
     /// `timeout` bounds a file that never finishes prerolling; a short file answers in tens of
-    /// milliseconds. 5 s was once too little for a 400-byte file on a machine busy with two dozen
-    /// processes, and the user read "could not be read in time" instead of "damaged".
+    /// milliseconds. (A damaged file that GstDiscoverer alone would wait out is told within about
+    /// a second: see `Discoverer.discoverBlocking`.)
     public static func checkVideoSource(_ path: String, timeout: Double = 10) async throws(GpickError) {
         try await OffPool.run { () throws(GpickError) in try checkVideoSourceBlocking(path, timeout: timeout) }
     }
