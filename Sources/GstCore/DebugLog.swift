@@ -5,7 +5,8 @@ import CGStreamer
 /// its level is on.
 public enum DebugLog {
     public enum Level: Sendable {
-        case error, warning, info, debug
+        /// `log` is GStreamer's level 6, for what happens on every buffer.
+        case error, warning, info, debug, log
 
         var gst: GstDebugLevel {
             switch self {
@@ -13,6 +14,7 @@ public enum DebugLog {
             case .warning: GST_LEVEL_WARNING
             case .info: GST_LEVEL_INFO
             case .debug: GST_LEVEL_DEBUG
+            case .log: GST_LEVEL_LOG
             }
         }
     }

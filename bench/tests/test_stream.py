@@ -14,6 +14,13 @@ STREAM = {
              "run": {"wall": 61, "user": 60, "sys": 5, "maxrss_kib": 150 * 1024}, "expected_frames": 1800,
              "stamps": {"frames": 1800, "stamps": 1800, "first": 2, "last": 1801, "breaks": 0, "missing": 2, "ok": False,
                         "unreadable": 0, "source_ids": ["1"]}},
+    "glass": {
+        "rtsp": {"command": "gpick serve", "viewer": "glass.py", "seconds": 60, "frames": 1790, "unreadable": 0, "matched": 1790,
+                 "first": 40, "last": 1829, "breaks": 0, "median_ms": 21.0, "p95_ms": 30.0, "max_ms": 60.0, "min_ms": 18.0},
+        "srt": {"command": "gpick publish", "viewer": "glass.py", "seconds": 20, "latency_ms": 200, "frames": 590, "unreadable": 0,
+                "matched": 590, "first": 1, "last": 590, "breaks": 0, "median_ms": 281.0, "p95_ms": 290.0, "max_ms": 300.0,
+                "min_ms": 250.0},
+    },
 }
 
 
@@ -31,13 +38,24 @@ def by_ref(r):
 
 
 class StreamChecksTests(unittest.TestCase):
-    def test_a_good_run_passes_and_latency_is_said_not_measured(self):
+    def test_a_good_run_passes(self):
         c = by_ref(with_stream())
-        self.assertEqual(list(c), ["N1", "N2", "N3", "N4"])
-        self.assertIsNone(c["N1"].ok)
-        self.assertTrue(c["N2"].ok and c["N3"].ok and c["N4"].ok, c)
+        self.assertEqual(list(c), ["N1", "N1b", "N2", "N3", "N4"])
+        self.assertTrue(all(x.ok for x in c.values()), c)
+        self.assertEqual(c["N1"].result, "21.0 ms (p95 30.0, max 60.0); 1790 frames in order")
         self.assertEqual(c["N2"].result, "1.10x")
         self.assertEqual(c["N3"].result, "0.67x")  # 0.40 CPU s per video s / 0.6
+
+    def test_glass_to_glass_is_held_at_its_bounds(self):
+        self.assertFalse(by_ref(with_stream(glass__rtsp=dict(STREAM["glass"]["rtsp"], median_ms=150.1)))["N1"].ok)
+        self.assertFalse(by_ref(with_stream(glass__rtsp=dict(STREAM["glass"]["rtsp"], breaks=1)))["N1"].ok)
+        self.assertTrue(by_ref(with_stream(glass__srt=dict(STREAM["glass"]["srt"], median_ms=300.0)))["N1b"].ok)
+        self.assertFalse(by_ref(with_stream(glass__srt=dict(STREAM["glass"]["srt"], median_ms=300.1)))["N1b"].ok)
+        old = with_stream()
+        del old["stream"]["glass"]
+        c = by_ref(old)
+        self.assertIsNone(c["N1"].ok)
+        self.assertIsNone(c["N1b"].ok)
 
     def test_ten_viewers_are_held_at_their_bound_and_must_all_play(self):
         self.assertTrue(by_ref(with_stream(ten__cpu_percent=40.0 * 1.15))["N2"].ok)
@@ -60,4 +78,5 @@ class StreamChecksTests(unittest.TestCase):
         text = report.render(with_stream())
         self.assertIn("## 13. Network streams: `gpick serve` 1280x720@30 (N1–N4)", text)
         self.assertIn("| test | 10 | 10 | 44.0 |", text)
-        self.assertIn("not measured", text)
+        self.assertIn("| RTSP, 60 s | 1790 | 40..1829, breaks 0, unreadable 0 | 21.0 | 30.0 | 18.0 | 60.0 |", text)
+        self.assertIn("- N1b, SRT: **281.0 ms (p95 290.0) at latency 200 ms** (target <= 300 ms (median)): **PASS**", text)

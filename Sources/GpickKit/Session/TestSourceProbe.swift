@@ -17,6 +17,12 @@ final class TestSourceProbe: Sendable {
         var firstBuffer: DispatchTime?
     }
 
+    static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     init(options: SourceSpec.TestOptions) {
         self.options = options
     }
@@ -46,6 +52,9 @@ final class TestSourceProbe: Sendable {
                 guard let vinfo = s.info, vinfo.isYUV, let buffer = info.writableBuffer() else { return .ok }
                 let stamp = FrameStamp(sourceID: self.options.id, index: s.index)
                 _ = buffer.withVideoFrame(caps: vinfo, writable: true) { frame in stamp.draw(into: &frame) }
+                // When the stamp was drawn (CLOCK_MONOTONIC, which every process on the machine
+                // shares): a viewer that decodes the stamp knows how long the frame took to reach it.
+                DebugLog.log(.log, source, "stamp \(stamp) drawn at monotonic \(Self.monotonicNanoseconds())")
                 s.index += 1
                 return .ok
             }

@@ -2,9 +2,11 @@
 CPU with one viewer and with ten (one encode shared by all); then, as recording's comparison
 does, gpick serving a raw 720p file against ffmpeg encoding the same file with libx264 at
 serve-rtsp's settings; then 60 s at 1080p30 served to a viewer and recorded at once, the
-recording's stamps read back. Glass-to-glass latency (N1) is not measured: the test source's
-stamp says which frame, not when it was captured."""
+recording's stamps read back. Glass-to-glass latency (N1): gpick's log says when it drew each
+frame's stamp (`GST_DEBUG=gpick:6`, CLOCK_MONOTONIC), a GStreamer viewer (glass.py) when it decoded
+it; over RTSP for GLASS seconds, and over SRT to a listener with SRT_LATENCY ms."""
 import os
+import re
 import socket
 import subprocess
 import threading
@@ -17,6 +19,13 @@ WIDTH, HEIGHT, FPS = 1280, 720, 30
 WINDOW = 15        # seconds of gpick's CPU read from /proc, once the viewers play
 WARMUP = 4         # seconds for the viewers to connect and the encoder to settle
 LONG = 60          # the 1080p30 serve + record run
+GLASS = 60         # seconds an RTSP viewer decodes for N1 (and every stamp in order)
+GLASS_SRT = 20     # the same over SRT
+SRT_LATENCY = 200  # ms, publish-srt's default
+# glass.py needs GStreamer's Python bindings: Debian's python3-gi, for /usr/bin/python3.
+GI_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
+GLASS_PY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "glass.py")
+DRAWN = re.compile(rb"stamp (\d+:\d+) drawn at monotonic (\d+)")
 # serve-rtsp.yaml's defaults, given to ffmpeg's libx264 as well.
 X264 = ["-preset", "veryfast", "-tune", "zerolatency", "-b:v", "4000k", "-threads", "1", "-g", "60"]
 
@@ -130,6 +139,78 @@ def served_and_recorded(b):
             "run": usage.as_dict(), "expected_frames": LONG * 30, "stamps": events.stamp_continuity(report, LONG * 30)}
 
 
+def latencies(b, log, seen):
+    """Per decoded frame, drawn → decoded in ms, from gpick's log and the viewer's lines; and
+    whether the viewer's stamps run in order without a gap."""
+    drawn = {}
+    with open(b.path(log), "rb") as f:
+        for line in f:
+            m = DRAWN.search(line)
+            if m:
+                drawn[m.group(1).decode()] = int(m.group(2))
+    ms, indices, unreadable = [], [], 0
+    with open(b.path(seen)) as f:
+        for line in f:
+            stamp, at = line.split()
+            if stamp == "-":
+                unreadable += 1
+                continue
+            indices.append(int(stamp.split(":")[1]))
+            if stamp in drawn:
+                ms.append((int(at) - drawn[stamp]) / 1e6)
+    if not ms:
+        raise BenchError(f"stream: the viewer decoded no stamped frame: {measure.tail(b.path(seen))}")
+    ordered = sorted(ms)
+    return {"frames": len(indices) + unreadable, "unreadable": unreadable, "matched": len(ms),
+            "first": indices[0] if indices else None, "last": indices[-1] if indices else None,
+            "breaks": sum(1 for a, c in zip(indices, indices[1:]) if c != a + 1),
+            "median_ms": ordered[len(ordered) // 2], "p95_ms": ordered[int(len(ordered) * 0.95)], "max_ms": ordered[-1],
+            "min_ms": ordered[0]}
+
+
+def viewer(b, url, seconds, name):
+    with open(b.path(f"{name}.out"), "wb") as out, open(b.path(f"{name}.err"), "wb") as err:
+        return subprocess.Popen([GI_PYTHON, GLASS_PY, url, str(seconds)], stdout=out, stderr=err, start_new_session=True)
+
+
+def glass_rtsp(b):
+    """gpick serve at 720p30 and one decoding viewer for GLASS seconds."""
+    port = free_port()
+    argv = [b.gpick, "serve", "--port", str(port), "--source", "test", "--width", str(WIDTH), "--height", str(HEIGHT),
+            "--duration", str(GLASS + 30)]
+    env = dict(os.environ, GST_DEBUG="gpick:6", GST_DEBUG_NO_COLOR="1")
+    with open(b.path("glass-serve.log"), "wb") as err:
+        server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, env=env, start_new_session=True)
+    try:
+        url = server.stdout.readline().decode().strip()
+        if not url.startswith("rtsp://"):
+            raise BenchError(f"stream: gpick serve printed no URL: {measure.tail(b.path('glass-serve.log'))}")
+        watching = viewer(b, url, GLASS, "glass-rtsp")
+        watching.wait(timeout=GLASS + 30)
+    finally:
+        stop([server])
+    return {"command": "GST_DEBUG=gpick:6 " + b.show(argv), "viewer": f"glass.py {url} {GLASS}", "seconds": GLASS,
+            **latencies(b, "glass-serve.log", "glass-rtsp.out")}
+
+
+def glass_srt(b):
+    """gpick publish over SRT (caller) to a decoding listener, for GLASS_SRT seconds."""
+    port = free_port()
+    listening = viewer(b, f"srt://:{port}?latency={SRT_LATENCY}", GLASS_SRT + 5, "glass-srt")
+    time.sleep(1)  # the listener's socket opens as its pipeline starts
+    argv = [b.gpick, "publish", f"srt://127.0.0.1:{port}?latency={SRT_LATENCY}", "--source", "test",
+            "--width", str(WIDTH), "--height", str(HEIGHT), "--duration", str(GLASS_SRT)]
+    env = dict(os.environ, GST_DEBUG="gpick:6", GST_DEBUG_NO_COLOR="1")
+    try:
+        with open(b.path("glass-publish.log"), "wb") as err:
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=err, env=env, timeout=GLASS_SRT + 30)
+        listening.wait(timeout=30)
+    finally:
+        stop([listening])
+    return {"command": "GST_DEBUG=gpick:6 " + b.show(argv), "viewer": f"glass.py srt://:{port}?latency={SRT_LATENCY} {GLASS_SRT + 5}",
+            "seconds": GLASS_SRT, "latency_ms": SRT_LATENCY, **latencies(b, "glass-publish.log", "glass-srt.out")}
+
+
 def run(b):
     b.log(f"stream: gpick serve {WIDTH}x{HEIGHT}@{FPS}, CPU over {WINDOW} s with 1 viewer, then 10")
     one, ten = served_cpu(b, 1), served_cpu(b, 10)
@@ -140,5 +221,7 @@ def run(b):
     os.remove(src)
     b.log(f"stream: {LONG} s 1080p30 served and recorded at once")
     long = served_and_recorded(b)
-    return {"width": WIDTH, "height": HEIGHT, "fps": FPS, "window": WINDOW, "one": one, "ten": ten,
+    b.log(f"stream: glass-to-glass, {GLASS} s over RTSP, then {GLASS_SRT} s over SRT")
+    glass = {"rtsp": glass_rtsp(b), "srt": glass_srt(b)}
+    return {"glass": glass, "width": WIDTH, "height": HEIGHT, "fps": FPS, "window": WINDOW, "one": one, "ten": ten,
             "from_file": from_file, "ffmpeg": ref, "x264": " ".join(X264), "long": long}
