@@ -5,6 +5,11 @@ import Glibc
 
 /// The listening socket of gpick's web server: TCP on 127.0.0.1 only, never the LAN.
 enum Listener {
+    /// The queue of connections not yet accepted: the kernel's own limit (net.core.somaxconn),
+    /// as Go's net package asks. A burst larger than the queue (128 overflowed under 300 slow
+    /// clients at once on a busy machine) is left to TCP's retries, which wait 1, 2, 4… up to 31 s.
+    static let backlog = SOMAXCONN
+
     static func open(port: Int) throws(GpickError) -> (fd: Int32, port: Int) {
         guard (0...65535).contains(port) else { throw GpickError(.usage, "port \(port) is out of range (0-65535)") }
         let address = "127.0.0.1:\(port)"
@@ -29,7 +34,7 @@ enum Listener {
                 default: throw SyscallError.error(errno: e, "bind", address, kind: .runtime)
                 }
             }
-            try sys("listen on", address, kind: .runtime) { Glibc.listen(fd, 64) }
+            try sys("listen on", address, kind: .runtime) { Glibc.listen(fd, backlog) }
             var len = socklen_t(MemoryLayout<sockaddr_in>.size)
             try sys("read the address of", address, kind: .runtime) {
                 withUnsafeMutablePointer(to: &addr) {

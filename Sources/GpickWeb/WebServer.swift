@@ -61,6 +61,9 @@ public final class WebServer: Sendable {
             .childChannelInitializer { channel in core.adopt(channel) }
         do {
             core.listening(try bootstrap.withBoundSocket(fd).wait())
+            // NIO listens again as it adopts the socket, with its fixed 128. A second listen on a
+            // listening socket only changes the length of its queue.
+            Glibc.listen(fd, Listener.backlog)
         } catch {
             Glibc.close(fd)
             throw GpickError(.runtime, "cannot serve on 127.0.0.1:\(bound): \(error)")
