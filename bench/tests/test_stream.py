@@ -14,6 +14,7 @@ STREAM = {
              "run": {"wall": 61, "user": 60, "sys": 5, "maxrss_kib": 150 * 1024}, "expected_frames": 1800,
              "stamps": {"frames": 1800, "stamps": 1800, "first": 2, "last": 1801, "breaks": 0, "missing": 2, "ok": False,
                         "unreadable": 0, "source_ids": ["1"]}},
+    "x264enc": {"run": {"wall": 3, "user": 9, "sys": 0, "maxrss_kib": 1}, "cpu_per_video_second": 0.63, "command": "gst-launch-1.0"},
     "glass": {
         "rtsp": {"command": "gpick serve", "viewer": "glass.py", "seconds": 60, "frames": 1790, "unreadable": 0, "matched": 1790,
                  "first": 40, "last": 1829, "breaks": 0, "median_ms": 21.0, "p95_ms": 30.0, "max_ms": 60.0, "min_ms": 18.0},
@@ -78,5 +79,6 @@ class StreamChecksTests(unittest.TestCase):
         text = report.render(with_stream())
         self.assertIn("## 13. Network streams: `gpick serve` 1280x720@30 (N1–N4)", text)
         self.assertIn("| test | 10 | 10 | 44.0 |", text)
+        self.assertIn("0.630 CPU s per video s, **1.05x** ffmpeg's", text)
         self.assertIn("| RTSP, 60 s | 1790 | 40..1829, breaks 0, unreadable 0 | 21.0 | 30.0 | 18.0 | 60.0 |", text)
         self.assertIn("- N1b, SRT: **281.0 ms (p95 290.0) at latency 200 ms** (target <= 300 ms (median)): **PASS**", text)

@@ -110,6 +110,15 @@ def reference(b, src, frames):
     return {"run": usage.as_dict(), "cpu_per_video_second": usage.cpu / (frames / FPS), "command": b.show(argv)}
 
 
+def encoder_alone(b, src, frames):
+    """GStreamer's x264enc at serve-rtsp's settings on the same raw file, as fast as it can, with
+    nothing else: what the encoder itself costs beside ffmpeg's libx264 (the same library)."""
+    argv = ["gst-launch-1.0", "-q", "filesrc", f"location={src}", "!", "y4mdec", "!", "x264enc", "threads=1", "bitrate=4000",
+            "key-int-max=60", "speed-preset=veryfast", "tune=zerolatency", "!", "fakesink"]
+    usage = measure.run(argv, timeout=300, log=b.path("stream-x264enc.log"))
+    return {"run": usage.as_dict(), "cpu_per_video_second": usage.cpu / (frames / FPS), "command": b.show(argv)}
+
+
 def served_and_recorded(b):
     """LONG seconds at 1080p30: a script serves the session and records it; one viewer watches."""
     port = free_port()
@@ -218,10 +227,11 @@ def run(b):
     src, frames = raw_source(b)
     from_file = served_cpu(b, 1, source=f"file:{src}", tag="-file")
     ref = reference(b, src, frames)
+    alone = encoder_alone(b, src, frames)
     os.remove(src)
     b.log(f"stream: {LONG} s 1080p30 served and recorded at once")
     long = served_and_recorded(b)
     b.log(f"stream: glass-to-glass, {GLASS} s over RTSP, then {GLASS_SRT} s over SRT")
     glass = {"rtsp": glass_rtsp(b), "srt": glass_srt(b)}
     return {"glass": glass, "width": WIDTH, "height": HEIGHT, "fps": FPS, "window": WINDOW, "one": one, "ten": ten,
-            "from_file": from_file, "ffmpeg": ref, "x264": " ".join(X264), "long": long}
+            "from_file": from_file, "ffmpeg": ref, "x264enc": alone, "x264": " ".join(X264), "long": long}
