@@ -23,9 +23,9 @@ extension ScriptRunner {
     func stopPublishing(line: Int?) async {
         guard let (publication, _) = publishing else { return }
         publishing = nil
-        let frames = publication.framesEncoded
         await publication.stop()
-        var fields: EventFields = ["frames": frames, "connections": publication.connections]
+        var fields: EventFields = ["frames": publication.framesEncoded, "sent": publication.framesSent,
+                                   "connections": publication.connections]
         if let line { fields["line"] = line }
         emit("publish-stopped", fields)
     }

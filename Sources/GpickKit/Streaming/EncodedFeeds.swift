@@ -55,6 +55,8 @@ final class EncodedFeeds: Sendable {
         /// Live feeds by their (video) appsrc's address.
         var feeds: [UInt: Feed] = [:]
         var encoded = 0
+        /// Frames handed to feeds, once per feed each went to.
+        var sent = 0
         var ended = false
         /// Appsinks whose end of stream has not come yet.
         var sinksLeft: Int
@@ -71,6 +73,7 @@ final class EncodedFeeds: Sendable {
     }
 
     var framesEncoded: Int { state.withLock { $0.encoded } }
+    var framesSent: Int { state.withLock { $0.sent } }
     var liveFeeds: Int { state.withLock { $0.feeds.count } }
 
     /// An appsrc to feed, with its audio one if any (a media came to life, a sender connects):
@@ -148,6 +151,7 @@ final class EncodedFeeds: Sendable {
         state.withLock { s in
             for (k, _, pts) in targets { s.feeds[k]?.pushed += 1; s.feeds[k]?.lastPTS = pts }
             for k in refused { s.feeds[k]?.refused += 1 }
+            s.sent += targets.count - refused.count
         }
     }
 

@@ -46,6 +46,9 @@ public final class Publication: SessionOutput {
 
     /// Frames encoded so far (each connection gets them from its first keyframe on).
     public var framesEncoded: Int { feeds.framesEncoded }
+    /// Frames handed to the connections, each counted once per connection it went to: what
+    /// servers can have received. Frames encoded while no connection held are not in it.
+    public var framesSent: Int { feeds.framesSent }
     /// Whether the server takes the stream now.
     public var isConnected: Bool { state.withLock { $0.connected } }
     /// Connections made so far (1 until the server first goes away).

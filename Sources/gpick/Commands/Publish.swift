@@ -111,10 +111,10 @@ struct Publish: AsyncParsableCommand {
             for await reason in ends { failure = reason; break }
             timer?.cancel()
             giveUp?.cancel()
-            let frames = publication.framesEncoded
             await publication.stop()
             await session.stop()
-            events.finished(["frames": frames, "connections": publication.connections])
+            let frames = publication.framesEncoded
+            events.finished(["frames": frames, "sent": publication.framesSent, "connections": publication.connections])
             if let failure { throw failure }
             if let failure = session.failureReason { throw failure }
             if !out.json { Console.notice("publish: \(frames) frames encoded in \(cFormat("%.1f", events.elapsed)) s") }
