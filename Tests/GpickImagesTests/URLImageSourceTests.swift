@@ -21,7 +21,10 @@ import Testing
         #expect(size == PixelSize(width: 3024, height: 4032), "as shown: EXIF orientation 6")
         // The server holds the rest back until the client hangs up, for 10 s.
         #expect(ContinuousClock.now - started < .seconds(8))
-        #expect(try await server.sent("stall/big.jpg") == [StaticHTTPServer.stallBytes])
+        // At most the first part: the client hung up once it had the header (perhaps before
+        // the server had written all of that part, on a busy machine).
+        let sent = try await server.sent("stall/big.jpg")
+        #expect(sent.count == 1 && sent[0] > 0 && sent[0] <= StaticHTTPServer.stallBytes, "\(sent)")
     }
 
     @Test func bestFetchesAndKeepsACopyThatProgressiveShowsFirstNextTime() async throws {

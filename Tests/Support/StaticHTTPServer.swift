@@ -106,7 +106,10 @@ class H(BaseHTTPRequestHandler):
         sent = 0
         try:
             if mode == "stall":
-                self.wfile.write(data[:STALL]); self.wfile.flush(); sent = min(STALL, len(data))
+                # Counted as it leaves: a client that has read enough may hang up mid-way.
+                first = memoryview(data[:STALL])
+                while sent < len(first):
+                    sent += self.connection.send(first[sent:])
                 r, _, _ = select.select([self.connection], [], [], 10)
                 if r and not self.connection.recv(1, socket.MSG_PEEK):
                     raise BrokenPipeError()
