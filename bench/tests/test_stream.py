@@ -82,3 +82,38 @@ class StreamChecksTests(unittest.TestCase):
         self.assertIn("0.630 CPU s per video s, **1.05x** ffmpeg's", text)
         self.assertIn("| RTSP, 60 s | 1790 | 40..1829, breaks 0, unreadable 0 | 21.0 | 30.0 | 18.0 | 60.0 |", text)
         self.assertIn("- N1b, SRT: **281.0 ms (p95 290.0) at latency 200 ms** (target <= 300 ms (median)): **PASS**", text)
+
+
+class GlassLatencyTests(unittest.TestCase):
+    """N1's reading of gpick's log (when each stamp was drawn) against the viewer's lines."""
+
+    def measure(self, log, seen):
+        import tempfile
+        from gpickbench.context import Bench
+        from gpickbench.scenarios import stream
+        with tempfile.TemporaryDirectory() as work:
+            b = Bench(root=work, work=work, gpick="gpick", gpick_shown="gpick", options=None)
+            with open(b.path("serve.log"), "w") as f:
+                f.write(log)
+            with open(b.path("seen.out"), "w") as f:
+                f.write(seen)
+            return stream.latencies(b, "serve.log", "seen.out")
+
+    LOG = "".join(f"0:00:0{i}.0 1 0x1 LOG gpick gpick:0::<src> stamp 1:{i} drawn at monotonic {1_000_000_000 + i * 33_000_000}\n"
+                  for i in range(6))
+
+    def test_each_decoded_stamp_is_timed_from_its_drawing(self):
+        seen = "".join(f"1:{i} {1_000_000_000 + i * 33_000_000 + (20 + i) * 1_000_000}\n" for i in range(1, 6))
+        r = self.measure(self.LOG, seen)
+        self.assertEqual((r["frames"], r["matched"], r["first"], r["last"], r["breaks"], r["unreadable"]), (5, 5, 1, 5, 0, 0))
+        self.assertEqual((r["min_ms"], r["median_ms"], r["max_ms"]), (21.0, 23.0, 25.0))
+
+    def test_gaps_and_unreadable_frames_are_counted(self):
+        seen = "1:1 1054000000\n- 1090000000\n1:3 1120000000\n1:4 1150000000\n"
+        r = self.measure(self.LOG, seen)
+        self.assertEqual((r["frames"], r["unreadable"], r["breaks"], r["matched"]), (4, 1, 1, 3))
+
+    def test_a_viewer_without_stamps_is_an_error(self):
+        from gpickbench.measure import BenchError
+        with self.assertRaises(BenchError):
+            self.measure(self.LOG, "- 1\n- 2\n")
