@@ -195,8 +195,13 @@ public final class CaptureSession: Sendable {
         frames.fail(GpickError(.runtime, "the session has stopped"))
         failLiveWaiters(GpickError(.runtime, "the session has stopped"))
         if let graph {
-            // The camera first, while the feed still drains: a camera thread blocked pushing into
-            // a full feed would otherwise wait for a feed that the state change already paused.
+            // The outputs are finished: what a camera thread still pushes matters to nobody. A
+            // feed whose streaming thread stopped on an error (a recording on a full disk) never
+            // drains, and a camera thread blocked pushing into it would hold the stage's state
+            // change below for good. A flush-start at the feed's pad releases any such push.
+            if let pad = graph.pipeline.element(named: "feed")?.staticPad("src") { _ = pad.sendEvent(.flushStart()) }
+            // Then the camera, before the feed's state change: its thread's pushes now return at
+            // once, and none can wait on a feed that is already paused.
             let stage = state.withLock { s -> SourceStage? in defer { s.stage = nil }; return s.stage }
             await OffPool.run {
                 stage?.stopBlocking(in: graph.pipeline)
