@@ -73,7 +73,7 @@ public enum Discoverer {
     @available(*, noasync, message: "it plays the file to its first frames: await the async overload, which runs off the cooperative pool")
     public static func discoverBlocking(path: String, timeout: Double = 10) throws(DiscovererError) -> MediaInfo {
         do throws(GStreamerError) { try Gst.initialize() } catch { throw .unreadable(error) }
-        let started = ContinuousClock.now
+        let started = Monotonic.nanoseconds()
         let first = min(timeout, firstAttempt)
         do throws(DiscovererError) {
             return try discoverOnce(path: path, timeout: first)
@@ -82,12 +82,10 @@ public enum Discoverer {
         }
         // decodebin2 may have lost the demuxer's error (see DemuxerCheck): ask the demuxer alone
         // before waiting out the rest of the time on a file that is only slow to read.
-        let elapsed = { () -> Double in
-            let d = started.duration(to: .now)
-            return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        if let lost = DemuxerCheck.errorBeforeStreams(path: path, within: min(timeout - Monotonic.seconds(since: started), 2)) {
+            throw .unreadable(lost)
         }
-        if let lost = DemuxerCheck.errorBeforeStreams(path: path, within: min(timeout - elapsed(), 2)) { throw .unreadable(lost) }
-        return try discoverOnce(path: path, timeout: max(timeout - elapsed(), 0.1))
+        return try discoverOnce(path: path, timeout: max(timeout - Monotonic.seconds(since: started), 0.1))
     }
 
     /// How long the first discovery may take before the demuxer gets a second opinion: far

@@ -106,14 +106,19 @@ import Testing
         #expect(sample.videoInfo?.width == 322)
     }
 
-    @Test func discovererReadsDurationAndRejectsGarbage() async throws {
-        let dir = TestEnvironment.tempDir()
-        let p = try await Pipeline.parse("videotestsrc num-buffers=15 ! video/x-raw,framerate=30/1 ! x264enc ! mp4mux ! filesink name=f")
-        try p.requireElement(named: "f").set("location", "\(dir)/d.mp4")
+    /// Plays `launch ! filesink` to its end into `path`.
+    static func write(_ launch: String, to path: String) async throws {
+        let p = try await Pipeline.parse("\(launch) ! filesink name=f")
+        try p.requireElement(named: "f").set("location", path)
         let messages = p.bus.messages()
         try await p.setState(.playing)
         for await m in messages { if case .endOfStream = m { break } }
         try await p.setState(.null)
+    }
+
+    @Test func discovererReadsDurationAndRejectsGarbage() async throws {
+        let dir = TestEnvironment.tempDir()
+        try await Self.write("videotestsrc num-buffers=15 ! video/x-raw,framerate=30/1 ! x264enc ! mp4mux", to: "\(dir)/d.mp4")
         let info = try await Discoverer.discover(path: "\(dir)/d.mp4")
         #expect(abs(info.durationSeconds - 0.5) < 0.01)
         try Data("junk".utf8).write(to: URL(fileURLWithPath: "\(dir)/junk.mp4"))
@@ -125,12 +130,7 @@ import Testing
     /// demuxer fails while decodebin is still starting it; the discovery then ran out its time.
     @Test func aTruncatedFileIsDamagedInEveryDiscovery() async throws {
         let dir = TestEnvironment.tempDir()
-        let p = try await Pipeline.parse("videotestsrc num-buffers=30 ! x264enc ! matroskamux ! filesink name=f")
-        try p.requireElement(named: "f").set("location", "\(dir)/whole.mkv")
-        let messages = p.bus.messages()
-        try await p.setState(.playing)
-        for await m in messages { if case .endOfStream = m { break } }
-        try await p.setState(.null)
+        try await Self.write("videotestsrc num-buffers=30 ! x264enc ! matroskamux", to: "\(dir)/whole.mkv")
         let whole = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/whole.mkv"))
         try whole.prefix(400).write(to: URL(fileURLWithPath: "\(dir)/cut.mkv"))
         var outcomes: [String: Int] = [:]

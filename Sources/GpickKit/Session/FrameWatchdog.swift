@@ -1,3 +1,4 @@
+import GpickBase
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -62,9 +63,5 @@ final class FrameWatchdog: Sendable {
 
     func stop() { watcher.withLock { $0?.cancel() } }
 
-    private static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    private static func now() -> UInt64 { Monotonic.nanoseconds() }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import GpickBase
 import GstCore
 
 /// Draws the frame stamp on every test-source frame and, with `fail-after=N`, turns the source
@@ -15,12 +16,6 @@ final class TestSourceProbe: Sendable {
         var info: VideoInfo?
         var failed = false
         var firstBuffer: DispatchTime?
-    }
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     init(options: SourceSpec.TestOptions) {
@@ -54,7 +49,7 @@ final class TestSourceProbe: Sendable {
                 _ = buffer.withVideoFrame(caps: vinfo, writable: true) { frame in stamp.draw(into: &frame) }
                 // When the stamp was drawn (CLOCK_MONOTONIC, which every process on the machine
                 // shares): a viewer that decodes the stamp knows how long the frame took to reach it.
-                DebugLog.log(.log, source, "stamp \(stamp) drawn at monotonic \(Self.monotonicNanoseconds())")
+                DebugLog.log(.log, source, "stamp \(stamp) drawn at monotonic \(Monotonic.nanoseconds())")
                 s.index += 1
                 return .ok
             }

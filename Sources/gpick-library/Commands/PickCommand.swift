@@ -227,9 +227,7 @@ struct PickCommand: AsyncParsableCommand {
             case .shown(let cells):
                 // CLOCK_MONOTONIC too: a caller that noted the clock before starting gpick gets
                 // start-to-paint without gpick's own start-up left out.
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                events.emit("shown", ["cells": cells, "monotonic": Double(now.tv_sec) + Double(now.tv_nsec) / 1e9])
+                events.emit("shown", ["cells": cells, "monotonic": Double(Monotonic.nanoseconds()) / 1e9])
             case .captured(let item):
                 events.emit("captured", item.record)
             case .selected(let item):
