@@ -71,17 +71,3 @@ public final class Signal: Sendable {
         state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
     }
 }
-
-/// Runs `body` with a time limit, throwing `CancellationError` when it runs out (the body is
-/// cancelled, and this returns once it has ended).
-public func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
-            throw CancellationError()
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
-}

@@ -27,6 +27,30 @@ import Testing
         #expect(await Signal.any([Signal(), s], timeout: 1))
     }
 
+    /// A time limit holds even over work that never answers cancellation: a continuation that
+    /// only a frame would resume, which here comes 60 s later (it once held a flip's wait for
+    /// its camera for good).
+    @Test func aTimeLimitEndsAWaitThatIgnoresCancellation() async throws {
+        let frame = Signal()
+        let started = ContinuousClock.now
+        await #expect(throws: CancellationError.self) {
+            try await withTimeout(0.2) {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { frame.fire(); c.resume() }
+                }
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(30), "the limit was 0.2 s")
+        #expect(!frame.isFired)
+        // Within the limit the body's own answer, value or error, comes back.
+        #expect(try await withTimeout(30) { 42 } == 42)
+        await #expect(throws: GpickError.self) { try await withTimeout(30) { throw GpickError(.device, "no camera") } }
+        // A caller cancelled is answered at once, too.
+        let waiting = Task { try await withTimeout(60) { try await Task.sleep(nanoseconds: 60_000_000_000) } }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+    }
+
     @Test func offThePoolWorkKeepsItsTypedError() async {
         let r = await Result { () async throws(GpickError) -> Int in
             try await OffPool.run { () throws(GpickError) -> Int in throw GpickError(.device, "no camera") }

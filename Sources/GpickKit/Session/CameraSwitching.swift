@@ -47,25 +47,29 @@ extension CaptureSession {
         let id = state.withLock { s -> UInt64 in defer { s.nextWaiter += 1 }; return s.nextWaiter }
         do {
             try await withTimeout(limit) {
-                try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-                    let now = self.state.withLock { s -> Result<Void, GpickError>? in
-                        if let f = s.failure { return .failure(f) }
-                        switch s.sourceState {
-                        case .live: return .success(())
-                        case .suspended: return .failure(GpickError(.usage, "the camera is suspended (resume it first)"))
-                        case .failed(let m): return .failure(GpickError(.device, m))
-                        case .starting:
-                            s.liveWaiters[id] = c
-                            return nil
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+                        let now = self.state.withLock { s -> Result<Void, Error>? in
+                            if let f = s.failure { return .failure(f) }
+                            switch s.sourceState {
+                            case .live: return .success(())
+                            case .suspended: return .failure(GpickError(.usage, "the camera is suspended (resume it first)"))
+                            case .failed(let m): return .failure(GpickError(.device, m))
+                            case .starting:
+                                if Task.isCancelled { return .failure(CancellationError()) }
+                                s.liveWaiters[id] = c
+                                return nil
+                            }
                         }
+                        if let now { c.resume(with: now) }
                     }
-                    if let now { c.resume(with: now) }
+                } onCancel: {
+                    self.state.withLock { $0.liveWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
                 }
             }
         } catch let e as GpickError {
             throw e
         } catch {
-            state.withLock { $0.liveWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
             throw GpickError(.device, "\(source) delivered no frame within \(Int(limit)) s")
         }
     }
