@@ -26,6 +26,7 @@ import Testing
         Case(args: ["snap", "-o", "OUT/missing/x.jpg", "--source", "test"], mentions: "OUT/missing"),
         Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "test:smtpe"], mentions: "did you mean \"smpte\""),
         Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "test?id=22"], mentions: "id \"22\""),
+        Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "test?latency=9s"], mentions: "latency \"9s\" must be a duration of 0…5 s"),
         Case(args: ["record", "--duration", "1", "-o", "OUT/x.mp4", "--source", "test", "--set", "quantiser=20"], mentions: "did you mean \"quantizer\""),
         Case(args: ["record", "--duration", "1", "-o", "OUT/x.mp4", "--source", "test", "--set", "quantizer=99"], mentions: "out of range"),
         Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "file:OUT/none.mp4"], mentions: "no such file: OUT/none.mp4"),

@@ -100,6 +100,37 @@ import Testing
         #expect(backOnTime == Self.slot(8), "back on capture time")
     }
 
+    /// A camera whose frames reach the switch well after their capture time (a USB camera's
+    /// decoding, a loaded machine): the placeholder has ticked past their slots, so its frames
+    /// go out shifted by that lateness, evenly spaced, rather than being dropped one by one for
+    /// good while the placeholder holds.
+    @Test func aCameraLaterThanThePlaceholderGoesOutShiftedNotDropped() {
+        var t = SwitchTimeline(fps: 30)
+        for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
+        t.newCamera()
+        _ = t.enterPlaceholder()
+        // The ticker keeps the placeholder going, a slot behind the clock, until the camera
+        // shows; the camera's frames each arrive 6 slots (200 ms) after their capture.
+        var out: [UInt64?] = []
+        for n: UInt64 in 4...40 {
+            if case .push(let at) = t.tick(now: Self.slot(n), hasPlaceholder: true) { t.pushed(at, synthetic: true) }
+            if n >= 20 { out.append(shown(t.place(pts: Self.slot(n - 6), now: Self.slot(n), hasPlaceholder: true))) }
+        }
+        #expect(out.first == Self.slot(20), "the first frame takes the slot after the placeholder's: \(out)")
+        #expect(out == (20...40).map { Self.slot($0) }, "then one slot each, none dropped: \(out)")
+        #expect(t.mode == .live)
+        #expect(t.lateness == 6 * Self.fd)
+        // Capture times still decide: a frame captured half a slot late takes its shifted slot,
+        // and one the camera dropped leaves its slot empty.
+        let halfLate = shown(t.place(pts: Self.slot(35) + Self.fd / 2, now: Self.slot(41) + Self.fd / 2, hasPlaceholder: true))
+        #expect(halfLate == Self.slot(41))
+        let afterADrop = shown(t.place(pts: Self.slot(37), now: Self.slot(43), hasPlaceholder: true))
+        #expect(afterADrop == Self.slot(43))
+        // The next camera starts without that lateness.
+        t.newCamera()
+        #expect(t.lateness == 0)
+    }
+
     @Test func aSourceWhoseTimestampsStartAtZeroTakesSlotsByArrival() {
         var t = SwitchTimeline(fps: 30)
         for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }

@@ -14,6 +14,9 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
         public var failAfter: Int?
         /// Seconds the source holds back its first frame (a camera's start-up delay, made real).
         public var warmup: Double?
+        /// Seconds each frame takes from its capture to the session (a USB camera's transfer and
+        /// decoding, made real): frames keep their capture times and arrive this much later.
+        public var latency: Double?
         public init() {}
     }
     case auto
@@ -33,6 +36,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             if o.id != 1 { opts.append("id=\(o.id)") }
             if let f = o.failAfter { opts.append("fail-after=\(f)") }
             if let w = o.warmup { opts.append("warmup=\(w)") }
+            if let l = o.latency { opts.append("latency=\(l)") }
             return "test:\(o.pattern)" + (opts.isEmpty ? "" : "?" + opts.joined(separator: "&"))
         case .v4l2(let d): return "v4l2:\(d)"
         case .pipewire(let t): return t.map { "pipewire:\($0)" } ?? "pipewire"
@@ -96,8 +100,13 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
                         throw GpickError(.usage, "test source warmup \"\(kv[1])\" must be a duration of 0…60 s (e.g. 0.5, 500ms, 2s)")
                     }
                     o.warmup = v
+                case "latency":
+                    guard let v = DurationText.parse(kv[1]), v <= 5 else {
+                        throw GpickError(.usage, "test source latency \"\(kv[1])\" must be a duration of 0…5 s (e.g. 0.2, 200ms)")
+                    }
+                    o.latency = v
                 default:
-                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after", "warmup"]).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after", "warmup", "latency"]).map { " (did you mean \"\($0)\"?)" } ?? ""
                     throw GpickError(.usage, "unknown test source option \"\(kv[0])\"\(hint)")
                 }
             }
@@ -124,7 +133,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             return .file(path: p)
         }
         let scheme = text.split(separator: ":").first.map(String.init) ?? text
-        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS], v4l2:/dev/videoN, pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
+        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS&latency=SECONDS], v4l2:/dev/videoN, pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
     }
 
     /// Checks a camera or file before any pipeline starts, naming it in the message.

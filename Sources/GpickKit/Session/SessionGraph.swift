@@ -93,6 +93,12 @@ extension CaptureSession {
         guard let sessionFile = state.withLock({ $0.sessionFile }) else { throw GpickError(.runtime, "the session is not built") }
         var text = sourcePart.file.pipeline.value + " ! " + (sessionFile.input?.value ?? "videoconvert ! videoscale ! capsfilter name=format")
         if position == .front && configuration.mirrorFront { text += " ! videoflip method=horizontal-flip" }
+        // A test camera's latency: a queue that hands each frame on only once that many frames
+        // came after it. (Counted in frames: a time threshold lets the first frame through.)
+        if let latency = testOptions?.latency, latency > 0 {
+            let frames = max(1, Int((latency * Double(configuration.format.fps)).rounded()))
+            text += " ! queue name=latency min-threshold-buffers=\(frames) max-size-time=0 max-size-buffers=0 max-size-bytes=0"
+        }
         let deliver: @Sendable (Sample) -> AppSink.Flow
         let ended: @Sendable () -> Void
         // A camera that goes quiet is lost (PipeWire reports no error when its node goes away).

@@ -47,6 +47,9 @@ struct SwitchTimeline: Equatable {
     private(set) var useCaptureTime = true
     /// Frames of the current camera skipped to bring its output time back to capture time.
     private(set) var catchUp = 0
+    /// How much later than its capture time each frame of the current camera goes out: its
+    /// frames reached the switch after the placeholder had ticked past their slots.
+    private(set) var lateness: UInt64 = 0
     /// The first placeholder frame of an episode has not been pushed yet.
     private(set) var placeholderPending = false
     /// Output time of the first placeholder frame of an episode, until the caller takes it (to
@@ -62,6 +65,7 @@ struct SwitchTimeline: Equatable {
     mutating func newCamera() {
         generationShown = false
         catchUp = 0
+        lateness = 0
     }
 
     /// A switch (or a suspend, or a lost camera) begins: outputs get the placeholder, if anything
@@ -87,8 +91,16 @@ struct SwitchTimeline: Equatable {
         self.anchor = anchor
         // The slot a frame's time falls in (never a later one), so a frame is shown no later
         // than it was captured: the placeholder after it then follows a flip within one slot.
-        let k = Int64((Double(Int64(t) - Int64(anchor)) / Double(fd) + 0.01).rounded(.down))
+        var k = Int64((Double(Int64(t) - Int64(anchor)) / Double(fd) + 0.01).rounded(.down))
         let next = lastPTS.map { Int64(($0 - anchor) / fd) + 1 } ?? k
+        // A new camera whose first frame comes more than two slots after the placeholder took its
+        // slot (a camera's own latency, a loaded machine) would have every frame dropped while
+        // the placeholder, which follows the clock, stays ahead: its frames go out that much
+        // later instead, still spaced by their capture times.
+        if !generationShown, useCaptureTime, lastPTS != nil, k < next - 2 {
+            lateness = UInt64(next - k) * fd
+        }
+        k += Int64(lateness / fd)
         // A frame whose slot is already taken goes out late, in the next free slot (up to 2
         // ahead: late frames bunch on a busy machine). A new camera's first frames can land
         // there when they reach us later than the placeholder ticks; during the crossfade such
