@@ -70,9 +70,18 @@ import Testing
         #expect((Self.events(r.stdout).last?["frames"] as? Int ?? 0) > 10)
     }
 
-    /// tmux on a socket of the test's own.
-    struct Tmux {
+    /// tmux on a socket of the test's own. Its server, and whatever runs in it, ends with the
+    /// test however the test ends: a test that throws midway leaves no gpick running behind it.
+    final class Tmux: Sendable {
         let socket = "gpick-test-\(getpid())-\(UUID().uuidString.prefix(6))"
+        deinit {
+            let kill = Process()
+            kill.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+            kill.arguments = ["-L", socket, "kill-server"]
+            kill.standardOutput = FileHandle.nullDevice
+            kill.standardError = FileHandle.nullDevice
+            if (try? kill.run()) != nil { kill.waitUntilExit() }
+        }
         func run(_ args: [String]) async throws -> Subprocess.Result {
             try await Subprocess.run("/usr/bin/tmux", ["-L", socket] + args)
         }

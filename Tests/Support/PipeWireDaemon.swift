@@ -103,14 +103,27 @@ public final class PipeWireDaemon: @unchecked Sendable {
     }
 
     /// Waits until `nodeState(name)` satisfies `condition`; the last state seen, whether or not.
+    /// A `pw-dump` that fails (a loaded machine can starve it past its own timeout) is asked
+    /// again; only one that never answers before the deadline is an error.
     @discardableResult
     public func waitForNode(_ name: String, seconds: Double = 10, _ condition: (String?) -> Bool) async throws -> String? {
         let deadline = Date().addingTimeInterval(HangBound.seconds(seconds))
-        var state = try await nodeState(name)
-        while !condition(state) && Date() < deadline {
-            try await Task.sleep(nanoseconds: 100_000_000)
-            state = try await nodeState(name)
-        }
+        var state: String?
+        var answered = false
+        var lastError: Error?
+        var first = true
+        repeat {
+            if !first { try await Task.sleep(nanoseconds: 100_000_000) }
+            first = false
+            do {
+                state = try await nodeState(name)
+                answered = true
+                if condition(state) { return state }
+            } catch {
+                lastError = error
+            }
+        } while Date() < deadline
+        if !answered, let lastError { throw lastError }
         return state
     }
 
