@@ -14,6 +14,18 @@ import Testing
         text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
+    /// ffmpeg reads `frames` video frames of `url` from nginx into `file`. One that does not end
+    /// fails with what the publisher and nginx said meanwhile: whether gpick stopped sending,
+    /// reconnected, or nginx dropped it.
+    static func readBack(_ url: String, frames: Int, to file: String, publisher: Subprocess.Running, nginxDir: String) async throws -> Subprocess.Result {
+        do {
+            return try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-frames:v", "\(frames)", "-c", "copy", "-y", file], timeout: 60)
+        } catch {
+            let log = (try? String(contentsOfFile: "\(nginxDir)/error.log", encoding: .utf8)) ?? ""
+            throw TestFailure("\(error)\npublisher's events: \(publisher.stdoutSoFar.suffix(2000))\npublisher's stderr: \(publisher.stderrSoFar.suffix(1000))\nnginx: \(log.suffix(1000))")
+        }
+    }
+
     /// The listener goes away for 5 s (killed: it says nothing to gpick), then a new one starts on
     /// the same port: gpick tells the loss and the reconnection, the new listener gets unbroken
     /// stamps, and the recording taken meanwhile in the same session has every frame.
@@ -89,7 +101,7 @@ import Testing
                                                                   "-of", "csv=p=0", url], timeout: 30)
         #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe.stderr)")
         let file = "\(dir)/back.mkv"
-        let read = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-frames:v", "60", "-c", "copy", "-y", file], timeout: 60)
+        let read = try await Self.readBack(url, frames: 60, to: file, publisher: p, nginxDir: dir)
         #expect(read.status == 0, "\(read.stderr)")
         let stamps = try await Media.stampIndices(file)
         #expect(stamps.count == 60, "\(stamps.count) frames")
@@ -139,7 +151,7 @@ import Testing
         defer { p.signal(SIGKILL) }
         _ = try await p.waitForOutput("\"started\"", timeout: 30)
         let file = "\(dir)/av.mkv"
-        let read = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-frames:v", "60", "-c", "copy", "-y", file], timeout: 60)
+        let read = try await Self.readBack(url, frames: 60, to: file, publisher: p, nginxDir: dir)
         #expect(read.status == 0, "\(read.stderr)")
         let streams = try await Media.probedStreams(file)
         #expect(streams.map(\.codec).sorted() == ["aac", "h264"], "\(streams)")
