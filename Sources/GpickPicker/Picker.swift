@@ -246,7 +246,13 @@ public final class Picker: Sendable {
     func cameraEvent(_ event: SessionEvent) {
         switch event {
         case .sourceLive(let p): setCamera { $0.state = .live; $0.position = p; $0.reason = nil }
-        case .switching(let p, _, _): setCamera { $0.position = p }
+        case .switching(let p, _, _):
+            // A resting camera woken: starting again (its blurred last frame still shown), not
+            // suspended, until its first frame.
+            setCamera { s in
+                s.position = p
+                if s.state == .suspended { s.state = .starting; s.reason = nil }
+            }
         case .suspended: setCamera { $0.state = .suspended; $0.reason = "the camera is suspended" }
         case .sourceFailed(let e): setCamera { $0.state = .failed; $0.reason = e.message }
         default: break

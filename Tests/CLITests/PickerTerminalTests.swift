@@ -199,14 +199,21 @@ import Testing
     }
 
     /// The terminal reports losing and regaining the focus (CSI O, CSI I, once asked with
-    /// CSI ? 1004 h): the camera rests behind another window and wakes in front again.
+    /// CSI ? 1004 h): the camera rests behind another window and wakes in front again. A camera
+    /// that takes a second to start says it is starting while it wakes, over its dimmed last
+    /// frame, not that it is still suspended.
     @Test func theCameraRestsWhileTheTerminalIsUnfocused() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
-        let picker = try await Running(lib, ["--source", "test", "--width", "320", "--height", "240", "--json"], columns: 90, rows: 28)
+        let picker = try await Running(lib, ["--source", "test?warmup=1.5", "--width", "320", "--height", "240", "--json"], columns: 90, rows: 28)
         try await picker.waitFor("camera back")
         _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "4f"])  // ESC [ O: focus out
         try await picker.waitFor("camera suspended")
         _ = try await picker.tmux.run(["send-keys", "-t", "t", "-H", "1b", "5b", "49"])  // ESC [ I: focus in
+        let waking = try await picker.waitFor(all: ["· camera starting", "camera starting…"])
+        #expect(!waking.contains("suspended"), "\(waking)")
+        // The camera cell is the grid's first, at the left: its picture is half blocks.
+        let cameraColumns = waking.split(separator: "\n").dropFirst().prefix(9).map { $0.prefix(20) }
+        #expect(cameraColumns.contains { $0.contains("▀") }, "the cell kept its last frame while waking: \(waking)")
         try await picker.waitFor("camera back")
         try await picker.cancelExpectingRestThenWake()
     }

@@ -60,10 +60,10 @@ extension TerminalPickerDrawing {
         }
     }
 
-    /// The camera cell when it shows no live picture: starting, or the blurred last frame
-    /// (dimmed) with the reason it stopped.
+    /// The camera cell when it shows no live picture: its last frame (dimmed), if it had one,
+    /// under why (starting, waking, suspended, failed).
     func cameraText(_ canvas: inout TerminalCanvas, origin: (row: Int, column: Int), l: TerminalGridLayout, frame: RGBFrame?) {
-        if let frame, camera.state != .starting {
+        if let frame {
             // Half blocks whatever the protocol: the text goes over it.
             let dim = frame.bytes.map { UInt8(Int($0) * 2 / 5) }
             let w = min(frame.width, l.imageColumns), h = min(frame.height, l.imageRows * 2)
