@@ -36,7 +36,8 @@ public final class ChildProcess: @unchecked Sendable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = envp.withUnsafeBufferPointer { Spawn.spawnAsAShellWould(&pid, exe, &actions, argv, $0.baseAddress) }
+        // A shell's signals, as in `Spawn`.
+        let spawned = ShellSignals.withSpawnAttributes { posix_spawn(&pid, exe, &actions, &$0, argv, envp) }
         guard spawned == 0 else { throw TestFailure("cannot start \(exe): \(String(cString: strerror(spawned)))") }
         processIdentifier = pid
         arguments = args

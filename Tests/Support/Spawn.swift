@@ -1,4 +1,5 @@
 import Foundation
+import GpickBase
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,7 +41,9 @@ public enum Spawn {
         let argv = ([exe] + args).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = spawnAsAShellWould(&pid, exe, &actions, argv, environ)
+        // A shell's signals, not this pool thread's blocked mask (it once left every gpick under
+        // test deaf to SIGHUP and SIGTERM, and tmux servers alive after `kill-server`).
+        let spawned = ShellSignals.withSpawnAttributes { posix_spawn(&pid, exe, &actions, &$0, argv, environ) }
         close(err[1])
         if keepStdout { close(out[1]) }
         guard spawned == 0 else { throw TestFailure("cannot start \(exe): \(String(cString: strerror(spawned)))") }
@@ -53,25 +56,6 @@ public enum Spawn {
         }
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: code, stdout: stdout, stderr: stderr)
-    }
-
-    /// posix_spawn with the signals a shell gives a program: none blocked, none ignored, as
-    /// Foundation's Process does too. The thread that spawns (a cooperative-pool thread) blocks
-    /// nearly every signal, and posix_spawn would pass that on: tmux servers and the gpick in
-    /// them then stayed deaf to the SIGHUP of `kill-server`, and every gpick under test ran
-    /// with SIGPIPE and SIGHUP blocked, as no user's does.
-    static func spawnAsAShellWould(_ pid: inout pid_t, _ exe: String, _ actions: inout posix_spawn_file_actions_t,
-                                   _ argv: [UnsafeMutablePointer<CChar>?], _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        return posix_spawn(&pid, exe, &actions, &attr, argv, envp)
     }
 
     /// This process's open descriptors now.

@@ -22,16 +22,9 @@ enum PickHalf {
         argv.append(nil)
         // The helper gets the user's stderr, not the /dev/null that keeps gpick's libraries quiet.
         if Console.errorDescriptor != 2 { dup2(Console.errorDescriptor, 2) }
-        // It gets the signals a shell gives a program, too. A command that hands over from its
-        // async `run` (inspect) is on a cooperative-pool thread, which blocks SIGINT, SIGTERM,
-        // SIGHUP and more, and execv would pass that mask on: Ctrl-C would not stop the helper.
-        var none = sigset_t(), before = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, &before)
-        for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { signal(s, SIG_DFL) }
-        execv(tool, argv)
-        let code = errno
-        pthread_sigmask(SIG_SETMASK, &before, nil)
+        // And the signals a shell gives a program: inspect hands over from its async `run`, on
+        // a pool thread that blocks SIGINT, and execv would keep that.
+        let code = ShellSignals.exec { execv(tool, argv) }
         return cannotRun(tool, code)
     }
 

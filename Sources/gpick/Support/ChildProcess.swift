@@ -36,26 +36,14 @@ enum ChildProcess {
         // GStreamer's and GLib's descriptors are not all close-on-exec: none reaches the child.
         if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // `record` ignores SIGINT and SIGTERM (it ends on them gracefully), and a child would
-        // inherit that: the child gets the default handling and no blocked signals, so Ctrl-C
-        // still stops it.
-        var none = sigset_t(), defaults = sigset_t()
-        sigemptyset(&none)
-        sigemptyset(&defaults)
-        for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         // `environ` itself is shared mutable state to Swift 6: the same variables, copied.
         let envp: [UnsafeMutablePointer<CChar>?] = Console.childEnvironment(ProcessInfo.processInfo.environment).map { strdup("\($0)=\($1)") } + [nil]
         defer { for a in argv + envp { free(a) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        // `record` ignores SIGINT and SIGTERM (it ends on them gracefully): the child gets a
+        // shell's signals instead, so Ctrl-C still stops it.
+        let spawned = ShellSignals.withSpawnAttributes { posix_spawn(&pid, path, &actions, &$0, argv, envp) }
         close(writeEnd)  // the child holds its own copy: EOF comes when it exits
         guard spawned == 0 else { throw cannotStart(spawned) }
 
