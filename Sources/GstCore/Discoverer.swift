@@ -110,23 +110,20 @@ public enum Discoverer {
                                                       message: "cannot read \(path)", source: path))
         }
         defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+        // Missing plugins come first: a stream with no decoder is left unlinked, and the demuxer's
+        // "not-linked" error that may follow it (it races uridecodebin's own missing-plugin error,
+        // and can win on a busy machine) makes the result ERROR, though the cause is the plugin.
+        let missing = missingPlugins(info)
+        // A phone's clip carries data tracks (Pixel's `mett` motion metadata) no decoder is for:
+        // what matters is that its pictures and sound can be read.
+        let media = missing.contains { m in ["video/", "audio/", "image/"].contains { m.detail.hasPrefix($0) } || m.kind != "decoder" }
         switch gst_discoverer_info_get_result(info) {
         case GST_DISCOVERER_OK: break
         case GST_DISCOVERER_TIMEOUT: throw .timedOut
         case GST_DISCOVERER_MISSING_PLUGINS:
-            var missing: [MissingPlugin] = []
-            if let details = gst_discoverer_info_get_missing_elements_installer_details(info) {
-                var i = 0
-                while let d = details[i] {
-                    if let m = MissingPlugin(installerDetail: String(cString: d)), !missing.contains(m) { missing.append(m) }
-                    i += 1
-                }
-            }
-            // A phone's clip carries data tracks (Pixel's `mett` motion metadata) no decoder is for:
-            // what matters is that its pictures and sound can be read.
-            let media = missing.contains { m in ["video/", "audio/", "image/"].contains { m.detail.hasPrefix($0) } || m.kind != "decoder" }
             if media || missing.isEmpty { throw .missingPlugins(missing) }
         default:
+            if media { throw .missingPlugins(missing) }
             throw .unreadable(error ?? GStreamerError(domain: .stream, code: Int32(GST_STREAM_ERROR_TYPE_NOT_FOUND.rawValue),
                                                       message: "not a media file GStreamer can read", source: path))
         }
@@ -150,6 +147,18 @@ public enum Discoverer {
         }
         return MediaInfo(uri: uri, duration: UInt64(gst_discoverer_info_get_duration(info)),
                          seekable: gst_discoverer_info_get_seekable(info) != 0, container: container, streams: streams)
+    }
+
+    /// The plugins the discovery found missing, each once, from their installer details.
+    private static func missingPlugins(_ info: OpaquePointer) -> [MissingPlugin] {
+        var missing: [MissingPlugin] = []
+        guard let details = gst_discoverer_info_get_missing_elements_installer_details(info) else { return missing }
+        var i = 0
+        while let d = details[i] {
+            if let m = MissingPlugin(installerDetail: String(cString: d)), !missing.contains(m) { missing.append(m) }
+            i += 1
+        }
+        return missing
     }
 
     private static func stream(_ s: OpaquePointer) -> MediaInfo.Stream {
