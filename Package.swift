@@ -69,8 +69,10 @@ let package = Package(
         // Layer 2: the capture toolkit.
         // The pipeline files of pipelines/ are built in as well (Pipelines/files links there): a
         // program that depends on this package finds them with no checkout and no install.
+        // libwayland-client's log, where a compositor's reason for ending a connection appears.
+        .target(name: "CWaylandLog"),
         .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
-                                              "CYAML"],
+                                              "CWaylandLog", "CYAML"],
                 resources: [
                     .embedInCode("Pipelines/files/audio-auto.yaml"),
                     .embedInCode("Pipelines/files/audio-test.yaml"),

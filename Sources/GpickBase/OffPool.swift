@@ -10,6 +10,15 @@ public enum OffPool {
         try await start(work).value()
     }
 
+    /// Runs `work` off the pool and waits for it at most `seconds`: whether it finished in time.
+    /// Work that outlives the limit goes on alone. For teardowns whose results nobody needs,
+    /// where a plugin that never returns (waylandsink joining a display thread that spins after
+    /// the compositor ended its connection, GStreamer 1.22) must not hold the caller for good.
+    public static func run(within seconds: Double, _ work: @escaping @Sendable () -> Void) async -> Bool {
+        let job = start(work)
+        return (try? await withTimeout(seconds) { await job.value() }) != nil
+    }
+
     /// Starts `work` now; `value()` waits for it later (work that overlaps other work).
     public static func start<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) -> OffPoolJob<T, E> {
         OffPoolJob(work)

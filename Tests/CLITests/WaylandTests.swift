@@ -80,6 +80,12 @@ import Testing
         try await p.waitForOutput("\"event\":\"started\"")
         let started = events(p.stdoutSoFar).first
         #expect(started?["sink"] as? String == "window", "\(p.stdoutSoFar)")
+        // The first screenshot waits for the window's first buffer: weston is single-threaded,
+        // and a screenshot taken while it should answer a new window's first configure can delay
+        // that answer past waylandsink's 100 ms wait (GStreamer 1.22), after which the sink draws
+        // into the unconfigured window and weston ends its connection.
+        _ = try await TestEnvironment.eventually(30) { (compositor.window()?.buffersAttached ?? 0) >= 1 }
+        #expect(compositor.window()?.protocolError == nil, "\(compositor.window()?.protocolError ?? "")")
         // Screenshots with different frames of the camera, in order: the window shows it live.
         var stamps: [FrameStamp] = []
         while stamps.count < screens, let next = try await stampOnScreen(compositor, after: stamps.last?.index ?? -1) {
@@ -117,6 +123,24 @@ import Testing
             // GStreamer's own debug log, which GST_DEBUG asks for, is there too.
             #expect(run.result.stderr.contains("gstwaylandsink.c"), "\(run.result.stderr.prefix(2000))")
         }
+    }
+
+    /// A compositor that answers a new window's first configure later than waylandsink's
+    /// 100 ms wait (GStreamer 1.22) ends the sink's connection when it draws: the window is
+    /// gone for good. The preview ends at once with one line naming the compositor and its
+    /// reason, exit 69, where it went on with no window (and hung on SIGTERM when the sink's
+    /// display thread spun).
+    @Test func aCompositorThatEndsTheWindowEndsThePreviewInOneLine() async throws {
+        let compositor = try await WaylandCompositor(readsLate: true)
+        defer { compositor.stop() }
+        let r = try await Subprocess.gpick(["preview", "--output-dir", TestEnvironment.tempDir(), "--duration", "60"] + Self.small,
+                                           env: compositor.environment, timeout: 60)
+        let error = compositor.window()?.protocolError
+        #expect(error?.contains("xdg_surface has never been configured") == true, "\(error ?? "no protocol error")")
+        #expect(r.status == 69, "\(r.stderr)")
+        #expect(r.stderrLines.count == 1
+                && r.stderr.hasPrefix("gpick: error: the Wayland compositor \(compositor.socket) closed the preview window (xdg_surface@")
+                && r.stderr.contains("error 3: xdg_surface has never been configured)"), "\(r.stderr)")
     }
 
     /// glimagesink, the second sink on Wayland, when waylandsink is not installed.

@@ -51,6 +51,24 @@ import Testing
         await #expect(throws: CancellationError.self) { try await waiting.value }
     }
 
+    /// A teardown that never returns (a sink joining a thread that spins) is left behind at the
+    /// limit, and goes on alone; one that ends in time says so.
+    @Test func workOffThePoolWithinALimitIsLeftBehindWhenItOverruns() async {
+        let release = Monitor(false)
+        let ended = Signal()
+        let started = ContinuousClock.now
+        let inTime = await OffPool.run(within: 0.2) {
+            release.wait(until: { $0 }, deadline: .now + .seconds(60)) { _ in }
+            ended.fire()
+        }
+        #expect(!inTime)
+        #expect(ContinuousClock.now - started < .seconds(30), "the limit was 0.2 s")
+        #expect(!ended.isFired)
+        release.withLock { $0 = true }
+        #expect(await ended.wait(timeout: 30), "the work goes on after the limit, and ends when it can")
+        #expect(await OffPool.run(within: 30) {})
+    }
+
     @Test func offThePoolWorkKeepsItsTypedError() async {
         let r = await Result { () async throws(GpickError) -> Int in
             try await OffPool.run { () throws(GpickError) -> Int in throw GpickError(.device, "no camera") }

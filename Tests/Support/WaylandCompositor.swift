@@ -13,15 +13,20 @@ public final class WaylandCompositor {
     /// What a client needs to use this compositor and nothing else (no X11 to fall back on).
     public var environment: [String: String] { ["WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": runtimeDir, "DISPLAY": ""] }
 
-    public init(width: Int = 640, height: Int = 480) async throws {
+    /// `readsLate`: weston waits 150 ms before each read from a client (an LD_PRELOAD shim on
+    /// `recvmsg`), as a compositor on a loaded machine may: a new window's first configure then
+    /// comes later than waylandsink waits for it.
+    public init(width: Int = 640, height: Int = 480, readsLate: Bool = false) async throws {
         runtimeDir = TestEnvironment.tempDir("wayland")
         chmod(runtimeDir, 0o700)  // libwayland refuses a runtime dir others may enter
         socket = "gpick-test-\(UUID().uuidString.prefix(8))"
         log = "\(runtimeDir)/weston.log"
+        var env = ["XDG_RUNTIME_DIR": runtimeDir, "WAYLAND_DISPLAY": "", "DISPLAY": ""]
+        if readsLate { env["LD_PRELOAD"] = try await Self.lateReads(in: runtimeDir) }
         process = try Subprocess.start("/usr/bin/weston", [
             "--backend=headless-backend.so", "--socket=\(socket)", "--use-pixman", "--debug", "--idle-time=0",
             "--width=\(width)", "--height=\(height)", "--log=\(log)", "--logger-scopes=log,proto",
-        ], env: ["XDG_RUNTIME_DIR": runtimeDir, "WAYLAND_DISPLAY": "", "DISPLAY": ""])
+        ], env: env)
         // weston creates its socket once its backend and shell are loaded.
         let path = "\(runtimeDir)/\(socket)"
         let deadline = Date().addingTimeInterval(HangBound.seconds(20))
@@ -32,6 +37,26 @@ public final class WaylandCompositor {
             }
             try await Task.sleep(nanoseconds: 10_000_000)
         }
+    }
+
+    /// Builds the shim that delays every `recvmsg` by 150 ms; returns its path.
+    static func lateReads(in dir: String) async throws -> String {
+        let source = "\(dir)/late-reads.c", library = "\(dir)/late-reads.so"
+        try """
+            #define _GNU_SOURCE
+            #include <dlfcn.h>
+            #include <sys/socket.h>
+            #include <time.h>
+            ssize_t recvmsg(int fd, struct msghdr *m, int flags) {
+                ssize_t (*real)(int, struct msghdr *, int) = dlsym(RTLD_NEXT, "recvmsg");
+                struct timespec late = {0, 150000000};
+                nanosleep(&late, NULL);
+                return real(fd, m, flags);
+            }
+            """.write(toFile: source, atomically: false, encoding: .utf8)
+        let r = try await Subprocess.run("/usr/bin/env", ["clang", "-shared", "-fPIC", "-O2", source, "-o", library, "-ldl"])
+        guard r.status == 0 else { throw TestFailure("clang: \(r.stderr)") }
+        return library
     }
 
     /// SIGKILL, as for Xvfb (a child of the test runner has SIGTERM blocked). Its shell clients
@@ -50,10 +75,12 @@ public final class WaylandCompositor {
     }
 
     /// What the protocol log says about the one client with a desktop window (an xdg_toplevel;
-    /// weston's own shell clients have none): its title and the buffers it attached.
+    /// weston's own shell clients have none): its title, the buffers it attached, and the
+    /// protocol error the compositor ended its connection with, if it did.
     public struct Window: Sendable {
         public var title: String?
         public var buffersAttached = 0
+        public var protocolError: String?
     }
 
     public func window() -> Window? {
@@ -69,6 +96,11 @@ public final class WaylandCompositor {
         for line in lines where client(line) == owner && line.contains(" rq ") {
             if line.contains(".attach(wl_buffer@") { w.buffersAttached += 1 }
             if let r = line.range(of: ".set_title(\"") { w.title = String(line[r.upperBound...].prefix { $0 != "\"" }) }
+        }
+        // "… client 0x55… ev wl_display@1.error(xdg_surface@14, 3, "xdg_surface has never been configured")"
+        if let e = lines.first(where: { client($0) == owner && $0.contains(" ev wl_display@1.error(") }),
+           let r = e.range(of: "wl_display@1.error(") {
+            w.protocolError = String(e[r.upperBound...].dropLast())
         }
         return w
     }

@@ -34,6 +34,8 @@ public final class Preview: SessionOutput {
         var passed = 0
         var stopping = false
         var windowSink: String?
+        /// Its watch on the Wayland connection (a window on Wayland).
+        var waylandWatch: UInt64?
         var onKey: (@Sendable (PreviewKey) -> Void)?
         var onClosed: (@Sendable (GpickError?) -> Void)?
         /// A terminal preview whose frames go to a handler: where, and in what box.
@@ -136,6 +138,9 @@ public final class Preview: SessionOutput {
         // The frame still in the queue passes on within moments: then the counts are final.
         if framesDropped > 0 { await settled.wait(timeout: 0.1) }
         await branch.detach()
+        if let watch = state.withLock({ s -> UInt64? in defer { s.waylandWatch = nil }; return s.waylandWatch }) {
+            WaylandConnectionErrors.stop(watch)
+        }
         session?.unregister(self)
         stream?.close()
         ownServer?.close()
@@ -154,6 +159,13 @@ public final class Preview: SessionOutput {
 
     func key(_ k: PreviewKey) {
         state.withLock { $0.onKey }?(k)
+    }
+
+    /// The compositor ended the window's Wayland connection: its window shows nothing more.
+    func windowLost(_ reason: String, display: String) {
+        let handler = state.withLock { $0.onClosed }
+        Task { await self.stop() }
+        handler?(GpickError(.device, "the Wayland compositor \(display) closed the preview window (\(reason))"))
     }
 
     /// An element of the preview failed. A window sink reports its window closed as "resource

@@ -79,6 +79,10 @@ extension Preview {
             throw GpickError(.pipeline, "preview-window: \(error)")
         }
         state.withLock { $0.windowSink = report.chosen }
+        if let wayland = report.display.systems.first(where: { $0.0 == .wayland })?.1 {
+            let watch = WaylandConnectionErrors.watch { [weak self] reason in self?.windowLost(reason, display: wayland) }
+            state.withLock { $0.waylandWatch = watch }
+        }
         // Only a GL window on X11 has an X window id (on Wayland it is a surface).
         guard element.hasProperty("context"), report.display.systems.first?.0 == .x11,
               let display = report.display.x11Name, let pad = element.staticPad("sink") else { return }

@@ -129,9 +129,10 @@ final class Branch: Sendable {
         }
     }
 
-    /// Stops the bin and removes it from the session's pipeline, off the cooperative pool.
+    /// Stops the bin and removes it from the session's pipeline, off the cooperative pool. A bin
+    /// that has not stopped after `CaptureSession.teardownLimit` is left to finish on its own.
     func detach() async {
-        await OffPool.run { self.detachBlocking() }
+        _ = await OffPool.run(within: CaptureSession.teardownLimit) { self.detachBlocking() }
     }
 
     /// `detach` on a thread that may block (it waits for the bin's streaming threads).

@@ -172,7 +172,8 @@ public final class CaptureSession: Sendable {
         }
     }
 
-    /// Finalises every output (recordings: EOS, index written), then stops the pipeline.
+    /// Finalises every output (recordings: EOS, index written), then stops the pipeline. A
+    /// pipeline that takes longer than `teardownLimit` to stop is left behind, with a warning.
     public func stop() async {
         let outputs = state.withLock { Array($0.outputs.values) }
         await withTaskGroup(of: Void.self) { group in
@@ -203,10 +204,16 @@ public final class CaptureSession: Sendable {
             // Then the camera, before the feed's state change: its thread's pushes now return at
             // once, and none can wait on a feed that is already paused.
             let stage = state.withLock { s -> SourceStage? in defer { s.stage = nil }; return s.stage }
-            await OffPool.run {
+            // The outputs are final by now: a pipeline that never stops (see OffPool.run(within:))
+            // is left behind rather than keep the caller, and a CLI's exit, waiting for good.
+            let stopped = await OffPool.run(within: Self.teardownLimit) {
                 stage?.stopBlocking(in: graph.pipeline)
                 _ = try? graph.pipeline.setState(.null)
                 graph.switcher?.joinTicker(timeout: 2)
+            }
+            if !stopped {
+                emit(.warning("the pipeline did not stop within \(Int(Self.teardownLimit)) s (an element is stuck); it was left behind",
+                              detail: nil))
             }
         }
         // The bus task may be handling a message, and so hold the session: wait until it has
@@ -215,6 +222,10 @@ public final class CaptureSession: Sendable {
         bus?.cancel()
         await bus?.value
     }
+
+    /// How long the pipeline may take to stop once its outputs are final: far longer than a sink,
+    /// camera or server takes to stop when it works.
+    static let teardownLimit = 8.0
 
     // MARK: frames
 

@@ -61,8 +61,11 @@ struct PreviewCommand: AsyncParsableCommand {
                 await session.stop()
                 throw error
             }
+            // A preview that fails (its window's compositor ended the connection, an element
+            // failed) ends the command with that error, once the session has stopped cleanly.
+            let failure = Locked<GpickError?>(nil)
             preview.onClosed { error in
-                if let error { events.emit("preview-failed", ["message": error.line]) }
+                if let error { failure.withLock { $0 = $0 ?? error } }
                 keyInput.yield(.quit)
             }
             var started: JSONFields = ["sink": kind.rawValue, "source": "\(session.source)",
@@ -103,6 +106,7 @@ struct PreviewCommand: AsyncParsableCommand {
             let shown = preview.framesShown, offered = preview.framesOffered, dropped = preview.framesDropped
             await snapper.close()
             await session.stop()
+            if let failed = failure.withLock({ $0 }) { throw failed }
             events.finished(["frames": shown, "camera-frames": offered, "dropped": dropped])
             if !out.json {
                 Console.notice("preview: \(shown) frames shown of \(offered) from the camera in \(cFormat("%.1f", seconds)) s (\(dropped) dropped while busy)")
