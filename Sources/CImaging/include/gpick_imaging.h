@@ -15,6 +15,10 @@ typedef struct {
 /// horizontally when `mirror` is non-zero. Returns 0, or -1 for bad arguments / no memory.
 int gpick_placeholder_i420(const gpick_i420 *src, gpick_i420 *dst, int factor, int radius, int mirror);
 
+/// Mean Y, U and V (`means`) and detail, the mean step between horizontal luma neighbours, over
+/// every other row. Returns 0, or -1 for bad arguments or an image under 2×2.
+int gpick_measure_i420(const gpick_i420 *im, double means[3], double *detail);
+
 /// Crossfade: dst = a × (256 − alpha) / 256 + b × alpha / 256, per sample, alpha 0…256.
 /// All three images have the same size; dst may alias a or b.
 void gpick_blend_i420(const gpick_i420 *a, const gpick_i420 *b, gpick_i420 *dst, int alpha);

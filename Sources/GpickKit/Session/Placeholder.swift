@@ -13,7 +13,7 @@ enum Placeholder {
         guard let info = frame.videoInfo, info.format == "I420", let out = OwnedBuffer.allocate(size: info.size) else { return nil }
         let ok = frame.withVideoFrame { src -> Bool in
             out.view.withVideoFrame(caps: info, writable: true) { dst -> Bool in
-                var s = image(src), d = image(dst)
+                var s = gpick_i420(f: src), d = gpick_i420(f: dst)
                 return gpick_placeholder_i420(&s, &d, factor, radius, mirror ? 1 : 0) == 0
             } ?? false
         } ?? false
@@ -27,7 +27,7 @@ enum Placeholder {
         let ok = from.view.withVideoFrame(caps: info, writable: false) { a -> Bool in
             frame.withVideoFrame { b -> Bool in
                 out.view.withVideoFrame(caps: info, writable: true) { d -> Bool in
-                    var ia = image(a), ib = image(b), id = image(d)
+                    var ia = gpick_i420(f: a), ib = gpick_i420(f: b), id = gpick_i420(f: d)
                     gpick_blend_i420(&ia, &ib, &id, a256)
                     return true
                 } ?? false
@@ -35,16 +35,18 @@ enum Placeholder {
         } ?? false
         return ok ? out : nil
     }
+}
 
-    private static func image(_ f: VideoFrame) -> gpick_i420 {
-        var i = gpick_i420()
-        i.width = Int32(f.width)
-        i.height = Int32(f.height)
-        i.planes = (f.planes[0].data.assumingMemoryBound(to: UInt8.self),
-                    f.planes[1].data.assumingMemoryBound(to: UInt8.self),
-                    f.planes[2].data.assumingMemoryBound(to: UInt8.self))
-        i.strides = (Int32(f.planes[0].stride), Int32(f.planes[1].stride), Int32(f.planes[2].stride))
-        return i
+extension gpick_i420 {
+    /// The planes of an I420 frame, for CImaging.
+    init(f: VideoFrame) {
+        self.init()
+        width = Int32(f.width)
+        height = Int32(f.height)
+        planes = (f.planes[0].data.assumingMemoryBound(to: UInt8.self),
+                  f.planes[1].data.assumingMemoryBound(to: UInt8.self),
+                  f.planes[2].data.assumingMemoryBound(to: UInt8.self))
+        strides = (Int32(f.planes[0].stride), Int32(f.planes[1].stride), Int32(f.planes[2].stride))
     }
 }
 
