@@ -10,7 +10,7 @@ import Testing
 /// viewers at once, and on 2 cores beside the other suites a viewer starved for seconds was
 /// seen to get nothing at all (once in a full run, never in 20 rounds of the same clients alone).
 @Suite(.serialized) struct ServeCLITests {
-    static let small = ["--source", "test", "--width", "640", "--height", "360"]
+    static let small = ["--source", "test", "--width", "320", "--height", "240"]
 
     /// Starts `gpick serve` and returns it with its URL, read from the `started` event. The
     /// server logs its medias' and viewers' lives (gst-rtsp-server's own debug categories) to a
@@ -62,7 +62,7 @@ import Testing
         // drop UDP packets, which a test must not read as frames gpick did not send.
         let probe = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries",
                                                                   "stream=codec_name,width,height", "-of", "csv=p=0", url], timeout: 30)
-        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,640,360", "\(probe.stderr)")
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,320,240", "\(probe.stderr)")
 
         // Nine ffmpeg viewers (as NVRs record) and one of GStreamer's, 45 frames each, all at once.
         let frames = 45

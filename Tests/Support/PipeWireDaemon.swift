@@ -1,4 +1,6 @@
 import Foundation
+import GpickBase
+import Testing
 
 /// A private PipeWire for one test, with a camera node and no hardware: a session D-Bus,
 /// `pipewire` and `wireplumber` in a runtime directory of its own, and PipeWire's
@@ -64,16 +66,46 @@ public final class PipeWireDaemon: @unchecked Sendable {
     }
 
     /// Runs `body` with a daemon, and stops it however the body ends.
+    ///
+    /// The camera itself can kill the daemon: PipeWire 0.3.65's videotestsrc node writes a
+    /// frame's status through its port's IO area from its timer, without checking that the
+    /// area is still there, and a consumer that disconnects clears it from another thread
+    /// (`make_buffer`, a write to address 0; seen in dmesg twice in a day of full runs, once
+    /// failing CI). What the body then records is about the test camera, not gpick: issues
+    /// recorded after the daemon died of SIGSEGV are known issues, and the body runs once more
+    /// on a new daemon, where every issue counts. Issues recorded while the daemon was alive
+    /// always count.
     public static func with<T>(linking: Bool = true, _ body: (PipeWireDaemon) async throws -> T) async throws -> T {
         let daemon = try await start(linking: linking)
-        do {
-            let r = try await body(daemon)
+        let excused = Locked(false)
+        var outcome: Result<T, Error>?
+        try await withKnownIssue("PipeWire's videotestsrc camera crashed the daemon (PipeWire 0.3.65)", isIntermittent: true) {
+            do { outcome = .success(try await body(daemon)) } catch { outcome = .failure(error) }
             await daemon.stop()
+            // An error the crash explains is recorded here, as a known issue; any other is
+            // thrown to the test below, as usual.
+            if daemon.cameraCrashed, case .failure(let error) = outcome { throw error }
+        } matching: { _ in
+            guard daemon.cameraCrashed else { return false }
+            excused.withLock { $0 = true }
+            return true
+        }
+        guard excused.withLock({ $0 }) else { return try outcome!.get() }
+        let again = try await start(linking: linking)
+        do {
+            let r = try await body(again)
+            await again.stop()
             return r
         } catch {
-            await daemon.stop()
+            await again.stop()
             throw error
         }
+    }
+
+    /// Whether the pipewire daemon died of SIGSEGV (see `with`).
+    public var cameraCrashed: Bool {
+        let daemon = processes[1]  // dbus-daemon, pipewire, wireplumber: as `start` starts them
+        return !daemon.isRunning && daemon.process.terminationStatus == 128 + SIGSEGV
     }
 
     /// The id of the node named `name`, if PipeWire lists it.
