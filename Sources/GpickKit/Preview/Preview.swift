@@ -163,18 +163,21 @@ public final class Preview: SessionOutput {
 
     /// The compositor ended the window's Wayland connection: its window shows nothing more.
     func windowLost(_ reason: String, display: String) {
-        let handler = state.withLock { $0.onClosed }
-        Task { await self.stop() }
-        handler?(GpickError(.device, "the Wayland compositor \(display) closed the preview window (\(reason))"))
+        ended(GpickError(.device, "the Wayland compositor \(display) closed the preview window (\(reason))"))
     }
 
     /// An element of the preview failed. A window sink reports its window closed as "resource
     /// not found": that is the user quitting, not a failure.
     func elementFailed(_ error: GStreamerError, source: SourceSpec) {
         let closed = sink == .window && error.isResourceNotFound
+        ended(closed ? nil : ErrorInterpreter.describe(error, source: source))
+        if closed { key(.quit) }
+    }
+
+    /// The preview ended by itself: it stops, and `onClosed` hears why (nil: the window closed).
+    private func ended(_ error: GpickError?) {
         let handler = state.withLock { $0.onClosed }
         Task { await self.stop() }
-        handler?(closed ? nil : ErrorInterpreter.describe(error, source: source))
-        if closed { key(.quit) }
+        handler?(error)
     }
 }
