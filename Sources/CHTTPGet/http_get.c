@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static void *library;
@@ -41,6 +42,15 @@ static size_t on_write(char *data, size_t size, size_t count, void *user) {
     }
     t->received += n;
     return n;
+}
+
+// libcurl (7.88) opens its sockets without close-on-exec: a child that another thread spawns
+// meanwhile would hold the connection open after this GET hung up, and the server would go on
+// sending. Opened here with SOCK_CLOEXEC, atomically.
+static curl_socket_t open_socket(void *unused, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)unused;
+    (void)purpose;
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
 static gpick_http_outcome outcome_of(CURLcode code) {
@@ -99,6 +109,7 @@ void gpick_http_get(const char *url, long idle_timeout_s, gpick_http_body_fn bod
     // "Nothing came for N s": under 1 byte a second for N seconds, waiting for headers included.
     CURLFN(curl_easy_setopt)(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
     CURLFN(curl_easy_setopt)(easy, CURLOPT_LOW_SPEED_TIME, idle);
+    CURLFN(curl_easy_setopt)(easy, CURLOPT_OPENSOCKETFUNCTION, open_socket);
     CURLFN(curl_easy_setopt)(easy, CURLOPT_WRITEFUNCTION, on_write);
     CURLFN(curl_easy_setopt)(easy, CURLOPT_WRITEDATA, &t);
     CURLFN(curl_easy_setopt)(easy, CURLOPT_ERRORBUFFER, error);

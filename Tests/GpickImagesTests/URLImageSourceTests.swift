@@ -133,4 +133,27 @@ import Testing
         let sent = try await server.sent("stall/photo-big.jpg")
         #expect(sent.count == 1 && sent[0] <= StaticHTTPServer.stallBytes, "hung up, not read to the end: \(sent)")
     }
+
+    /// A program that another part of the process starts during a fetch, the way most libraries
+    /// start one (nothing closed), does not keep the connection: cancelled, the fetch hangs up.
+    @Test func aChildStartedDuringAFetchDoesNotHoldItsConnection() async throws {
+        let dir = Fixture.dir()
+        try await Fixture.jpeg("\(dir)/photo-big.jpg", width: 4032, height: 3024)
+        let server = try await Self.serve(dir)
+        defer { server.stop() }
+        let task = Task { try await ImageSourceTests.collect(URLImageSource(url: server.url("stall/photo-big.jpg")).image(ImageRequest(size: .fit(width: 64, height: 64)))) }
+        #expect(try await TestEnvironment.eventually(30) { server.started("stall/photo-big.jpg") == 1 })
+        // The connection is open (the server holds the rest back): a child started now, with
+        // posix_spawn and no file actions, gets every descriptor that is not close-on-exec.
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sleep", "60"].map { (word: String) in strdup(word) } + [nil]
+        defer { argv.forEach { free($0) } }
+        try #require(posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0)
+        defer { kill(pid, SIGKILL); var status: Int32 = 0; waitpid(pid, &status, 0) }
+        task.cancel()
+        _ = await task.result
+        // The server's 10 s wait for a hang-up would otherwise run out, and it would send the rest.
+        let sent = try await server.sent("stall/photo-big.jpg", timeout: 8)
+        #expect(sent.count == 1 && sent[0] <= StaticHTTPServer.stallBytes, "the hang-up reached the server: \(sent)")
+    }
 }

@@ -31,7 +31,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
         // As Foundation's Process does: an inherited socket or pipe end keeps a connection or a
         // pipe open after the test closed its own.
-        for fd in Spawn.openDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        InheritedDescriptors.closeAllButStandard(in: &actions)
         let argv = ([exe] + args).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }

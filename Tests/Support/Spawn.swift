@@ -35,9 +35,8 @@ public enum Spawn {
         posix_spawn_file_actions_adddup2(&actions, err[1], 2)
         // Nothing else of this process's goes along: an inherited socket keeps a connection a
         // test has closed open (a web test then waits for a hang-up that never comes), and an
-        // inherited pipe keeps its reader from ever seeing the end. (Foundation's Process closes
-        // them too; posix_spawn_file_actions_addclosefrom_np is not in Swift's Glibc module.)
-        for fd in openDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        // inherited pipe keeps its reader from ever seeing the end.
+        InheritedDescriptors.closeAllButStandard(in: &actions)
         let argv = ([exe] + args).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -56,11 +55,6 @@ public enum Spawn {
         }
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: code, stdout: stdout, stderr: stderr)
-    }
-
-    /// This process's open descriptors now.
-    static func openDescriptors() -> [Int32] {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
     }
 
     /// pipe2(O_CLOEXEC) is not in Swift's Glibc module (it needs _GNU_SOURCE): pipe, then the flag

@@ -34,7 +34,7 @@ enum ChildProcess {
         if Console.errorDescriptor != 2 { posix_spawn_file_actions_adddup2(&actions, Console.errorDescriptor, 2) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         // GStreamer's and GLib's descriptors are not all close-on-exec: none reaches the child.
-        if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
+        InheritedDescriptors.closeAllButStandard(in: &actions)
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         // `environ` itself is shared mutable state to Swift 6: the same variables, copied.
@@ -79,11 +79,4 @@ enum ChildProcess {
         let stopSignal = status & 0x7f
         return stopSignal == 0 ? .exited((status >> 8) & 0xff) : .signalled(stopSignal)
     }
-
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), GNU-only in its header.
-    private static let addCloseFrom: AddCloseFrom? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: AddCloseFrom.self)
-    }()
 }
