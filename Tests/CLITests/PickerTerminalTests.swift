@@ -15,11 +15,15 @@ import Testing
         let dir = TestEnvironment.tempDir("pick-tty")
         var out: String { dir + "/out.txt" }
         var err: String { dir + "/err.txt" }
+        /// GStreamer's debug log, when the test asks for one (`GST_DEBUG` in `env`).
+        var debugLog: String { dir + "/gst.log" }
 
         /// `windowStyle`: the pane's tmux style ("bg=#f0f0f0"), set before the picker starts;
         /// with a background, tmux answers the picker's OSC 11 question with it.
         init(_ lib: Library, _ args: [String], columns: Int = 100, rows: Int = 30, env: [String: String] = [:],
              windowStyle: String? = nil) async throws {
+            var env = env
+            if env["GST_DEBUG"] != nil { env["GST_DEBUG_FILE"] = dir + "/gst.log"; env["GST_DEBUG_NO_COLOR"] = "1" }
             let vars = TestEnvironment.child(lib.env.merging(env) { $1 }).map { "'\($0)=\($1)'" }.joined(separator: " ")
             let cmd = ([TestEnvironment.binary, "pick", "--ui", "terminal", "--library", lib.root] + args).map { "'\($0)'" }.joined(separator: " ")
             let closeAll = "for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done 2>/dev/null"
@@ -54,11 +58,12 @@ import Testing
         /// What the picker printed so far (its `--json` events, then its stderr), the last
         /// lines of each: what a failure shows beside the screen.
         var printed: String {
-            func tail(_ path: String) -> String {
+            func tail(_ path: String, _ lines: Int = 20) -> String {
                 let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                return text.split(separator: "\n").suffix(20).joined(separator: "\n")
+                return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
             }
-            return "stdout:\n\(tail(out))\nstderr:\n\(tail(err))"
+            let log = FileManager.default.fileExists(atPath: debugLog) ? "\ndebug log:\n\(tail(debugLog, 60))" : ""
+            return "stdout:\n\(tail(out))\nstderr:\n\(tail(err))\(log)"
         }
 
         /// Waits until the picker's stdout (its `--json` events) holds `text`.

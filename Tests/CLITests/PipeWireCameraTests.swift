@@ -29,7 +29,8 @@ import Testing
         let lib = try await PickerTerminalTests.Library(["red.jpg": "red.jpg"])
         try await PipeWireDaemon.with { pw in
             let picker = try await PickerTerminalTests.Running(lib, ["--source", "pipewire:\(PipeWireDaemon.cameraNode)", "--json"] + Self.small,
-                                                               columns: 90, rows: 28, env: pw.env)
+                                                               columns: 90, rows: 28,
+                                                               env: pw.env.merging(["GST_DEBUG": "gpick:5,pipewiresrc:4"]) { $1 })
             try await picker.waitFor("camera back")
             let live = try await pw.waitForNode(PipeWireDaemon.cameraNode) { $0 == "running" }
             #expect(live == "running", "the camera's node while the cell is live: \(live ?? "not listed")")
