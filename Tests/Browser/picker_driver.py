@@ -3,7 +3,7 @@
 Swift tests. Usage: picker_driver.py URL STEP [ARG...]; prints one JSON object on stdout.
 
 Steps:
-  grid                 the cells: ids, badges, selection; waits for the first thumbnails to paint
+  grid                 the cells: ids, badges, labels, selection; waits for the first thumbnails to paint
   all N                waits for N item cells (the page comes with the first 80, fetches the rest)
   snap                 clicks the camera cell; waits for the capture at the head of the grid
   choose ID...         clicks each item (multi), then Choose
@@ -51,6 +51,7 @@ return Array.from(document.querySelectorAll('#grid .cell')).map(c => ({
   kind: c.classList.contains('camera') ? 'camera' : c.classList.contains('action') ? 'action' : 'item',
   id: c.dataset.id || null, text: c.classList.contains('action') ? c.textContent : null,
   badges: Array.from(c.querySelectorAll('.badge')).map(b => b.textContent),
+  label: c.getAttribute('aria-label'),
   selected: c.classList.contains('selected'),
   painted: (() => { const i = c.querySelector('img'); return !!(i && i.complete && i.naturalWidth > 0); })()
 }));

@@ -46,9 +46,9 @@ import Testing
     static func items(_ answer: [String: Any]) -> [[String: Any]] { cells(answer).filter { $0["kind"] as? String == "item" } }
 
     /// Ids of the library's assets by file name, as `library list` gives them (newest first).
-    static func listed(_ lib: Library) async throws -> [(id: String, path: String)] {
+    static func listed(_ lib: Library) async throws -> [(id: String, path: String, taken: String?)] {
         let r = try await lib.run(["library", "list", "--json"])
-        return LibrarySheetTests.events(r, "asset").map { ("a\($0["id"] as? Int ?? 0)", $0["path"] as? String ?? "") }
+        return LibrarySheetTests.events(r, "asset").map { ("a\($0["id"] as? Int ?? 0)", $0["path"] as? String ?? "", $0["taken"] as? String) }
     }
 
     @Test func theGridShowsTheNewestAssetsWithTheirBadgesAndClosingThePageCancels() async throws {
@@ -61,9 +61,19 @@ import Testing
         #expect(items.map { $0["id"] as? String ?? "" } == listed.map(\.id), "\(items)")
         #expect(!Self.cells(answer).contains { $0["kind"] as? String == "camera" }, "--no-camera shows no camera cell")
         let badgeOf = ["IMG_0001.JPG": ["LIVE"], "shot-001.jpg": ["×3"], "clip.mp4": ["▶ 0:03"], "pano.jpg": ["PANO"], "red.jpg": []]
+        // What a screen reader says: name, kind, and the date taken in the page's language and
+        // the browser's time zone (this process's).
+        let kindOf = ["IMG_0001.JPG": "live photo", "shot-001.jpg": "photo, burst of 3", "clip.mp4": "video 0:03",
+                      "pano.jpg": "photo, panorama", "red.jpg": "photo"]
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = .current
+        day.dateFormat = "d MMMM yyyy"
         for (item, asset) in zip(items, listed) {
             let name = (asset.path as NSString).lastPathComponent
             #expect(item["badges"] as? [String] == badgeOf[name], "\(name): \(item)")
+            let taken = try #require(asset.taken.flatMap { ISO8601DateFormatter().date(from: $0) }, "\(name): no date taken")
+            #expect(item["label"] as? String == "\(name), \(kindOf[name] ?? "?"), \(day.string(from: taken))", "\(item)")
             #expect(item["painted"] as? Bool == true, "\(name): its thumbnail was painted")
         }
         // The browser has gone: the page is closed, and the picker ends as cancelled, printing nothing.
@@ -255,7 +265,7 @@ import Testing
         #expect(lines.first { $0[0] == "a999" }?[1] == "error")
         let cache = lib.cache + "/large"
         let cached = Set(TestEnvironment.files(in: cache).compactMap { FileManager.default.contents(atPath: cache + "/" + $0) })
-        for (id, path) in listed {
+        for (id, path, _) in listed {
             let line = try #require(lines.first { $0[0] == id })
             #expect(line[1] == "ok", "\(path): \(line.dropFirst())")
             let png = try #require(Data(base64Encoded: line.count > 2 ? line[2] : ""), "\(path)")

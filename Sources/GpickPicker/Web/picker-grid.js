@@ -10,6 +10,16 @@ function cameraSpan(col) {
   return Math.max(1, Math.min(Math.round(cameraAspect), config.columns - col));
 }
 
+// A cell's date in the page's language (English, as every other word on it): "3 May 2024", in
+// the browser's time zone. Not toLocaleDateString: Chromium's first Intl date format loads its
+// locale data, some 35 ms of the first screen's time on a laptop.
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December"];
+function cellDate(seconds) {
+  const d = new Date(seconds * 1000);
+  return d.getDate() + " " + MONTHS[d.getMonth()] + " " + d.getFullYear();
+}
+
 // What a screen reader says for a cell: its name, kind and date ("IMG_0001.JPG, live photo,
 // 3 May 2024"); the badges and the mark only show it.
 function itemLabel(item) {
@@ -18,7 +28,7 @@ function itemLabel(item) {
   const kinds = item.badges.map(b => words[b] || (b.startsWith("×") ? "burst of " + b.slice(1) : b.startsWith("▶") ? "video " + b.slice(2) : b));
   if (!kinds.some(k => k.includes("photo") || k.startsWith("video"))) kinds.unshift(item.kind);
   parts.push(...kinds);
-  if (item.taken) parts.push(new Date(item.taken * 1000).toLocaleDateString(undefined, {year: "numeric", month: "long", day: "numeric"}));
+  if (item.taken) parts.push(cellDate(item.taken));
   return parts.join(", ");
 }
 

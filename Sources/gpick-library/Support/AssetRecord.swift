@@ -36,7 +36,7 @@ enum AssetRecord {
         return [String(a.id ?? 0), kind, size, badge, iso(a.takenAt), a.path].joined(separator: "\t")
     }
 
-    /// m:ss, as the picker's badge shows it (h:mm:ss past an hour).
+    /// Unix seconds as ISO 8601, in the local time zone (2024-05-03T14:02:11+02:00).
     static func iso(_ unix: Int64) -> String {
         let f = ISO8601DateFormatter()
         f.timeZone = TimeZone.current
