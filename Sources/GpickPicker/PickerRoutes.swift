@@ -13,6 +13,7 @@ struct PickerRoutes: Sendable {
 
     func mount() {
         let token = server.token
+        let policy = PickerPage.contentSecurityPolicy(picker.configuration.appearance)
         server.mount("/") { request, response in
             guard response.allowsRead(request) else { return }
             // Made per request: take-or-pick's stages change what the page shows. The first items
@@ -22,13 +23,9 @@ struct PickerRoutes: Sendable {
             let page = PickerPage.html(configuration: picker.configuration, layout: picker.currentLayout, stage: picker.stage,
                                        items: picker.allItems, token: token)
             response.send(.ok, type: "text/html; charset=utf-8", body: page,
-                          headers: ["Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'"])
+                          headers: ["Content-Security-Policy": policy])
         }
-        server.mountAsset("/picker.js", type: "text/javascript; charset=utf-8", PickerPage.script)
-        server.mountAsset("/picker-grid.js", type: "text/javascript; charset=utf-8", PickerPage.gridScript)
-        server.mountAsset("/picker.css", type: "text/css; charset=utf-8", PickerPage.style)
         let appearance = picker.configuration.appearance
-        server.mountAsset(PickerPage.appearancePath, type: "text/css; charset=utf-8", Array(appearance.css.utf8))
         if let path = appearance.stylesheet {
             // Read per page load (edits show on reload), from the path the configuration names.
             server.mount(PickerPage.userStylePath) { request, response in
