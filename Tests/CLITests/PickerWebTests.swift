@@ -231,6 +231,7 @@ import Testing
         #expect(try await picker.curl("/thumb/a1") == "403")
         #expect(try await picker.curl("/?token=\(picker.token)", ["-H", "Host: rebound.example:\(port)"]) == "403")
         #expect(try await picker.curl("/?token=\(picker.token)") == "200")
+        try await Self.expectOnlyItsOwnScriptAndStyle(picker)
         for path in ["/thumb/../../etc/passwd", "/thumb//etc/passwd", "/thumb/%2e%2e%2fetc%2fpasswd", "/thumb/a999", "/etc/passwd"] {
             #expect(try await picker.curl(path, header + ["--path-as-is"]) == "404", "\(path)")
         }
@@ -238,6 +239,39 @@ import Testing
         #expect(try await picker.curl("/api/cancel", ["-X", "POST"] + header) == "200")
         let r = try await picker.finish()
         #expect(r.status == 130 && r.stdout.isEmpty)
+    }
+
+    /// The page's policy lets run only the script and stylesheet the page carries, each named by
+    /// the SHA-256 of its text (computed here by coreutils' sha256sum), and nothing inline else.
+    static func expectOnlyItsOwnScriptAndStyle(_ picker: Running) async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.run("/usr/bin/curl", ["-s", "--max-time", "10", "-D", dir + "/headers", "-o", dir + "/page.html",
+                                                           picker.url])
+        #expect(r.status == 0, "\(r.stderr)")
+        let headers = try String(contentsOfFile: dir + "/headers", encoding: .utf8)
+        let page = try String(contentsOfFile: dir + "/page.html", encoding: .utf8)
+        let policy = try #require(headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-security-policy:") }, "\(headers)")
+        var directives: [String: [String]] = [:]
+        for part in policy.dropFirst("content-security-policy:".count).split(separator: ";") {
+            let words = part.split(separator: " ").map(String.init)
+            if let name = words.first { directives[name] = Array(words.dropFirst()) }
+        }
+        // The inline elements: <script> and <style> with no attributes (the JSON data blocks have a type).
+        func inline(_ tag: String) -> [String] {
+            page.components(separatedBy: "<\(tag)>").dropFirst().compactMap { $0.components(separatedBy: "</\(tag)>").first }
+        }
+        func hash(_ text: String) async throws -> String {
+            let file = dir + "/" + UUID().uuidString
+            try text.write(toFile: file, atomically: false, encoding: .utf8)
+            let hex = try await Subprocess.run("/usr/bin/sha256sum", [file]).stdout.prefix(64)
+            let bytes = stride(from: 0, to: 64, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16) ?? 0 }
+            return "'sha256-\(Data(bytes).base64EncodedString())'"
+        }
+        let scripts = inline("script"), styles = inline("style")
+        #expect(scripts.count == 1 && styles.count == 1, "one inline script and one stylesheet: \(scripts.count), \(styles.count)")
+        #expect(directives["script-src"] == [try await hash(scripts.first ?? "")], "\(policy)")
+        #expect(directives["style-src"] == ["'self'", try await hash(styles.first ?? "")], "\(policy)")
+        #expect(!policy.contains("unsafe"), "\(policy)")
     }
 
     /// The first screenful's thumbnails in one answer (`/thumbs`): a line per id, in the cache's
