@@ -13,8 +13,11 @@ public enum Packages {
 
     /// `packages` and everything they depend on (Depends and Pre-Depends, recursively).
     public static func closure(of packages: [String]) async throws -> Set<String> {
+        // A second of one core alone; two whole suites sharing the machine's two cores once
+        // stretched it past a minute (it is one thread among dozens). Only a hang fails it.
         let r = try await Subprocess.run("/usr/bin/apt-cache", ["depends", "--recurse", "--no-recommends", "--no-suggests",
-                                                                "--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances"] + packages)
+                                                                "--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances"] + packages,
+                                         timeout: 300)
         guard r.status == 0 else { throw TestFailure("apt-cache depends: \(r.stderr)") }
         // Package headers start a line; dependencies are indented; virtual packages are <name>.
         return Set(r.stdoutLines.filter { !$0.hasPrefix(" ") && !$0.hasPrefix("<") }
