@@ -37,6 +37,13 @@ public enum ContentHash {
         return sum.hex
     }
 
+    /// The raw 32-byte SHA-256 of bytes in memory (for base64 forms, as a CSP hash source).
+    public static func sha256Digest(bytes: [UInt8]) -> [UInt8] {
+        let sum = Checksum()
+        bytes.withUnsafeBytes { sum.update($0) }
+        return sum.digest
+    }
+
     /// Opens a file to read it whole: O_NONBLOCK so that a FIFO cannot hang us (regular files
     /// ignore it). Errors in the user's terms, naming the path.
     static func openForReading(_ path: String) throws(GpickError) -> Int32 {
@@ -83,4 +90,12 @@ final class Checksum {
 
     /// Lowercase hex; GLib keeps the string, which is copied here.
     var hex: String { String(cString: g_checksum_get_string(sum)) }
+
+    /// The digest's bytes (SHA-256: 32).
+    var digest: [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(g_checksum_type_get_length(G_CHECKSUM_SHA256)))
+        var length = gsize(out.count)
+        g_checksum_get_digest(sum, &out, &length)
+        return Array(out.prefix(Int(length)))
+    }
 }

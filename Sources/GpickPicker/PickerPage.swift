@@ -35,9 +35,7 @@ enum PickerPage {
 
     /// "sha256-BASE64" of the text's UTF-8, as a CSP source names an inline element.
     static func cspHash(_ text: String) -> String {
-        let hex = Array(ContentHash.sha256(bytes: Array(text.utf8)).utf8)
-        let digest = stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16) ?? 0 }
-        return "sha256-" + Data(digest).base64EncodedString()
+        "sha256-" + Data(ContentHash.sha256Digest(bytes: Array(text.utf8))).base64EncodedString()
     }
 
     /// Rows of thumbnails the page asks for in its first request (`firstThumbnails`).

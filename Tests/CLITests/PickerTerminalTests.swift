@@ -23,7 +23,7 @@ import Testing
         init(_ lib: Library, _ args: [String], columns: Int = 100, rows: Int = 30, env: [String: String] = [:],
              windowStyle: String? = nil) async throws {
             var env = env
-            if env["GST_DEBUG"] != nil { env["GST_DEBUG_FILE"] = dir + "/gst.log"; env["GST_DEBUG_NO_COLOR"] = "1" }
+            if env["GST_DEBUG"] != nil { env["GST_DEBUG_FILE"] = debugLog; env["GST_DEBUG_NO_COLOR"] = "1" }
             let vars = TestEnvironment.child(lib.env.merging(env) { $1 }).map { "'\($0)=\($1)'" }.joined(separator: " ")
             let cmd = ([TestEnvironment.binary, "pick", "--ui", "terminal", "--library", lib.root] + args).map { "'\($0)'" }.joined(separator: " ")
             let closeAll = "for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done 2>/dev/null"
