@@ -3,10 +3,10 @@ import GpickTestSupport
 import Testing
 
 /// `gpick avatar edit` as a user runs it: the page driven in a real headless Chromium, the
-/// preview's pixels read back from the page, the files decoded after ✕. One of the
-/// `BrowserPageTests`, whose serialization covers it.
+/// preview's pixels read back from the page, the files decoded after ✕. One page at a time, in
+/// the avatar driver's own browser.
 extension BrowserPageTests {
-@Suite struct AvatarEditorTests {
+@Suite(.serialized) struct AvatarEditorTests {
     struct Running {
         let process: Subprocess.Running
         let url: String

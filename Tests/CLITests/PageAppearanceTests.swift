@@ -2,18 +2,18 @@ import Foundation
 import GpickTestSupport
 import Testing
 
-/// The avatar editor's page and both pages' looks, one Chromium at a time, beside the picker's
-/// own page tests (`PickerWebTests`, also one at a time): two browsers at most on 2 cores, and
-/// neither suite waits for the other's minutes.
-@Suite(.serialized) struct BrowserPageTests {}
+/// The avatar editor's page and both pages' looks. Each suite is one page at a time in its own
+/// Chromium (`BrowserHost`), beside the picker's page tests (`PickerWebTests`): three chains that
+/// run side by side, so that none waits for another's minutes at the end of the run.
+enum BrowserPageTests {}
 
 /// How the picker and the avatar editor look, as a user's browser shows them: axe-core (Deque's
 /// accessibility engine) on both pages in light and dark, and pixels of headless Chromium's
 /// screenshots (the theme's header, the accent on the focused and selected cell and the Choose
-/// button, a user stylesheet, the camera cell's shape). One of the `BrowserPageTests`, whose
-/// serialization covers it.
+/// button, a user stylesheet, the camera cell's shape). One page at a time, in the page
+/// checks' own browser.
 extension BrowserPageTests {
-@Suite struct PageAppearanceTests {
+@Suite(.serialized) struct PageAppearanceTests {
     /// `page_checks.py URL SCHEME STEP…` in a tab of the shared browser: each step's answer.
     static func check(_ url: String, scheme: String = "none", _ steps: [String]) async throws -> [[String: Any]] {
         let said = try await BrowserHost.pageChecks.session([url, scheme] + steps, timeout: 180)
