@@ -16,4 +16,25 @@ import Testing
         let full = needed.filter { $0.contains("[libFoundation.so]") || $0.contains("Internationalization") || $0.contains("ICU") }
         #expect(full.isEmpty, "gpick links \(full): a module of the library or the CLI imports Foundation (use FoundationEssentials)")
     }
+
+    /// libvips' HEIF and JPEG XL modules (libheif's codecs, libjxl) load when a file needs
+    /// them, not for every still: `thumb` and `inspect` of a JPEG, PNG or WebP open neither.
+    /// The loader's own record (LD_DEBUG, written to files: gpick keeps libraries' text off
+    /// stderr) says which shared objects each run opened.
+    @Test(arguments: [("a.jpg", [String]()), ("lossy.webp", []), ("p.png", []), ("i.heic", ["vips-heif"]),
+                      ("i.avif", ["vips-heif"]), ("i.jxl", ["vips-jxl"])])
+    func libvipsModulesLoadForTheFilesThatNeedThem(_ file: String, _ expected: [String]) async throws {
+        let f = try await MediaFixtures.get()
+        let dir = TestEnvironment.tempDir()
+        for (n, args) in [["inspect", f.path(file)], ["thumb", f.path(file), "-o", "\(dir)/t.png"]].enumerated() {
+            let log = "\(dir)/ld-\(n)"
+            let r = try await Subprocess.gpick(args, env: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log])
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            let logs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("ld-\(n).") }
+            let text = try logs.map { try String(contentsOfFile: "\(dir)/\($0)", encoding: .utf8) }.joined()
+            #expect(text.contains("libvips.so"), "\(args): the record shows no libvips at all")
+            let opened = ["vips-heif", "vips-jxl"].filter { text.contains("/\($0).so") }
+            #expect(opened == expected, "\(args[0]) \(file) opened \(opened)")
+        }
+    }
 }

@@ -105,8 +105,7 @@ public struct URLImageSource: ImageSource {
         guard !body.isEmpty else { throw GpickError(.input, "cannot read \(name): the server sent no data") }
         return try body.withUnsafeBytes { bytes in
             Result { () throws(GpickError) -> ImageHeader in
-                try Vips.start()
-                let source = try Vips.check(cvips_source_new_from_memory(bytes.baseAddress, bytes.count), "cannot read", subject: name)
+                let source = try Vips.source(memory: bytes, name: name)
                 defer { cvips_unref_source(source) }
                 return try StillImage.header(source: source, name: name)
             }

@@ -109,7 +109,7 @@ public enum StillImage {
         guard !data.isEmpty else { throw GpickError(.input, "\(name): empty image data") }
         return try data.withUnsafeBytes { bytes in
             Result { () throws(GpickError) -> ImageHeader in
-                let source = try Vips.check(cvips_source_new_from_memory(bytes.baseAddress, bytes.count), "cannot read", subject: name)
+                let source = try Vips.source(memory: bytes, name: name)
                 defer { cvips_unref_source(source) }
                 return try header(source: source, name: name)
             }
@@ -150,8 +150,7 @@ public enum StillImage {
             Result { () throws(GpickError) -> VipsPicture in
                 // The source reads the caller's memory without copying; the result is rendered
                 // to memory of its own before `bytes` goes.
-                let source = try Vips.check(cvips_source_new_from_memory(bytes.baseAddress, bytes.count),
-                                            "cannot read", subject: name)
+                let source = try Vips.source(memory: bytes, name: name)
                 defer { cvips_unref_source(source) }
                 return try thumbnail(source: source, name: name, limits: limits, boxFor: boxFor) { () throws(GpickError) in
                     try PNGChecksums.verify(data: data, name: name)
@@ -269,7 +268,7 @@ public enum StillImage {
         try Vips.start()
         var st = stat()
         if fstat(fd, &st) == 0, st.st_size == 0 { throw GpickError(.input, "cannot read \(name): the file is empty (0 bytes)") }
-        let source = try Vips.check(cvips_source_new_from_descriptor(fd), "cannot read", subject: name)
+        let source = try Vips.source(descriptor: fd, name: name)
         defer { cvips_unref_source(source) }
         return try body(source)
     }

@@ -24,17 +24,16 @@ enum Vips {
         // OpenSlide's too, with their dozens of libraries (5.5 MiB of a thumbnail run's memory),
         // whose loaders gpick blocks anyway. Its prefix override, VIPSHOME, pointed at /dev/null
         // (under which no folder can ever exist) stops that for this start; libvips would
-        // otherwise set VIPSHOME itself. The modules of the loaders gpick allows are then loaded
-        // by name. A VIPSHOME of the user's own is left as it is, and so are its modules.
-        let chosenPrefix = getenv("VIPSHOME") == nil
-        if chosenPrefix { setenv("VIPSHOME", "/dev/null", 1) }
+        // otherwise set VIPSHOME itself. The modules of the loaders gpick allows are loaded by
+        // name when a file first needs one (`Module.needed(byHead:)`). A VIPSHOME of the user's
+        // own is left as it is, and so are its modules.
+        if choosesModules { setenv("VIPSHOME", "/dev/null", 1) }
         let status = cvips_init("gpick")
-        if chosenPrefix { unsetenv("VIPSHOME") }
+        if choosesModules { unsetenv("VIPSHOME") }
         guard status == 0 else {
             let detail = takeErrorText()
             return .failure(GpickError(.runtime, "the image library (libvips) failed to start", detail: detail))
         }
-        if chosenPrefix { loadModules() }
         // Each thumbnail is made once: the operation cache would only hold decoded pixels and
         // open files for nothing.
         cvips_cache_set_max(0)
@@ -51,15 +50,77 @@ enum Vips {
         return .success(())
     }
 
-    /// The modules that hold allowed loaders (HEIF and AVIF through libheif, JPEG XL through
-    /// libjxl). One that is missing is no error: libvips built without modules has them inside,
-    /// and a loader that is absent either way is reported for the file that needs it.
-    static let modules = ["vips-heif", "vips-jxl"]
+    /// gpick picks libvips' modules itself, unless the user set VIPSHOME (read before libvips
+    /// starts: libvips sets it).
+    private static let choosesModules = getenv("VIPSHOME") == nil
 
-    private static func loadModules() {
-        guard let file = cvips_library_file().map({ String(cString: $0) }), let slash = file.lastIndex(of: "/") else { return }
-        let folder = file[..<slash] + "/vips-modules-\(cvips_version(0)).\(cvips_version(1))"
-        for module in modules { _ = cvips_load_module(folder + "/" + module + ".so") }
+    /// The modules that hold allowed loaders: HEIF and AVIF through libheif, JPEG XL through
+    /// libjxl. Each is loaded the first time a file needs it: their libraries (libheif's codecs,
+    /// libjxl's) were some 8 ms of the 68 ms a JPEG's `inspect` takes. One that is missing is no
+    /// error: libvips built without modules has them inside, and a loader that is absent either
+    /// way is reported for the file that needs it.
+    enum Module: String, CaseIterable {
+        case heif = "vips-heif"
+        case jxl = "vips-jxl"
+
+        /// The modules whose loaders could take a file that starts with `head` (its first 12
+        /// bytes, or all of a shorter file), by what those loaders' own checks look for: for
+        /// HEIF and AVIF an ISO "ftyp" box at byte 4 (libvips then checks the brand in it), for
+        /// JPEG XL its codestream's or its container's signature.
+        static func needed(byHead head: some Collection<UInt8>) -> [Module] {
+            let b = Array(head.prefix(12))
+            var modules: [Module] = []
+            if b.count >= 8, b[4..<8].elementsEqual("ftyp".utf8) { modules.append(.heif) }
+            if b.starts(with: [0xFF, 0x0A]) || b.starts(with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { modules.append(.jxl) }
+            return modules
+        }
+    }
+
+    private static let moduleFolder: String? = {
+        guard let file = cvips_library_file().map({ String(cString: $0) }), let slash = file.lastIndex(of: "/") else { return nil }
+        return file[..<slash] + "/vips-modules-\(cvips_version(0)).\(cvips_version(1))"
+    }()
+
+    // Each loaded once, under the native libraries' lock (a module registers GLib types).
+    private static let heifLoaded: Void = load(.heif)
+    private static let jxlLoaded: Void = load(.jxl)
+
+    private static func load(_ module: Module) {
+        guard choosesModules, let folder = moduleFolder else { return }
+        NativeLibraries.starting { _ = cvips_load_module(folder + "/" + module.rawValue + ".so") }
+    }
+
+    /// Makes sure the loaders that a file starting with `head` may need are there. Blocking
+    /// (module loading); libvips has started.
+    static func loadModules(forHead head: some Collection<UInt8>) {
+        for module in Module.needed(byHead: head) {
+            switch module {
+            case .heif: _ = heifLoaded
+            case .jxl: _ = jxlLoaded
+            }
+        }
+    }
+
+    /// A libvips source over memory, the module its loader needs loaded first.
+    static func source(memory bytes: UnsafeRawBufferPointer, name: String) throws(GpickError) -> UnsafeMutablePointer<VipsSource> {
+        try start()
+        loadModules(forHead: bytes.prefix(12))
+        return try check(cvips_source_new_from_memory(bytes.baseAddress, bytes.count), "cannot read", subject: name)
+    }
+
+    /// A libvips source over a descriptor we opened, the module its loader needs loaded first:
+    /// the file's first bytes are read where they are, its offset left alone. What cannot be
+    /// read that way (a pipe) may need any module.
+    static func source(descriptor fd: Int32, name: String) throws(GpickError) -> UnsafeMutablePointer<VipsSource> {
+        try start()
+        var head = [UInt8](repeating: 0, count: 12)
+        let count = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        if count >= 0 {
+            loadModules(forHead: head.prefix(count))
+        } else {
+            _ = (heifLoaded, jxlLoaded)
+        }
+        return try check(cvips_source_new_from_descriptor(fd), "cannot read", subject: name)
     }
 
     /// Starts libvips if nobody has yet. Blocking (module loading): call it off the cooperative pool.
