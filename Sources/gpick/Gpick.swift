@@ -17,9 +17,10 @@ struct Gpick: AsyncParsableCommand {
 
     /// Errors print as one line on stderr (no usage dump), with a non-zero exit.
     static func main() async {
-        // The pick half runs in gpick-library: hand over before anything else starts.
+        // The pick half runs in gpick-library, and so does a photo's inspect: hand over before
+        // anything else starts.
         let arguments = CommandLine.arguments
-        if arguments.count > 1, PickHalf.commands.contains(arguments[1]) {
+        if arguments.count > 1, PickHalf.commands.contains(arguments[1]) || PickHalf.inspectsOnePhoto(Array(arguments.dropFirst())) {
             let e = PickHalf.exec(Array(arguments.dropFirst()))
             Console.error(e)
             Glibc.exit(e.exitCode)

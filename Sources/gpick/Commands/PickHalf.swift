@@ -1,4 +1,5 @@
 import GpickCLI
+import GpickFormats
 import ArgumentParser
 import FoundationEssentials
 import Glibc
@@ -10,6 +11,13 @@ import GpickKit
 /// before parsing anything.
 enum PickHalf {
     static let commands: Set<String> = ["library", "thumb", "pick", "avatar"]
+
+    /// Whether `gpick inspect …` (`arguments`, the command first) names one photo and only
+    /// what gpick-library's inspect takes too (`InspectHandOver`): `main` then hands it over
+    /// before parsing. Otherwise gpick parses it, and `Inspect.run` hands a photo over then.
+    static func inspectsOnePhoto(_ arguments: [String]) -> Bool {
+        InspectHandOver.file(arguments).map(MetadataReader.looksLikeStill(path:)) ?? false
+    }
 
     /// The executable beside gpick that runs `command`.
     static func helper(for command: String?) -> String { command == "avatar" ? "gpick-avatar" : "gpick-library" }
