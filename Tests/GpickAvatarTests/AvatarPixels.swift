@@ -27,32 +27,50 @@ struct Pixels {
 
     /// Pixels exactly `c` (opaque): the inside of glyphs drawn in `c`.
     func mask(equalTo c: AvatarColor) -> [Bool] {
-        (0..<side * side).map { i in
-            rgba[i * 4] == c.red && rgba[i * 4 + 1] == c.green && rgba[i * 4 + 2] == c.blue && rgba[i * 4 + 3] == 255
+        let (r0, g0, b0) = (Int(c.red), Int(c.green), Int(c.blue))
+        return mask { r, g, b, a in r == r0 && g == g0 && b == b0 && a == 255 }
+    }
+
+    /// The pixels whose channels pass `test`. The loops here run over buffer pointers: in a
+    /// debug build, indexing arrays pixel by pixel cost these tests seconds of CPU.
+    func mask(_ test: (_ r: Int, _ g: Int, _ b: Int, _ a: Int) -> Bool) -> [Bool] {
+        let count = side * side
+        return rgba.withUnsafeBufferPointer { p in
+            [Bool](unsafeUninitializedCapacity: count) { out, made in
+                for i in 0..<count { out[i] = test(Int(p[i * 4]), Int(p[i * 4 + 1]), Int(p[i * 4 + 2]), Int(p[i * 4 + 3])) }
+                made = count
+            }
         }
     }
 
     /// `mask` grown by `r` pixels (a square neighbourhood), by sliding-window counts.
     func dilated(_ mask: [Bool], by r: Int) -> [Bool] {
         let n = side
-        var rows = [Bool](repeating: false, count: n * n)
-        for y in 0..<n {
-            var count = 0
-            for x in 0..<min(n, r) where mask[y * n + x] { count += 1 }
-            for x in 0..<n {
-                if x + r < n, mask[y * n + x + r] { count += 1 }
-                if x - r - 1 >= 0, mask[y * n + x - r - 1] { count -= 1 }
-                rows[y * n + x] = count > 0
+        var rows = [Bool](repeating: false, count: n * n), out = rows
+        mask.withUnsafeBufferPointer { m in
+            rows.withUnsafeMutableBufferPointer { rows in
+                for y in 0..<n {
+                    var count = 0
+                    for x in 0..<min(n, r) where m[y * n + x] { count += 1 }
+                    for x in 0..<n {
+                        if x + r < n, m[y * n + x + r] { count += 1 }
+                        if x - r - 1 >= 0, m[y * n + x - r - 1] { count -= 1 }
+                        rows[y * n + x] = count > 0
+                    }
+                }
             }
         }
-        var out = [Bool](repeating: false, count: n * n)
-        for x in 0..<n {
-            var count = 0
-            for y in 0..<min(n, r) where rows[y * n + x] { count += 1 }
-            for y in 0..<n {
-                if y + r < n, rows[(y + r) * n + x] { count += 1 }
-                if y - r - 1 >= 0, rows[(y - r - 1) * n + x] { count -= 1 }
-                out[y * n + x] = count > 0
+        rows.withUnsafeBufferPointer { rows in
+            out.withUnsafeMutableBufferPointer { out in
+                for x in 0..<n {
+                    var count = 0
+                    for y in 0..<min(n, r) where rows[y * n + x] { count += 1 }
+                    for y in 0..<n {
+                        if y + r < n, rows[(y + r) * n + x] { count += 1 }
+                        if y - r - 1 >= 0, rows[(y - r - 1) * n + x] { count -= 1 }
+                        out[y * n + x] = count > 0
+                    }
+                }
             }
         }
         return out
@@ -70,13 +88,17 @@ struct Pixels {
         }
         let near = dilated(inside, by: 2), zone = dilated(inside, by: 5)
         let t = Contrast.luminance(text)
-        var worst = 21.0, ring = 0
-        for i in 0..<side * side where zone[i] && !near[i] {
-            ring += 1
-            let l = Contrast.luminance(rgba[i * 4], rgba[i * 4 + 1], rgba[i * 4 + 2])
-            worst = min(worst, Contrast.ratio(t, l))
+        var worst = 21.0, ring = 0, glyphPixels = 0
+        rgba.withUnsafeBufferPointer { p in
+            for i in 0..<side * side {
+                if inside[i] { glyphPixels += 1 }
+                guard zone[i], !near[i] else { continue }
+                ring += 1
+                let l = Contrast.luminance(p[i * 4], p[i * 4 + 1], p[i * 4 + 2])
+                worst = min(worst, Contrast.ratio(t, l))
+            }
         }
-        return (worst, inside.filter { $0 }.count, ring)
+        return (worst, glyphPixels, ring)
     }
 
     /// The box of pixels that differ from `background` by more than `tolerance` on any channel.
