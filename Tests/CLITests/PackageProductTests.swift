@@ -55,10 +55,12 @@ import Testing
             for file in PackageClosureTests.swiftFiles(under: libraries.map { "Sources/\($0)" }) {
                 let text = try String(contentsOfFile: TestEnvironment.repoRoot + "/" + file, encoding: .utf8)
                 for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                    guard !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") else { continue }
+                    // Regexes only where they can match: most lines hold no string literal.
+                    guard line.contains("\""), !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") else { continue }
                     for literal in line.matches(of: /"(?:[^"\\]|\\.)*"/) {
                         // A flag (--name, not a CSS custom property --name:) or a command to run.
-                        if literal.output.contains(/(^|[\s(])--[a-z][a-z-]*(?![a-z-]*:)/) || literal.output.contains("`gpick ") {
+                        if literal.output.contains("--") && literal.output.contains(/(^|[\s(])--[a-z][a-z-]*(?![a-z-]*:)/)
+                            || literal.output.contains("`gpick ") {
                             found.append("\(file):\(n + 1): \(literal.output)")
                         }
                     }
