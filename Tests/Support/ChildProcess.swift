@@ -1,5 +1,6 @@
 import Foundation
 import GpickBase
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,9 @@ public final class ChildProcess: @unchecked Sendable {
     // Invariant: `status` is only touched under `ended`'s lock.
     private let ended = NSCondition()
     private var status: Int32?
+    /// The program and the test that started it, for `CPULog`.
+    private let program: String
+    private let startedBy = Test.current?.id.description
 
     /// Starts `exe` with `args` and `environment`; `stdin`, `stdout` and `stderr` are the child's
     /// ends (dup2'd to 0, 1 and 2). Nothing else of this process's is inherited.
@@ -41,15 +45,18 @@ public final class ChildProcess: @unchecked Sendable {
         guard spawned == 0 else { throw TestFailure("cannot start \(exe): \(String(cString: strerror(spawned)))") }
         processIdentifier = pid
         arguments = args
+        program = exe
         // Named, so a failure's thread list tells it from the cooperative pool's.
         if !detachThread(named: "test-reaper", { [self] in reap() }) { Thread.detachNewThread { [self] in reap() } }
     }
 
     private func reap() {
         var raw: Int32 = 0
-        while waitpid(processIdentifier, &raw, 0) < 0 {
+        var usage = rusage()
+        while wait4(processIdentifier, &raw, 0, &usage) < 0 {
             guard errno == EINTR else { raw = 0x7f00; break }  // not ours to wait for: report 127
         }
+        CPULog.child(usage, test: startedBy, command: [program] + (arguments ?? []))
         // An exit code, or 128 + the signal, as a shell reports it.
         let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
         ended.withLock {

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import GpickBase
 #if canImport(Glibc)
 import Glibc
@@ -50,9 +51,11 @@ public enum Spawn {
         // while this waited on its stdout would never end.
         let (stdout, stderr) = drain(keepStdout ? out[0] : -1, err[0])
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
             guard errno == EINTR else { throw TestFailure("waitpid \(exe): \(String(cString: strerror(errno)))") }
         }
+        CPULog.child(usage, test: Test.current?.id.description, command: [exe] + args)
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: code, stdout: stdout, stderr: stderr)
     }
