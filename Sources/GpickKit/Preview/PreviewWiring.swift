@@ -104,11 +104,28 @@ extension Preview {
         }
     }
 
+    /// Sets the caps of the branch's "size" when no frame is past its queue. The scaler and
+    /// "size" run in the queue's streaming thread: set from another thread, the caps could
+    /// change between the scaler choosing its output for them and "size" being told, which
+    /// refused that output and failed the session ("format not supported"), a few times in a
+    /// hundred resizes under load. At an idle moment of the queue's output nothing is between
+    /// them, and the scaler's next frame is made for the new caps. (An idle probe runs at once
+    /// when the pad is idle, else after the frame in flight, in the order the calls came.)
     private func setSize(_ bin: Bin, _ caps: String) throws(GpickError) {
+        let filter: Element, wanted: Caps
         do {
-            try bin.requireElement(named: "size").set("caps", caps: try Caps(caps))
+            filter = try bin.requireElement(named: "size")
+            wanted = try Caps(caps)
         } catch {
             throw GpickError(.pipeline, "preview-\(sink.rawValue): \(error.message)")
+        }
+        guard let pad = bin.element(named: "video")?.staticPad("src") else {
+            try? filter.set("caps", caps: wanted)
+            return
+        }
+        pad.addProbe(.idle) { _ in
+            try? filter.set("caps", caps: wanted)
+            return .remove
         }
     }
 
