@@ -9,7 +9,7 @@ import Glibc
 /// `sort -rn FILE | head`, or summed by test.
 enum CPULog {
     static let file: FileHandle? = ProcessInfo.processInfo.environment["GPICK_TEST_CPU_LOG"].flatMap { path in
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         return FileHandle(forWritingAtPath: path)
     }
     private static let lock = NSLock()
