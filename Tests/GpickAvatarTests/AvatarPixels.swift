@@ -43,37 +43,29 @@ struct Pixels {
         }
     }
 
-    /// `mask` grown by `r` pixels (a square neighbourhood), by sliding-window counts.
+    /// `mask` grown by `r` pixels (a square neighbourhood), by sliding-window counts: along
+    /// the rows, then down the columns.
     func dilated(_ mask: [Bool], by r: Int) -> [Bool] {
         let n = side
         var rows = [Bool](repeating: false, count: n * n), out = rows
-        mask.withUnsafeBufferPointer { m in
-            rows.withUnsafeMutableBufferPointer { rows in
-                for y in 0..<n {
-                    var count = 0
-                    for x in 0..<min(n, r) where m[y * n + x] { count += 1 }
-                    for x in 0..<n {
-                        if x + r < n, m[y * n + x + r] { count += 1 }
-                        if x - r - 1 >= 0, m[y * n + x - r - 1] { count -= 1 }
-                        rows[y * n + x] = count > 0
-                    }
-                }
-            }
-        }
-        rows.withUnsafeBufferPointer { rows in
-            out.withUnsafeMutableBufferPointer { out in
-                for x in 0..<n {
-                    var count = 0
-                    for y in 0..<min(n, r) where rows[y * n + x] { count += 1 }
-                    for y in 0..<n {
-                        if y + r < n, rows[(y + r) * n + x] { count += 1 }
-                        if y - r - 1 >= 0, rows[(y - r - 1) * n + x] { count -= 1 }
-                        out[y * n + x] = count > 0
-                    }
-                }
-            }
-        }
+        mask.withUnsafeBufferPointer { m in rows.withUnsafeMutableBufferPointer { Self.spread(m, into: $0, n: n, r: r, line: n, step: 1) } }
+        rows.withUnsafeBufferPointer { m in out.withUnsafeMutableBufferPointer { Self.spread(m, into: $0, n: n, r: r, line: 1, step: n) } }
         return out
+    }
+
+    /// One pass of `dilated` over n lines of n pixels: line k starts at k·`line`, and its pixels
+    /// are `step` apart. A pixel is set when one within `r` of it along its line is.
+    private static func spread(_ m: UnsafeBufferPointer<Bool>, into out: UnsafeMutableBufferPointer<Bool>, n: Int, r: Int, line: Int, step: Int) {
+        for k in 0..<n {
+            let start = k * line
+            var count = 0
+            for i in 0..<min(n, r) where m[start + i * step] { count += 1 }
+            for i in 0..<n {
+                if i + r < n, m[start + (i + r) * step] { count += 1 }
+                if i - r - 1 >= 0, m[start + (i - r - 1) * step] { count -= 1 }
+                out[start + i * step] = count > 0
+            }
+        }
     }
 
     /// The worst WCAG contrast between `text` and the background pixels around its glyphs: those

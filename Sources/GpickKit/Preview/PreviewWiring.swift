@@ -116,15 +116,15 @@ extension Preview {
         do {
             filter = try bin.requireElement(named: "size")
             wanted = try Caps(caps)
+            // Setting caps fails only on an element without them: said here, where it can be.
+            _ = try filter.propertyInfo("caps")
         } catch {
             throw GpickError(.pipeline, "preview-\(sink.rawValue): \(error.message)")
         }
-        guard let pad = bin.element(named: "video")?.staticPad("src") else {
-            try? filter.set("caps", caps: wanted)
-            return
-        }
+        let apply: @Sendable () -> Void = { try? filter.set("caps", caps: wanted) }
+        guard let pad = bin.element(named: "video")?.staticPad("src") else { return apply() }
         pad.addProbe(.idle) { _ in
-            try? filter.set("caps", caps: wanted)
+            apply()
             return .remove
         }
     }
