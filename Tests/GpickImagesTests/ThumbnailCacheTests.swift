@@ -242,8 +242,10 @@ struct ThumbnailCacheTests {
         // A JPEG whose SOF claims 65500×65500.
         let small = "\(dir)/small.jpg", big = "\(dir)/big.jpg"
         try await Fixture.jpeg(small, width: 64, height: 48)
-        var jpeg = try Fixture.bytes(small)
-        let sof = try #require((0..<(jpeg.count - 9)).first { jpeg[$0] == 0xFF && (jpeg[$0 + 1] == 0xC0 || jpeg[$0 + 1] == 0xC2) })
+        let original: [UInt8] = try Fixture.bytes(small)
+        let isSOF = { (i: Int) -> Bool in original[i] == 0xFF && (original[i + 1] == 0xC0 || original[i + 1] == 0xC2) }
+        let sof: Int = try #require((0..<(original.count - 9)).first(where: isSOF))
+        var jpeg = original
         jpeg[sof + 5] = 0xFF; jpeg[sof + 6] = 0xDC; jpeg[sof + 7] = 0xFF; jpeg[sof + 8] = 0xDC
         try Fixture.write(jpeg, to: big)
 
