@@ -65,11 +65,7 @@ setup:
 apt-packages:
 	@echo $(APT_PACKAGES)
 
-# Line tables only, in both builds: backtraces and TSan reports keep their file:line, and the
-# compile skips the full debug information (types, variables) nobody reads from these builds
-# (measured: a fresh debug build 276 -> 247 s on 2 cores; the release gpick about 5 % less).
-LINE_TABLES := -Xswiftc -gline-tables-only -Xcc -gline-tables-only
-RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib $(LINE_TABLES)
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib
 
 build: setup
 	$(RELEASE_BUILD) --product gpick
@@ -78,7 +74,7 @@ build: setup
 
 # C pixel loops (CImaging) at -O2 in the debug build as well: the tests time flips and
 # placeholders. Given here, not in Package.swift, where SwiftPM would refuse it to dependants.
-DEBUG_FLAGS := -Xcc -O2 $(LINE_TABLES)
+DEBUG_FLAGS := -Xcc -O2
 
 debug: setup
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
