@@ -47,7 +47,7 @@ AXE_SELENIUM_VERSION := 2.1.6
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup apt-packages build debug test tsan demo docs bench install clean
+.PHONY: setup apt-packages build debug test tsan tsan-build demo release-gpick docs bench install clean
 
 # Idempotent: installs only what dpkg does not already have.
 setup:
@@ -93,20 +93,25 @@ test: debug
 # ThreadSanitizer over the in-process session, flip and recording tests. Tests/TSan is a package
 # of its own over the same test files, so the instrumented build holds GpickKit and its imports
 # only (about 1.7 min to build on 2 cores instead of 3.7 for the whole tree, and 20 s to run).
-# The soak tests start the debug gpick-soak. Any report fails it.
-tsan: setup
+# The soak tests start the debug gpick-soak. Any report fails it. tsan-build touches only
+# Tests/TSan/.build, so it can run beside a build of the main package (CI does).
+tsan: tsan-build
 	$(SWIFT) build --product gpick-soak $(DEBUG_FLAGS)
-	cd Tests/TSan && $(SWIFT) build --build-tests --sanitize=thread $(DEBUG_FLAGS)
 	cd Tests/TSan && TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(SWIFT) test --skip-build --sanitize=thread
 
+tsan-build: setup
+	cd Tests/TSan && $(SWIFT) build --build-tests --sanitize=thread $(DEBUG_FLAGS)
+
 # The demo runs gpick alone: the other two binaries (about 2 min more to build) are not needed.
-demo: setup
-	$(RELEASE_BUILD) --product gpick
+demo: release-gpick
 	@mkdir -p $(OUT)
 	$(BIN) snap --source test --width 1280 --height 720 -o $(OUT)/still.jpg
 	$(BIN) record --source test --audio test --width 1280 --height 720 --duration 3 -o $(OUT)/clip.mp4
 	$(BIN) inspect $(OUT)/clip.mp4
 	@echo "demo: still and 3 s clip written to $(OUT)/still.jpg and $(OUT)/clip.mp4"
+
+release-gpick: setup
+	$(RELEASE_BUILD) --product gpick
 
 # The API documentation of the libraries (DocC, through swift-docc-plugin), as static pages in
 # out/docs: open out/docs/documentation/gpickkit/index.html through any web server. The symbol
