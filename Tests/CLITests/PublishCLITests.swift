@@ -180,7 +180,7 @@ import Testing
         let rx = try await server.wait(timeout: 20)
         #expect(rx.status == 0, "the RTSP server: \(rx.stderr)")
         #expect(try await Media.probedStreams("\(dir)/video.ts").map(\.codec) == ["h264"])
-        #expect(try await Media.probedStreams("\(dir)/audio.ts").map(\.codec) == ["opus"])
+        #expect(try await Media.probedStreams("\(dir)/audio.ts").map(\.codec) == ["opus"], "the RTSP server: \(rx.stdout) \(rx.stderr)")
         let samples = try await Media.sound("\(dir)/audio.ts")
         #expect(samples.count > 2 * 48_000 && Media.rms(samples, skip: 4800) > 1000, "\(samples.count) samples at \(Media.rms(samples, skip: 4800))")
         let stamps = try await Media.stampIndices("\(dir)/video.ts")

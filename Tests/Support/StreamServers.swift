@@ -65,18 +65,23 @@ public enum StreamServers {
     f.set_launch('( decodebin name=depay0 caps="video/x-h264;audio/x-opus" decodebin name=depay1 caps="video/x-h264;audio/x-opus" )')
     def configure(factory, media):
         top = media.get_element()
-        def added(_, pad):
-            video = pad.get_current_caps().to_string().startswith('video')
+        def added(element, pad):
+            caps = pad.get_current_caps() or pad.query_caps(None)
+            video = caps.to_string().startswith('video')
+            print('stream %s: %s' % (element.get_name(), caps.to_string()), flush=True)
             chain = Gst.parse_bin_from_description(
                 ('h264parse config-interval=-1' if video else 'opusparse') +
                 ' ! mpegtsmux ! filesink buffer-mode=unbuffered location=%s/%s.ts' % (out, 'video' if video else 'audio'), True)
             top.add(chain)
             chain.sync_state_with_parent()
-            pad.link(chain.get_static_pad('sink'))
+            print('linked %s: %s' % (element.get_name(), pad.link(chain.get_static_pad('sink'))), flush=True)
         for name in ('depay0', 'depay1'):
             top.get_by_name(name).connect('pad-added', added)
+        # Unprepared comes after the end of stream has gone through to the files (eos-shutdown).
+        media.connect('unprepared', lambda m: (print('unprepared', flush=True), loop.quit()))
     f.connect('media-configure', configure)
-    server.connect('client-connected', lambda s, c: c.connect('closed', lambda c: GLib.timeout_add(300, loop.quit)))
+    # Should the media never be unprepared, the client's hang-up still ends the server.
+    server.connect('client-connected', lambda s, c: c.connect('closed', lambda c: GLib.timeout_add(10000, loop.quit)))
     server.get_mount_points().add_factory('/live/cam', f)
     server.attach(None)
     print('listening', flush=True)
