@@ -21,7 +21,7 @@ import Testing
         #expect(TestEnvironment.files(in: dir) == ["shot.MP.jpg"], "no temp files left")
 
         // exiftool reads the Motion Photo fields and the Container directory.
-        let x = try await Subprocess.run("/usr/bin/exiftool", ["-j", "-struct", "-G1", "-XMP-GCamera:all", "-XMP-Container:all", path])
+        let x = try await ExifTool.run(["-j", "-struct", "-G1", "-XMP-GCamera:all", "-XMP-Container:all", path])
         let tags = try #require((try JSONSerialization.jsonObject(with: Data(x.stdout.utf8)) as? [[String: Any]])?.first)
         #expect("\(tags["XMP-GCamera:MotionPhoto"] ?? "")" == "1")
         #expect("\(tags["XMP-GCamera:MotionPhotoVersion"] ?? "")" == "1")
@@ -119,15 +119,15 @@ import Testing
         #expect(TestEnvironment.files(in: dir) == ["IMG_0001.jpg", "IMG_0001.mov"])
         let jpg = "\(dir)/IMG_0001.jpg", mov = "\(dir)/IMG_0001.mov"
         // exiftool reads the UUID from the JPEG's Apple MakerNote (tag 17) and from the MOV's keys.
-        let mn = try await Subprocess.run("/usr/bin/exiftool", ["-s3", "-MakerNotes:MediaGroupUUID", "-MakerNotes:ContentIdentifier", jpg])
+        let mn = try await ExifTool.run(["-s3", "-MakerNotes:MediaGroupUUID", "-MakerNotes:ContentIdentifier", jpg])
         let fromJPEG = try #require(mn.stdoutLines.first)
         #expect(fromJPEG.count == 36 && fromJPEG == fromJPEG.uppercased(), "\(mn.stdout)")
-        let keys = try await Subprocess.run("/usr/bin/exiftool", ["-s3", "-Keys:ContentIdentifier", mov])
+        let keys = try await ExifTool.run(["-s3", "-Keys:ContentIdentifier", mov])
         #expect(keys.stdoutLines.first == fromJPEG)
         let rep = try #require((try await Self.report(mov))["appleLivePhoto"] as? [String: Any])
         #expect(rep["contentIdentifier"] as? String == fromJPEG && rep["consistent"] as? Bool == true, "\(rep)")
         // The still-image-time track: one mebx sample, at the still's time, value -1.
-        let ee = try await Subprocess.run("/usr/bin/exiftool", ["-ee", "-s3", "-StillImageTime", mov])
+        let ee = try await ExifTool.run(["-ee", "-s3", "-StillImageTime", mov])
         #expect(ee.stdoutLines == ["-1"], "\(ee.stdout)")
         let stream = try await Subprocess.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "d", "-show_entries",
                                                                    "stream=codec_tag_string", "-of", "csv=p=0", mov])

@@ -35,7 +35,7 @@ struct RealFilesTests {
     }
 
     static func exiftool(_ path: String) async throws -> [String: Any] {
-        let r = try await Subprocess.run("/usr/bin/exiftool", ["-j", "-n", path])
+        let r = try await ExifTool.run(["-j", "-n", path])
         return (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])?.first ?? [:]
     }
 

@@ -42,7 +42,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try await ExifTags.problems("\(dir)/shot.MP.jpg") == [])
         #expect(try await ExifTags.problems("\(dir)/shot.jpg") == [])
-        let x = try await Subprocess.run("/usr/bin/exiftool", ["-s3", "-MediaGroupUUID", "-ContentIdentifier", "\(dir)/shot.jpg"])
+        let x = try await ExifTool.run(["-s3", "-MediaGroupUUID", "-ContentIdentifier", "\(dir)/shot.jpg"])
         let uuid = x.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(uuid.count == 36, "the Apple pair's UUID: \(x.stdout)")
         let rep = try await Subprocess.gpick(["inspect", "\(dir)/shot.jpg", "--json"])

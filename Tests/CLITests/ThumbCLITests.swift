@@ -16,9 +16,8 @@ import Testing
         guard r.status == 0 else { throw TestFailure("gst-launch-1.0 \(pipeline): \(r.stderr)") }
     }
 
-    static func exiftool(_ args: [String]) throws {
-        let r = try Subprocess.runSync("/usr/bin/exiftool", ["-q", "-overwrite_original"] + args)
-        guard r.status == 0 else { throw TestFailure("exiftool \(args): \(r.stderr)") }
+    static func exiftool(_ args: [String]) async throws {
+        try await ExifTool.check(["-q", "-overwrite_original"] + args)
     }
 
     /// A 640×480 JPEG of SMPTE bars (light grey on the left of the top rows, blue on the right).
@@ -146,7 +145,7 @@ import Testing
     @Test func exifOrientationSixGivesAnUprightPortrait() async throws {
         let dir = TestEnvironment.tempDir()
         try Self.bars(dir + "/sideways.jpg")
-        try Self.exiftool(["-n", "-Orientation=6", dir + "/sideways.jpg"])
+        try await Self.exiftool(["-n", "-Orientation=6", dir + "/sideways.jpg"])
         let r = try await Subprocess.gpick(["thumb", dir + "/sideways.jpg", "--size", "128", "-o", dir + "/t.png", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let e = try Self.written(r)
@@ -177,7 +176,7 @@ import Testing
         try Self.bars(dir + "/still.jpg", pattern: "red")
         try Self.video(dir + "/movie.mp4", blackSeconds: 0, barsSeconds: 1, pattern: "blue")
         let movie = try Data(contentsOf: URL(fileURLWithPath: dir + "/movie.mp4"))
-        try Self.exiftool(["-XMP-GCamera:MicroVideo=1", "-XMP-GCamera:MicroVideoVersion=1",
+        try await Self.exiftool(["-XMP-GCamera:MicroVideo=1", "-XMP-GCamera:MicroVideoVersion=1",
                            "-XMP-GCamera:MicroVideoOffset=\(movie.count)", dir + "/still.jpg"])
         var motion = try Data(contentsOf: URL(fileURLWithPath: dir + "/still.jpg"))
         motion.append(movie)

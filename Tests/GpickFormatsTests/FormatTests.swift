@@ -70,7 +70,7 @@ import GpickTestSupport
         let path = Self.temp("tagged.jpg")
         try Data(tagged).write(to: URL(fileURLWithPath: path))
         // exiftool 12.57 calls Apple's tag 17 MediaGroupUUID (later versions: ContentIdentifier).
-        let read = try await Self.run("/usr/bin/exiftool", ["-s3", "-MakerNotes:MediaGroupUUID", "-MakerNotes:ContentIdentifier", path])
+        let read = try await ExifTool.check(["-s3", "-MakerNotes:MediaGroupUUID", "-MakerNotes:ContentIdentifier", path]).stdout
         #expect(read.trimmingCharacters(in: .whitespacesAndNewlines) == uuid)
     }
 
@@ -88,7 +88,7 @@ import GpickTestSupport
         #expect(parsed.videoLength == mp4.count && parsed.presentationUs == 733_333)
         let path = Self.temp("x.MP.jpg")
         try Data(file).write(to: URL(fileURLWithPath: path))
-        let tags = try await Self.run("/usr/bin/exiftool", ["-s", "-XMP-GCamera:all", "-XMP-Container:all", path])
+        let tags = try await ExifTool.check(["-s", "-XMP-GCamera:all", "-XMP-Container:all", path]).stdout
         #expect(tags.contains("MotionPhoto") && tags.contains(": 1"), "\(tags)")
         #expect(tags.contains("MotionPhotoPresentationTimestampUs: 733333"), "\(tags)")
         #expect(tags.contains("\(mp4.count)"), "the directory's Length: \(tags)")
@@ -114,7 +114,7 @@ import GpickTestSupport
         #expect(abs((read.stillTime ?? -1) - 0.5) < 0.04)
         let path = Self.temp("x.mov")
         try Data(patched).write(to: URL(fileURLWithPath: path))
-        let tags = try await Self.run("/usr/bin/exiftool", ["-s3", "-Keys:ContentIdentifier", path])
+        let tags = try await ExifTool.check(["-s3", "-Keys:ContentIdentifier", path]).stdout
         #expect(tags.trimmingCharacters(in: .whitespacesAndNewlines) == uuid)
         // ffprobe (FFmpeg's own reader) still opens it, with the metadata track beside the video.
         let probe = try await Self.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", path])

@@ -112,7 +112,7 @@ import GpickBase
         defer { try? FileManager.default.removeItem(atPath: path) }
         let m = try MetadataReader.read(path: path)
         #expect(m.contentIdentifier == id && m.burstUUID == burst)
-        let tool = String(decoding: try await MediaFixtures.run("/usr/bin/exiftool", ["-s3", "-BurstUUID", path]), as: UTF8.self)
+        let tool = try await ExifTool.run(["-s3", "-BurstUUID", path]).stdout
         #expect(tool.trimmingCharacters(in: .whitespacesAndNewlines) == burst)
     }
 

@@ -11,7 +11,7 @@ import Testing
                                 takenAt: 1_700_000_000.25, utcOffset: 3600, width: 640, height: 480)
 
     func exiftool(_ path: String) async throws -> [String: Any] {
-        let r = try await Subprocess.run("/usr/bin/exiftool", ["-j", "-a", "-G1", "-all", "-validate", path])
+        let r = try await ExifTool.run(["-j", "-a", "-G1", "-all", "-validate", path])
         return try #require((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])?.first)
     }
 

@@ -20,7 +20,7 @@ enum Fixture {
                                                   "video/x-raw,width=\(width),height=\(height)", "!", "jpegenc", "!",
                                                   "filesink", "location=\(path)"])
         if let orientation {
-            try await tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Orientation#=\(orientation)", path])
+            try await ExifTool.check(["-q", "-overwrite_original", "-Orientation#=\(orientation)", path])
         }
     }
 

@@ -115,7 +115,7 @@ struct ImageAndVideoTests {
         try await Fixture.tool("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30:d=6",
                                                    "-c:v", "libx264", "-g", "1000", "-pix_fmt", "yuv420p", video])
         // The container says: turn it 90° to show it (as phones record portrait).
-        try await Fixture.tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-Rotation=90", video])
+        try await ExifTool.check(["-q", "-overwrite_original", "-Rotation=90", video])
         let poster = try await VideoFrames.poster(path: video, box: .square(128))
         #expect((poster.picture.width, poster.picture.height) == (96, 128))
         #expect(abs((poster.position ?? 0) - 2) < 0.5, "frame at \(poster.position ?? -1) s")

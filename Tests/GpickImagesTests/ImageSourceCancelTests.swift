@@ -54,7 +54,7 @@ import Testing
         let path = "\(dir)/photo.jpg", small = "\(dir)/small.jpg"
         try await ImageSourceTests.stripes(path, width: 320, height: 240)
         try await ImageSourceTests.stripes(small, width: 160, height: 120)
-        try await Fixture.tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-ThumbnailImage<=\(small)", path])
+        try await ExifTool.check(["-q", "-overwrite_original", "-ThumbnailImage<=\(small)", path])
         let server = try await StaticHTTPServer(folder: dir)
         defer { server.stop() }
         let file = FileImageSource(path: path, thumbnails: ImageSourceTests.cache(dir))

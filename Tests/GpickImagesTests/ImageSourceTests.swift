@@ -88,7 +88,7 @@ import Testing
         try await Self.stripes(path, width: 1280, height: 960)
         try await Self.stripes(small, width: 160, height: 120)
         // Stored sideways: shown upright, the red stripe is at the top.
-        try await Fixture.tool("/usr/bin/exiftool", ["-q", "-overwrite_original", "-ThumbnailImage<=\(small)", "-Orientation#=6", path])
+        try await ExifTool.check(["-q", "-overwrite_original", "-ThumbnailImage<=\(small)", "-Orientation#=6", path])
         let source = FileImageSource(path: path, thumbnails: Self.cache(dir))
         #expect(try await source.size() == PixelSize(width: 960, height: 1280))
 

@@ -56,7 +56,7 @@ struct ThumbnailCacheTests {
         #expect(c.existing(for: photo, size: .large) == nil)
 
         // exiftool reads the same keys.
-        let r = try await Subprocess.run("/usr/bin/exiftool", ["-s", "-PNG:all", path])
+        let r = try await ExifTool.run(["-s", "-PNG:all", path])
         #expect(r.stdout.contains(keys["Thumb::URI"]!))
         #expect(r.stdout.contains("ThumbMTime") && r.stdout.contains(String(st.st_mtim.tv_sec)))
         #expect(r.stdout.contains("ThumbImageWidth") && r.stdout.contains("Software"))

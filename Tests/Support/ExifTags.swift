@@ -6,7 +6,7 @@ public enum ExifTags {
     public static let dating = ["DateTimeOriginal", "SubSecTimeOriginal", "OffsetTimeOriginal", "Make", "Model", "Software", "Orientation"]
 
     public static func read(_ path: String) async throws -> [String: String] {
-        let r = try await Subprocess.run("/usr/bin/exiftool", ["-j", "-n"] + dating.map { "-" + $0 } + [path])
+        let r = try await ExifTool.run(["-j", "-n"] + dating.map { "-" + $0 } + [path])
         let obj = (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])?.first ?? [:]
         return obj.filter { dating.contains($0.key) }.mapValues { "\($0)" }
     }

@@ -173,6 +173,15 @@ public struct Subprocess {
         /// What the child has printed on stderr so far.
         public var stderrSoFar: String { lock.withLock { String(decoding: errData, as: UTF8.self) } }
 
+        /// Its stdout and stderr past byte offsets: for a child that answers request after
+        /// request, read without decoding all it said before.
+        public func output(stdoutFrom: Int, stderrFrom: Int) -> (stdout: Data, stderr: Data) {
+            lock.withLock {
+                (outData.count > stdoutFrom ? Data(outData[(outData.startIndex + stdoutFrom)...]) : Data(),
+                 errData.count > stderrFrom ? Data(errData[(errData.startIndex + stderrFrom)...]) : Data())
+            }
+        }
+
         /// Waits until the child's stdout (or with `stderr: true`, its stderr) contains `text`
         /// (an event line, a URL).
         @discardableResult
