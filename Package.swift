@@ -168,7 +168,7 @@ let package = Package(
         // What those two benches share: arguments, the clock, the printed summary.
         .target(name: "GpickBenchSupport", path: "bench/support"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
-        .target(name: "GpickTestSupport", dependencies: ["GpickKit"], path: "Tests/Support"),
+        .target(name: "GpickTestSupport", dependencies: ["GpickKit", "GpickFormats", "GstCore"], path: "Tests/Support"),
         .testTarget(name: "GpickBaseTests", dependencies: ["GpickBase"]),
         .testTarget(name: "GpickCLITests", dependencies: ["GpickBase", "GpickCLI"]),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "CGStreamer", "GpickTestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import GpickKit
 import GpickTestSupport
 import Testing
 
@@ -162,23 +163,24 @@ import Testing
                                            timeout: 90, stdin: script)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(TestEnvironment.files(in: dir).count == 33, "NAME.jpg + NAME.mov + NAME.MP.jpg for each of 11 shots")
+        // Read by gpick's inspection in this process (`gpick inspect` itself: LivePhotoTests).
         var previousStill = -1
         for name in ["early"] + (1...10).map({ "s\($0)" }) {
             let path = "\(dir)/\(name).MP.jpg"
             let still = try #require(try await Media.frames(path).first?.stamp?.index)
-            let mp = try #require((try await LivePhotoTests.report(path))["motionPhoto"] as? [String: Any])
-            #expect(mp["consistent"] as? Bool == true, "\(name): \(mp)")
-            #expect(mp["stampAtPresentation"] as? String == "1:\(still)", "\(name): \(mp)")
+            let mp = try #require(try await Media.inspected(path).motionPhoto)
+            #expect(mp.consistent, "\(name): \(mp)")
+            #expect(mp.stampAtPresentation == "1:\(still)", "\(name): \(mp)")
             #expect(still > previousStill)
             previousStill = still
-            let apple = try #require((try await LivePhotoTests.report("\(dir)/\(name).mov"))["appleLivePhoto"] as? [String: Any])
-            #expect(apple["consistent"] as? Bool == true, "\(name): \(apple)")
+            let apple = try #require(try await Media.inspected("\(dir)/\(name).mov").appleLivePhoto)
+            #expect(apple.consistent, "\(name): \(apple)")
             if name == "early" {
                 // The ring had just been armed: the clip starts at its first keyframe and the
                 // metadata says where the still is.
-                #expect((mp["presentationTimestampUs"] as? Int ?? -1) >= 0)
+                #expect((mp.presentationTimestampUs ?? -1) >= 0)
             } else {
-                #expect((mp["presentationTimestampUs"] as? Int ?? 0) >= 1_000_000, "\(name): \(mp)")
+                #expect((mp.presentationTimestampUs ?? 0) >= 1_000_000, "\(name): \(mp)")
             }
         }
     }

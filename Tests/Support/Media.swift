@@ -1,9 +1,21 @@
 import Foundation
+import GpickFormats
 import GpickKit
 import GstCore
 
 /// Decodes outputs through GStreamer so tests check frames and pixels, not file sizes.
 public enum Media {
+    /// gpick's own report on a file, as `gpick inspect PATH --json` (without `--stamps`) gives
+    /// it, made in this process: for checks over many files, where two processes each (gpick
+    /// hands a photo to gpick-library) cost more than the reading. The command is tested itself.
+    public static func inspected(_ path: String) async throws -> InspectReport {
+        if MetadataReader.looksLikeStill(path: path) {
+            return try await MediaInspector.inspectStill(path: path, metadata: try MetadataReader.read(path: path), decoder: nil,
+                                                         stamps: false, library: TestEnvironment.library)
+        }
+        return try await MediaInspector.inspect(path: path, decode: false, library: TestEnvironment.library)
+    }
+
     public static func frames(_ path: String, measure: Bool = false) async throws -> [DecodedFrame] {
         try await MediaInspector.decodeFrames(path: path, library: TestEnvironment.library, measure: measure)
     }
