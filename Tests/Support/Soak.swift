@@ -9,7 +9,7 @@ public struct SoakReport: Sendable {
     public let rssAfterKiB: Int
 
     public static func run(_ args: [String], outputDir: String, timeout: Double) async throws -> SoakReport {
-        let soak = URL(fileURLWithPath: TestEnvironment.binary).deletingLastPathComponent().appendingPathComponent("gpick-soak").path
+        let soak = TestEnvironment.debugBuild + "/gpick-soak"
         // Two malloc arenas: with glibc's default (one per thread, up to 8 per core) the RSS a
         // soak ends with depends on how its threads happened to overlap (18–32 MiB after 50
         // cycles here, levelling off by 150); with two it is what the code keeps (~3 MiB), and a

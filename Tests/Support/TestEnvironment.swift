@@ -11,9 +11,14 @@ public enum TestEnvironment {
         return url.path
     }()
 
+    /// The gpick the tests start: GPICK_BIN when set (another build's, e.g. the release one
+    /// `make install` installs), else the debug build's.
     public static var binary: String {
-        ProcessInfo.processInfo.environment["GPICK_BIN"] ?? "\(repoRoot)/.build/debug/gpick"
+        ProcessInfo.processInfo.environment["GPICK_BIN"] ?? debugBuild + "/gpick"
     }
+
+    /// The debug build's folder: its gpick, and the test tools built with the tests (gpick-soak).
+    public static var debugBuild: String { "\(repoRoot)/.build/debug" }
 
     public static var library: PipelineLibrary { PipelineLibrary(override: "\(repoRoot)/pipelines") }
 
