@@ -179,8 +179,10 @@ import Testing
                 "\(r.stdout)")
         let rx = try await server.wait(timeout: 20)
         #expect(rx.status == 0, "the RTSP server: \(rx.stderr)")
-        #expect(try await Media.probedStreams("\(dir)/video.ts").map(\.codec) == ["h264"])
-        #expect(try await Media.probedStreams("\(dir)/audio.ts").map(\.codec) == ["opus"], "the RTSP server: \(rx.stdout) \(rx.stderr)")
+        let said = "gpick said: \(r.stdout)\nthe RTSP server said: \(rx.stdout) \(rx.stderr)"
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/video.ts") && FileManager.default.fileExists(atPath: "\(dir)/audio.ts"), "\(said)")
+        #expect(try await Media.probedStreams("\(dir)/video.ts").map(\.codec) == ["h264"], "\(said)")
+        #expect(try await Media.probedStreams("\(dir)/audio.ts").map(\.codec) == ["opus"], "\(said)")
         let samples = try await Media.sound("\(dir)/audio.ts")
         #expect(samples.count > 2 * 48_000 && Media.rms(samples, skip: 4800) > 1000, "\(samples.count) samples at \(Media.rms(samples, skip: 4800))")
         let stamps = try await Media.stampIndices("\(dir)/video.ts")
