@@ -192,8 +192,8 @@ import Testing
         #expect(try await ExifTags.problems(path) == [])
     }
 
-    /// The flip's screenshots, every ~40 ms: the cell never goes black (the blurred last frame
-    /// stands in until the other camera delivers).
+    /// The flip's screenshots, every ~40 ms for 1.5 s and at least ten of them: the cell never
+    /// goes black (the blurred last frame stands in until the other camera delivers).
     @Test func flipShowsNoBlackFrame() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--output-dir", lib.dir])
