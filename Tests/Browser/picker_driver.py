@@ -103,6 +103,13 @@ def run_step(driver, url, step, args, out):
         wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item") >= int(args[0]))
         out["cells"] = driver.execute_script(CELLS)
         out["status"] = driver.find_element(By.ID, "status").text
+        if len(args) > 1:
+            # Then the first FIRST cells' pictures, painted: a loaded browser may lay the whole
+            # listing out before it has decoded them.
+            def first(d):
+                return [c for c in d.execute_script(CELLS) if c["kind"] == "item"][:int(args[1])]
+            wait(driver, lambda d: all(c["painted"] for c in first(d)))
+            out["first"] = first(driver)
     elif step == "snap":
         wait(driver, lambda d: d.execute_script(LUMA) >= 0)
         before = [c["id"] for c in driver.execute_script(CELLS) if c["kind"] == "item"]
