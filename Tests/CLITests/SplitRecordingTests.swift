@@ -8,7 +8,7 @@ import Testing
     static let small = ["--width", "320", "--height", "240"]
 
     /// Every part's stamps, in part order, and each part's own checks.
-    static func parts(_ paths: [String], audio: Bool) async throws -> [[Int?]] {
+    static func parts(_ paths: [String], audio: Bool, fps: Int = 30) async throws -> [[Int?]] {
         var all: [[Int?]] = []
         for p in paths {
             let info = try await Media.discover(p)
@@ -16,7 +16,7 @@ import Testing
             if audio { #expect(info.streams.contains { $0.kind == "audio" }, "\(p) has no audio") }
             let stamps = try await Media.stampIndices(p)
             // A part plays alone: its header agrees with its frames.
-            #expect(abs(info.durationSeconds - Double(stamps.count) / 30) <= 2.0 / 30 + 0.001, "\(p): \(info.durationSeconds) s for \(stamps.count) frames")
+            #expect(abs(info.durationSeconds - Double(stamps.count) / Double(fps)) <= 2.0 / Double(fps) + 0.001, "\(p): \(info.durationSeconds) s for \(stamps.count) frames")
             all.append(stamps)
         }
         return all
@@ -49,13 +49,54 @@ import Testing
         let names = (1...15).map { String(format: "short-%03d.mp4", $0) }
         #expect(TestEnvironment.files(in: dir) == names)
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let finished = try #require(events.last)
-        #expect(finished["event"] as? String == "finished" && finished["parts"] as? Int == 15 && finished["frames"] as? Int == 90, "\(finished)")
         let progress = events.filter { $0["event"] as? String == "progress" }.compactMap { $0["frames"] as? Int }
         #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 <= $1 }, "\(progress)")
-        let stamps = try await Self.parts(names.map { "\(dir)/\($0)" }, audio: false)
-        #expect(stamps.map(\.count) == Array(repeating: 6, count: 15))
-        #expect(Media.isConsecutive(stamps.flatMap { $0 }), "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
+        try await Self.checkParts(events, in: dir, frames: 90, partFrames: 6)
+    }
+
+    /// One-frame parts at 240 fps: a part's encoder takes longer to attach than a part lasts, so
+    /// parts start late (each at the first frame after it is attached), the one before keeps the
+    /// frames until then, and parts that would start after the end are not made. No frame is lost
+    /// or recorded twice, and the JSON says where each part starts.
+    @Test func partsAttachedLateMoveTheirBoundaryAndLoseNoFrame() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--fps", "240", "--duration", "0.5", "--split", "0.004",
+                                            "--json", "-o", "\(dir)/late.mp4"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let counts = try await Self.checkParts(events, in: dir, frames: 120, partFrames: 1, fps: 240)
+        #expect(counts.count > 1 && counts.contains { $0 > 1 }, "parts started late, the one before each holding more frames: \(counts)")
+    }
+
+    /// A split recording's parts as its events and its files tell them: the parts are the files
+    /// in the directory, numbered from 1; each part's frames decode to what its event says; each
+    /// starts where the parts before it end, never before its boundary (k × `partFrames`), and
+    /// on it when it is not late; together they hold `frames` frames, each once. Returns the
+    /// frame count of each part.
+    @discardableResult
+    static func checkParts(_ events: [[String: Any]], in dir: String, frames: Int, partFrames: Int, fps: Int = 30) async throws -> [Int] {
+        let finished = try #require(events.last)
+        let written = events.filter { $0["event"] as? String == "file-written" }
+        let names = written.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        #expect(TestEnvironment.files(in: dir) == names && !names.isEmpty, "\(names)")
+        #expect(names == names.indices.map { i in names[0].replacingOccurrences(of: "-001.", with: String(format: "-%03d.", i + 1)) }, "\(names)")
+        let counts = written.compactMap { $0["frames"] as? Int }
+        let starts = written.compactMap { $0["start"] as? Double }
+        #expect(counts.count == names.count && starts.count == names.count, "\(written)")
+        #expect(finished["event"] as? String == "finished" && finished["parts"] as? Int == names.count && finished["frames"] as? Int == frames,
+                "\(finished)")
+        var before = 0
+        for (i, (count, start)) in zip(counts, starts).enumerated() {
+            #expect(abs(start - Double(before) / Double(fps)) < 0.001, "part \(i + 1) starts at \(start) s after \(before) frames: \(counts)")
+            #expect(before >= i * partFrames, "part \(i + 1) starts early, after \(before) frames: \(counts)")
+            #expect(count >= 1, "part \(i + 1) is empty: \(counts)")
+            before += count
+        }
+        let stamps = try await Self.parts(names.map { "\(dir)/\($0)" }, audio: false, fps: fps)
+        #expect(stamps.map(\.count) == counts)
+        #expect(stamps.flatMap { $0 }.count == frames && Media.isConsecutive(stamps.flatMap { $0 }),
+                "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
+        return counts
     }
 
     @Test func aSignalEndsThePartBeingWritten() async throws {

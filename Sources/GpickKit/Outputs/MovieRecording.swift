@@ -31,6 +31,8 @@ public final class MovieRecording: SessionOutput {
         var lastPTS: UInt64?
         var startAt: UInt64?
         var stopAt: UInt64?
+        /// A split recording's part that takes no frame until its handoff (see PartHandoff).
+        var held = false
         var endTime: UInt64?
         var maxFrames: Int?
         var triggered = false
@@ -76,6 +78,7 @@ public final class MovieRecording: SessionOutput {
         var initial = State()
         initial.startAt = settings.startAt
         initial.stopAt = settings.stopAt
+        initial.held = settings.heldUntilHandoff
         if let d = settings.duration { initial.maxFrames = session.format.frames(in: d) }
         else if settings.stopAt == nil, let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
             // Stop cleanly before the reserved index space would overflow.
@@ -300,6 +303,14 @@ public final class MovieRecording: SessionOutput {
     /// Ends the recording before the first frame at or after output time `time` (a part's end).
     func end(before time: UInt64) {
         state.withLock { $0.stopAt = min($0.stopAt ?? .max, time) }
+    }
+
+    /// Takes frames from output time `time` on (a held part's handoff, on the streaming thread).
+    func begin(at time: UInt64) {
+        state.withLock { s in
+            s.held = false
+            s.startAt = time
+        }
     }
 
     /// The outcome once the file is complete (nil while recording).

@@ -30,6 +30,9 @@ public struct RecordingSettings: Sendable {
     /// after `startAt`, its last the last before `stopAt`. Parts meet without a gap or overlap.
     var startAt: UInt64?
     var stopAt: UInt64?
+    /// The part takes no frame until its split recording hands over to it (`begin(at:)`);
+    /// `startAt` is then where its audio may start.
+    var heldUntilHandoff = false
     public init(container: Container, duration: Double? = nil, bitrate: Int? = nil) {
         self.container = container
         self.duration = duration
@@ -44,6 +47,8 @@ public struct RecordingResult: Sendable, Codable {
     public var bytes: Int64
     /// Set when the source failed and the recording was finalised with what it had.
     public var sourceError: String?
+    /// A split recording's part: where its first frame is in the whole recording, in seconds.
+    public var start: Double?
 }
 
 /// A recording branch on a running session: tee → queue → encoder → muxer → our own fd.

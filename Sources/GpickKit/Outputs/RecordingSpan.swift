@@ -29,7 +29,7 @@ extension MovieRecording {
         enum Verdict { case pass, drop, end }
         var first = false
         let verdict = state.withLock { s -> Verdict in
-            if s.triggered { return .drop }
+            if s.triggered || s.held { return .drop }
             if s.t0 == nil, let startAt = s.startAt, pts < startAt { return .drop }
             if s.t0 == nil {
                 first = true

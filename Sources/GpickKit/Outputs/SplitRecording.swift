@@ -16,9 +16,11 @@ public struct SplitRecordingResult: Sendable {
 /// most the part being written). Consecutive parts meet at one boundary in output time: a frame
 /// goes to exactly one part, none is lost between them.
 ///
-/// The next part is attached a second before its boundary and drops frames until then, so only
-/// one encoder runs outside that second. One task drives the parts (`run`), and the parts are
-/// finalised in order beside it; `requestStop` only fires a signal and forwards to the parts.
+/// The next part is attached a second before its boundary and held until then, so only one
+/// encoder runs outside that second; which part takes a frame is decided where the frame enters
+/// the tee (PartHandoff), so a part attached late moves its boundary instead of losing frames.
+/// One task drives the parts (`run`), and the parts are finalised in order beside it;
+/// `requestStop` only fires a signal and forwards to the parts.
 public final class SplitRecording: Sendable {
     public let output: OutputPath
     /// The session, for the next part: weak, and checked (a split recording may outlive it).
@@ -27,6 +29,7 @@ public final class SplitRecording: Sendable {
     private let partLength: UInt64
     private let total: UInt64?
     private let state: Locked<State>
+    private let handoff: PartHandoff
     private let stopRequested = Signal()
     /// A part failed: no later part is attached.
     private let failed = Signal()
@@ -34,7 +37,6 @@ public final class SplitRecording: Sendable {
     /// Read and written only under `state`'s lock.
     private struct State: ~Copyable {
         var current: MovieRecording
-        var next: MovieRecording?
         /// Attached parts whose results are not in `done` yet (being written or finalised).
         var open: [MovieRecording]
         var done: [RecordingResult] = []
@@ -42,6 +44,8 @@ public final class SplitRecording: Sendable {
         var outcome: Result<SplitRecordingResult, GpickError>?
         var waiters: [CheckedContinuation<Result<SplitRecordingResult, GpickError>, Never>] = []
         var partWritten: (@Sendable (RecordingResult) -> Void)?
+        /// Part 1's first frame: where each part's `start` is counted from.
+        var t0: UInt64?
     }
 
     /// Starts part 1 at once. `partSeconds` is rounded to whole frames; `settings.duration`, if
@@ -58,18 +62,25 @@ public final class SplitRecording: Sendable {
         if partSettings.values["reserve"] == nil {
             partSettings.values["reserve"] = "\(partSeconds + max(5, partSeconds / 10))s"
         }
+        let tee = try session.graphForOutput().videoTee
         let first = try await MovieRecording.start(in: session, to: output.numbered(1, of: 1), settings: partSettings)
+        guard let tee else {
+            first.requestStop()
+            throw GpickError(.runtime, "the session is not running")
+        }
         let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
         let split = SplitRecording(session: session, output: output, settings: partSettings,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
-                                   total: total, first: first)
+                                   total: total, first: first,
+                                   handoff: PartHandoff(first: first, tee: tee, frameDuration: format.frameDuration))
         Task { await split.run() }  // waits (for signals and the parts) only: nothing blocks the pool
         return split
     }
 
     private init(session: CaptureSession, output: OutputPath, settings: RecordingSettings,
-                 partLength: UInt64, total: UInt64?, first: MovieRecording) {
+                 partLength: UInt64, total: UInt64?, first: MovieRecording, handoff: PartHandoff) {
         self.session = session
+        self.handoff = handoff
         self.output = output
         self.settings = settings
         self.partLength = partLength
@@ -85,8 +96,7 @@ public final class SplitRecording: Sendable {
     /// Ends the recording now: the part being written keeps every frame up to this moment.
     public func requestStop() {
         stopRequested.fire()
-        let parts = state.withLock { [$0.current] + ($0.next.map { [$0] } ?? []) }
-        for p in parts { p.requestStop() }
+        for p in state.withLock({ $0.open }) { p.requestStop() }
     }
 
     /// Frames in the finished parts and the ones under way; bytes on disk likewise.
@@ -118,6 +128,7 @@ public final class SplitRecording: Sendable {
         } catch {
             result = .failure(error)
         }
+        handoff.finish()
         let ws = state.withLock { s -> [CheckedContinuation<Result<SplitRecordingResult, GpickError>, Never>] in
             s.outcome = result
             defer { s.waiters.removeAll() }
@@ -129,7 +140,11 @@ public final class SplitRecording: Sendable {
     private func drive() async throws(GpickError) -> SplitRecordingResult {
         // Part 1's first frame fixes every boundary: t0 + k × part length.
         let t0 = await state.withLock({ $0.current }).firstFrameTime()
+        state.withLock { $0.t0 = t0 }
         let end = t0.flatMap { t in total.map { t + $0 } }
+        // Every part ends at the recording's end at the latest, also one that keeps frames past
+        // its boundary because the part after it is late.
+        if let e = end { state.withLock { $0.current }.end(before: e) }
         var index = 1
         var boundary = t0.map { $0 + partLength }
         // Each part is finalised beside the next one's recording, in order: attaching the part
@@ -139,15 +154,21 @@ public final class SplitRecording: Sendable {
         while true {
             let part = state.withLock { $0.current }
             if let b = boundary, let e = end, b >= e { boundary = nil }
-            if let b = boundary { part.end(before: b) } else if let e = end { part.end(before: e) }
             var following: MovieRecording?
             if let b = boundary, !failed.isFired {
-                let stop = end.map { min($0, b + partLength) } ?? b + partLength
                 do throws(GpickError) {
-                    following = try await startNext(index: index + 1, at: b, until: stop, whileWriting: part)
+                    following = try await startNext(index: index + 1, at: b, until: end, whileWriting: part)
                 } catch {
                     fail(error)
                 }
+            }
+            // A part ends where the next one begins; when the next part failed, at its boundary.
+            // With no next part otherwise, it ends where the recording does (stopped or at its
+            // end): a part that is itself late must not end at a boundary it never reached.
+            if let f = following, let b = boundary {
+                handoff.queue(f, from: b)
+            } else if let b = boundary, failed.isFired {
+                part.end(before: b)
             }
             let previous = finishing, after = following
             finishing = Task { [self] in
@@ -155,10 +176,7 @@ public final class SplitRecording: Sendable {
                 await collect(part, following: after)
             }
             guard let f = following, let b = boundary, !failed.isFired else { break }
-            state.withLock { s in
-                s.current = f
-                s.next = nil
-            }
+            state.withLock { $0.current = f }
             index += 1
             boundary = b + partLength
         }
@@ -172,8 +190,9 @@ public final class SplitRecording: Sendable {
     /// ended source); any other failure is the recording's, and stops the part after it.
     private func collect(_ part: MovieRecording, following: MovieRecording?) async {
         do throws(GpickError) {
-            let r = try await part.finished()
+            var r = try await part.finished()
             state.withLock { s in
+                if let t0 = s.t0, let start = part.state.withLock({ $0.t0 }) { r.start = Double(start &- t0) / 1e9 }
                 s.done.append(r)
                 s.open.removeAll { $0 === part }
                 return s.partWritten
@@ -195,12 +214,14 @@ public final class SplitRecording: Sendable {
         failed.fire()
     }
 
-    /// Attaches part `index` a second before `start` (it drops earlier frames), unless the
-    /// recording is stopping or the current part ends early.
-    private func startNext(index: Int, at start: UInt64, until stop: UInt64,
+    /// Attaches part `index`, held, a second before `start`, unless the recording is stopping or
+    /// the current part ends early.
+    private func startNext(index: Int, at start: UInt64, until stop: UInt64?,
                            whileWriting part: MovieRecording) async throws(GpickError) -> MovieRecording? {
         let lead: UInt64 = 1_000_000_000
         guard let session, let now = session.pipeline?.runningTime else { return nil }
+        // Parts so late that the recording's end has passed would get no frame.
+        if let stop, now >= stop { return nil }
         if now + lead < start {
             // Woken by a stop, or by the part ending early; else when the lead time comes.
             if await Signal.any([stopRequested, part.done, failed], timeout: Double(start - lead - now) / 1e9) { return nil }
@@ -209,11 +230,9 @@ public final class SplitRecording: Sendable {
         var s = settings
         s.startAt = start
         s.stopAt = stop
+        s.heldUntilHandoff = true
         let f = try await MovieRecording.start(in: session, to: output.numbered(index, of: index), settings: s)
-        state.withLock { s in
-            s.next = f
-            s.open.append(f)
-        }
+        state.withLock { $0.open.append(f) }
         if stopRequested.isFired { f.requestStop() }
         return f
     }

@@ -14,7 +14,9 @@ struct Record: AsyncParsableCommand {
         every frame up to the signal. MP4 is written with robust muxing (the index is rewritten every second \
         into reserved header space), so even after kill -9 the file plays, losing at most about a second. \
         With --split, the recording is written in parts NAME-001.ext, NAME-002.ext, … of that length, each a \
-        whole file; together they hold every frame once.
+        whole file; together they hold every frame once. A part whose encoder is not ready at its boundary (a \
+        loaded machine) starts at the first frame after it is, and the part before it keeps the frames until \
+        then: --json reports where each part starts.
         """)
 
     @Option(name: [.short, .customLong("output")], help: "Movie file to write: .mp4, .mkv or .webm.")
@@ -67,7 +69,7 @@ struct Record: AsyncParsableCommand {
                     let s = try await SplitRecording.start(in: session, to: target, settings: recSettings, partSeconds: split)
                     // Each part is reported as it is complete, like a file of its own.
                     s.onPartWritten { r in
-                        events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration])
+                        events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration, "start": r.start ?? 0])
                     }
                     recording = .split(s)
                 } else {

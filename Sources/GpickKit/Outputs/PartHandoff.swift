@@ -1,0 +1,66 @@
+import GstCore
+
+/// Which part of a split recording takes each frame, decided once per frame where it enters the
+/// session's video tee, before the tee hands it to the parts' branches.
+///
+/// A part waits, attached and held, until the handoff gives it its first frame: the first at or
+/// after its boundary that arrives once the part is attached. A part that was attached late (its
+/// encoder took longer to start than the part before it lasted, on a loaded machine) starts at
+/// the first frame after it was ready, and the part before it keeps the frames until then. So
+/// a late part moves its boundary, and no frame is lost or recorded twice; deciding on each
+/// branch's own pad instead could not tell whether the other branch had seen the frame yet.
+final class PartHandoff: Sendable {
+    private struct Waiting {
+        let part: MovieRecording
+        let boundary: UInt64
+    }
+    private struct State {
+        /// The part taking frames now.
+        var active: MovieRecording
+        /// Attached parts in order, each held until its boundary.
+        var waiting: [Waiting] = []
+        var done = false
+    }
+    private let state: Locked<State>
+    private let frameDuration: UInt64
+
+    /// Watches the frames entering `tee`; `first` takes them until the first handoff.
+    init(first: MovieRecording, tee: Element, frameDuration: UInt64) {
+        state = Locked(State(active: first))
+        self.frameDuration = frameDuration
+        _ = tee.staticPad("sink")?.addProbe(.buffer) { [weak self] info in
+            guard let self, let pts = info.buffer?.pts else { return .ok }
+            return self.frame(at: pts)
+        }
+    }
+
+    /// `part` is attached (a frame entering the tee from now on reaches it): it takes over from
+    /// the part before it at the first frame at or after `boundary`.
+    func queue(_ part: MovieRecording, from boundary: UInt64) {
+        state.withLock { $0.waiting.append(Waiting(part: part, boundary: boundary)) }
+    }
+
+    /// The recording is over: the probe removes itself at the next frame.
+    func finish() {
+        state.withLock { $0.done = true }
+    }
+
+    /// One frame, on the streaming thread: at most one handoff per frame, so a part that starts
+    /// late still gets at least the frame it starts at. Takes each part's lock inside this one;
+    /// the parts never call back here.
+    private func frame(at pts: UInt64) -> ProbeReturn {
+        let (late, done) = state.withLock { s -> (UInt64, Bool) in
+            guard !s.done, let next = s.waiting.first, pts >= next.boundary else { return (0, s.done) }
+            s.waiting.removeFirst()
+            s.active.end(before: pts)
+            next.part.begin(at: pts)
+            s.active = next.part
+            return (pts - next.boundary, false)
+        }
+        // The first frame at or after a boundary is less than a frame after it, when on time.
+        if late >= frameDuration {
+            DebugLog.log(.info, nil, "a split recording's part was attached late: it starts \(late / 1_000_000) ms after its boundary")
+        }
+        return done ? .remove : .ok
+    }
+}
