@@ -62,7 +62,7 @@ import Testing
                 let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
                 return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
             }
-            let log = FileManager.default.fileExists(atPath: debugLog) ? "\ndebug log:\n\(tail(debugLog, 60))" : ""
+            let log = FileManager.default.fileExists(atPath: debugLog) ? "\ndebug log:\n\(tail(debugLog, 150))" : ""
             return "stdout:\n\(tail(out))\nstderr:\n\(tail(err))\(log)"
         }
 
