@@ -78,9 +78,7 @@ struct AvatarEditorRoutes: Sendable {
         }
     }
 
-
-
-    private func reply<Reply: Encodable>(_ response: WebResponse, _ work: @escaping @Sendable () async throws(GpickError) -> Reply) {
+    private func reply<Reply: Encodable & Sendable>(_ response: WebResponse, _ work: @escaping @Sendable () async throws(GpickError) -> Reply) {
         switch OffPool.awaiting({ () async throws(GpickError) -> [UInt8] in WebJSON.bytes(try await work()) }) {
         case .success(let body): response.json(.ok, body)
         case .failure(let error): fail(response, error)
