@@ -195,11 +195,16 @@ public actor ScriptRunner {
             let session = try await runningSession()
             if recording == nil, ring == nil, session.sourceState != .live { try await session.waitUntilLive() }
             let p = try await session.flip()
+            // The next line runs on the other camera: a `wait` after a flip is time on it,
+            // however long the camera takes to start (the outputs show the placeholder until then).
+            try await session.waitUntilLive()
             emit("flip", ["position": p.rawValue, "line": s.line])
         case .suspend:
             try await runningSession().suspend()
         case .resume:
-            try await runningSession().resume()
+            let session = try await runningSession()
+            try await session.resume()
+            try await session.waitUntilLive()
         case .preview(true, let sink):
             if preview != nil { throw GpickError(.usage, "a preview is already showing (preview stop first)") }
             let session = try await runningSession()
