@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// ThreadSanitizer over the session, flip and recording tests (`make tsan`). A package of its own
+// ThreadSanitizer over the session, flip and (split) recording tests (`make tsan`). A package of its own
 // so that the instrumented build holds GpickKit and what it imports, and nothing else: the
 // picker, the library, the CLI and the other test modules are not compiled a second time. The
 // test files are the main package's own (Support and GpickKitTests are links).
@@ -12,6 +12,6 @@ let package = Package(
         .target(name: "GpickTestSupport", dependencies: [.product(name: "GpickKit", package: "gpick")], path: "Support"),
         .testTarget(name: "GpickKitRaceTests", dependencies: [.product(name: "GpickKit", package: "gpick"), "GpickTestSupport"],
                     path: "GpickKitTests",
-                    sources: ["SessionTests.swift", "FlipTests.swift", "SwitchTimelineTests.swift"]),
+                    sources: ["SessionTests.swift", "FlipTests.swift", "SwitchTimelineTests.swift", "SplitRecordingSessionTests.swift"]),
     ]
 )

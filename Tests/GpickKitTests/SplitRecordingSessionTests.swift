@@ -1,0 +1,44 @@
+import Foundation
+import GpickKit
+import GpickTestSupport
+import Testing
+
+/// A split recording in the test process, so that ThreadSanitizer (`make tsan`) sees its parts
+/// handed over on the streaming thread while the next ones are attached and the finished ones
+/// finalised. (`record --split` itself is tested in CLITests.)
+@Suite struct SplitRecordingSessionTests {
+    /// Started mid-session, in parts of six frames: every frame from the first on, once, each
+    /// part starting where the one before ended (later than its boundary when it was attached
+    /// late, never earlier).
+    @Test func partsStartedMidSessionHoldEveryFrameOnce() async throws {
+        let dir = TestEnvironment.tempDir()
+        var config = SessionConfiguration()
+        config.source = try SourceSpec.parse("test")
+        config.format = SessionFormat(width: 320, height: 240, fps: 30)
+        config.library = TestEnvironment.library
+        let session = CaptureSession(config)
+        try await session.start()
+        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/s.mp4"),
+                                                   settings: RecordingSettings(container: .mp4, duration: 1), partSeconds: 0.2)
+        let result = try await split.finished()
+        await session.stop()
+        let counts = result.parts.map(\.frames)
+        #expect(result.frames == 30, "\(counts)")
+        #expect(result.parts.map { ($0.path as NSString).lastPathComponent } == (1...result.parts.count).map { String(format: "s-%03d.mp4", $0) })
+        var before = 0
+        for (i, part) in result.parts.enumerated() {
+            #expect(part.frames >= 1 && before >= i * 6, "part \(i + 1) after \(before) frames: \(counts)")
+            #expect(abs((part.start ?? -1) - Double(before) / 30) < 0.001, "part \(i + 1) starts at \(part.start ?? -1): \(counts)")
+            before += part.frames
+        }
+        var stamps: [Int?] = []
+        for part in result.parts {
+            let own = try await Media.stampIndices(part.path)
+            #expect(own.count == part.frames, "\(part.path)")
+            stamps += own
+        }
+        let first = try #require(stamps.first ?? nil)
+        #expect(first >= 5 && Media.isConsecutive(stamps, from: first), "\(stamps)")
+    }
+}
