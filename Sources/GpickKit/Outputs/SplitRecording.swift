@@ -62,12 +62,9 @@ public final class SplitRecording: Sendable {
         if partSettings.values["reserve"] == nil {
             partSettings.values["reserve"] = "\(partSeconds + max(5, partSeconds / 10))s"
         }
-        let tee = try session.graphForOutput().videoTee
+        // Where each frame is given to one part (PartHandoff).
+        guard let tee = try session.graphForOutput().videoTee else { throw GpickError(.runtime, "the session is not running") }
         let first = try await MovieRecording.start(in: session, to: output.numbered(1, of: 1), settings: partSettings)
-        guard let tee else {
-            first.requestStop()
-            throw GpickError(.runtime, "the session is not running")
-        }
         let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
         let split = SplitRecording(session: session, output: output, settings: partSettings,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
