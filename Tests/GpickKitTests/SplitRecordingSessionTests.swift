@@ -12,11 +12,7 @@ import Testing
     /// late, never earlier).
     @Test func partsStartedMidSessionHoldEveryFrameOnce() async throws {
         let dir = TestEnvironment.tempDir()
-        var config = SessionConfiguration()
-        config.source = try SourceSpec.parse("test")
-        config.format = SessionFormat(width: 320, height: 240, fps: 30)
-        config.library = TestEnvironment.library
-        let session = CaptureSession(config)
+        let session = CaptureSession(try SessionTests.config())
         try await session.start()
         #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
         let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/s.mp4"),
