@@ -102,6 +102,15 @@ public enum PipelineBuilder {
                 throw file.error(b.line, "element \"\(b.element)\" (\(element.factoryName ?? "?")) has no property \"\(b.property)\"\(hint)")
             }
             guard let param = file.parameter(b.parameter) else { continue }
+            // Every choice a file offers must be one its property takes: an enum parameter is
+            // the file's promise of what `--set` accepts.
+            if checkOnly, case .enumeration(let choices) = param.type {
+                for choice in choices {
+                    do throws(GStreamerError) { try element.set(b.property, .string(choice)) } catch {
+                        throw file.error(param.line, "parameter \(param.name): \(error.message) (\(element.factoryName ?? "?")), yet it is one of its choices")
+                    }
+                }
+            }
             let value: PropertyValue
             if param.type == .outputPath || (param.type == .inputPath && part.outputs[param.name] != nil) {
                 guard let v = part.outputs[param.name] else {

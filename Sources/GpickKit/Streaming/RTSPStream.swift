@@ -40,7 +40,7 @@ public final class RTSPStream: SessionOutput {
     }
 
     /// Starts serving the running session at `rtsp://…/name`. `values` set the pipeline file's
-    /// parameters (bitrate, key-interval, speed-preset, tune).
+    /// parameters (bitrate, key-interval, speed-preset, tune, psy-tune).
     public static func start(in session: CaptureSession, on server: RTSPServer, name: String = "cam",
                              values: [String: Parameter.Value] = [:], pipelineFile: PipelineFile? = nil) async throws(GpickError) -> RTSPStream {
         try checkName(name)

@@ -16,7 +16,7 @@ struct Serve: AsyncParsableCommand {
         goes with the first). It listens on 127.0.0.1 unless --listen says otherwise; anywhere else \
         viewers need RTSP digest credentials: user gpick and a random password, printed once, or those \
         of --credentials FILE (one line USER:PASSWORD). Parameters of pipelines/serve-rtsp.yaml \
-        (bitrate, key-interval, speed-preset, tune) are set with --set.
+        (bitrate, key-interval, speed-preset, tune, psy-tune) are set with --set.
         """)
 
     @Option(name: .long, help: "Stream name: the URL's path.")
