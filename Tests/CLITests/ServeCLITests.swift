@@ -148,7 +148,11 @@ import Testing
         let found = try await Media.soundBesidePicture(file)
         let av = try #require(found, "no picture and sound in \(file)")
         #expect(av.video == "h264" && av.audio == "opus", "\(av.streams)")
-        #expect(av.gap < 0.1, "audio and video start \(av.gap) s apart: \(av.streams)")
+        if av.gap >= 0.1 {
+            let log = Self.logs.withLock { $0[p.process.processIdentifier] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
+            let own = log.split(separator: "\n").filter { $0.contains(" gpick ") }
+            Issue.record("audio and video start \(av.gap) s apart: \(av.streams)\n\(own.prefix(30).joined(separator: "\n"))")
+        }
         // The tone, decoded: a sine's RMS is 0.707 of its peak; silence would be 0.
         let samples = try await Media.sound(file)
         #expect(samples.count > 48_000, "\(samples.count) samples for two seconds of picture")

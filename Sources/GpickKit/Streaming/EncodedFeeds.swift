@@ -60,11 +60,15 @@ final class EncodedFeeds: Sendable {
         var ended = false
         /// Appsinks whose end of stream has not come yet.
         var sinksLeft: Int
-        /// The last second of encoded sound, with its times: the picture's first keyframe comes
-        /// out of its encoder later than the sound of the same moment (x264 takes longer than
-        /// Opus or AAC, more so on a busy machine), and a feed's sound starts where its picture
-        /// does, from here.
+        /// Encoded sound a feed that starts later may still need, with its times. The picture's
+        /// keyframe comes out of its encoder later than the sound of the same moment (x264 takes
+        /// longer than Opus or AAC, seconds longer on a busy machine), and a feed's sound starts
+        /// where its picture does, from here. So the sound is kept back to the last picture
+        /// encoded (a feed's first keyframe can be no older), however far behind it is, and
+        /// at most `audioKept` of it when no picture comes.
         var recentAudio: [(sample: Sample, time: UInt64)] = []
+        /// The capture time of the last picture encoded.
+        var lastPicture: UInt64?
     }
 
     init(sink: AppSink, sinks: Int = 1) {
@@ -116,11 +120,15 @@ final class EncodedFeeds: Sendable {
         // Read outside the lock: it asks the feed's clock (once it plays: see playingRunningTime).
         let starting = state.withLock { s -> [UInt: AppSrc] in
             s.encoded += 1
+            s.lastPicture = time
             guard keyframe else { return [:] }
             return s.feeds.filter { $0.value.origin == nil }.mapValues(\.src)
         }
         let origins = starting.compactMapValues { src in src.playingRunningTime.map { (sample: time, media: $0) } }
-        for (k, o) in origins { DebugLog.log(.info, starting[k], "feed starts: sample \(o.sample) is its \(o.media)") }
+        if DebugLog.isOn(.info), !origins.isEmpty {
+            let sound = state.withLock { s in s.recentAudio.first.map { "sound kept from \($0.time) to \(s.recentAudio.last?.time ?? 0)" } ?? "no sound kept" }
+            for (k, o) in origins { DebugLog.log(.info, starting[k], "feed starts: sample \(o.sample) is its \(o.media); \(sound)") }
+        }
         // A feed without its clock yet cannot start on this keyframe: another, soon.
         if origins.count < starting.count {
             DebugLog.log(.debug, nil, "\(starting.count - origins.count) feed(s) without a clock yet: another keyframe asked")
@@ -163,7 +171,6 @@ final class EncodedFeeds: Sendable {
         guard let time = Self.time(of: sample) else { return }
         let targets = state.withLock { s -> [(AppSrc, [(Sample, UInt64)])] in
             s.recentAudio.append((sample, time))
-            s.recentAudio.removeAll { time > $0.time + 1_000_000_000 }
             var out: [(AppSrc, [(Sample, UInt64)])] = []
             for (k, feed) in s.feeds {
                 guard let audio = feed.audio, let origin = feed.origin else { continue }
@@ -173,12 +180,20 @@ final class EncodedFeeds: Sendable {
                 s.feeds[k]?.audioSent = last.time
                 out.append((audio, due.map { ($0.sample, origin.media + ($0.time - origin.sample)) }))
             }
+            // Every started feed has had its sound up to now (above, under the same lock), and
+            // a feed that starts later starts at a keyframe no older than the last picture.
+            let older = s.lastPicture ?? 0
+            s.recentAudio.removeAll { $0.time < older || time > $0.time + Self.audioKept }
             return out
         }
         for (src, pieces) in targets {
             for (piece, pts) in pieces { try? src.push(piece, at: pts) }
         }
     }
+
+    /// The most sound kept for feeds to come while no picture is encoded (a stalled encoder),
+    /// in nanoseconds: memory stays bounded (Opus: about 8 KB a second).
+    static let audioKept: UInt64 = 10_000_000_000
 
     /// When a sample was captured: its running time, which sound and picture share. (Not its
     /// timestamp: x264enc shifts the picture's by 1000 hours, so that no decoding time is
