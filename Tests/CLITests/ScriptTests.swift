@@ -8,15 +8,29 @@ import Testing
 
     @Test func photoBoothSample() async throws {
         let dir = TestEnvironment.tempDir()
-        let r = try await Subprocess.gpick(["script", "\(Self.samples)/photo-booth.gpick", "--source", "test", "--output-dir", dir])
+        let r = try await Subprocess.gpick(["script", "\(Self.samples)/photo-booth.gpick", "--source", "test", "--output-dir", dir, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdoutLines.prefix(4) == ["smile!", "3", "2", "1"])
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let said = events.compactMap { e -> String? in
+            switch e["event"] as? String {
+            case "echo": return e["text"] as? String
+            case "countdown": return (e["remaining"] as? Int).map(String.init)
+            default: return nil
+            }
+        }
+        #expect(said.prefix(4) == ["smile!", "3", "2", "1"], "\(said)")
         var stamps: [Int] = []
         for i in 1...4 { stamps.append(try #require(try await Media.frames("\(dir)/booth-00\(i).jpg").first?.stamp?.index)) }
         #expect(stamps == [stamps[0], stamps[0] + 15, stamps[0] + 30, stamps[0] + 45], "\(stamps)")
-        // 90 frames at real time; a starved test source falls behind the clock (44 was seen), so
-        // only "well past the start" is asked: a burst without the countdown starts near frame 0.
-        #expect(stamps[0] >= 30, "the burst comes after the 3 s countdown: \(stamps)")
+        // The burst's first frame is one that comes after the countdown's three seconds, on the
+        // script's own clock (the events' t). Not by its stamp: a starved test source falls behind
+        // the clock (29 frames in those 3 s were seen), so a frame count is no clock.
+        let counted = try #require(events.first { $0["event"] as? String == "countdown" }?["t"] as? Double, "\(r.stdout)")
+        let asked = try #require(events.first { $0["event"] as? String == "capture-exposure-started" }?["t"] as? Double, "\(r.stdout)")
+        let first = try #require(events.first { $0["event"] as? String == "capture-exposure-complete" }, "\(r.stdout)")
+        #expect(asked - counted >= 3, "the burst was asked \(asked - counted) s after the countdown began")
+        #expect(first["stamp"] as? String == "1:\(stamps[0])", "\(first)")
+        #expect((first["t"] as? Double ?? 0) >= asked, "\(first)")
     }
 
     @Test func snapWhileRecordingSample() async throws {
