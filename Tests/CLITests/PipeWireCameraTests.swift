@@ -106,7 +106,7 @@ import Testing
         try await PipeWireDaemon.with { pw in
             let r = try await Subprocess.gpick(["script", "\(dir)/f.gpick", "--source", "pipewire:testcam", "--front", "test:pinwheel?id=2",
                                                 "--output-dir", dir, "--json"] + Self.small, env: pw.env)
-            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.status == 0, "\(r.stderr)\(r.stdout.suffix(1500))\npipewire said: \(pw.log.suffix(1500))")
         }
         let frames = try await Media.frames("\(dir)/flip.mp4", measure: true)
         #expect(frames.count >= 85)
