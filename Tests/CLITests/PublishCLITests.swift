@@ -22,7 +22,7 @@ import Testing
             return try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-frames:v", "\(frames)", "-c", "copy", "-y", file], timeout: 60)
         } catch {
             let log = (try? String(contentsOfFile: "\(nginxDir)/error.log", encoding: .utf8)) ?? ""
-            throw TestFailure("\(error)\npublisher's events: \(publisher.stdoutSoFar.suffix(2000))\npublisher's stderr: \(publisher.stderrSoFar.suffix(1000))\nnginx: \(log.suffix(1000))")
+            throw TestFailure("\(error)\npublisher's events: \(publisher.stdoutSoFar.suffix(2000))\npublisher's stderr: \(publisher.stderrSoFar.suffix(1000))\nnginx: \(log.suffix(3000))")
         }
     }
 

@@ -111,7 +111,7 @@ public enum StreamServers {
         master_process off;
         worker_processes 1;
         pid \(dir)/nginx.pid;
-        error_log \(dir)/error.log;
+        error_log \(dir)/error.log info;
         events { worker_connections 64; }
         rtmp { server { listen 127.0.0.1:\(port); application live { live on; record off; } } }
         """
