@@ -162,6 +162,21 @@ import Testing
         #expect(stamps.count == 60 && Media.isConsecutive(stamps, from: first), "\(stamps)")
     }
 
+    /// A tune without zerolatency (x264 looks ahead) still sends no B-frames: RTP carries no
+    /// decoding times, and ffmpeg refuses to store B-frames it reads from RTP ("Can't write
+    /// packet with unknown timestamp"). The picture comes late, whole and in order.
+    @Test func aTuneWithLookAheadStillPlaysInFFmpeg() async throws {
+        let dir = TestEnvironment.tempDir()
+        let (p, url) = try await Self.serve(["--set", "tune=fastdecode", "--set", "speed-preset=medium"])
+        defer { p.signal(SIGKILL) }
+        let r = try await Self.diagnosed(p) {
+            try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url,
+                                                         "-frames:v", "45", "-c", "copy", "-y", "\(dir)/t.mkv"], timeout: 60)
+        }
+        #expect(r.status == 0, "\(r.stderr)")
+        try await Self.expectUnbroken("\(dir)/t.mkv", frames: 45, "a look-ahead tune's viewer")
+    }
+
     /// A viewer that sets up a stream over TCP and then never reads holds nobody back: another
     /// viewer gets every frame, and the server stops at once with the stalled one connected.
     @Test func aViewerThatNeverReadsHoldsNoOneBack() async throws {
