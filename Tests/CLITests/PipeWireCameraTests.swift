@@ -104,9 +104,15 @@ import Testing
         let dir = TestEnvironment.tempDir()
         try "record start flip.mp4\nwait 1s\nflip\nwait 1s\nflip\nwait 1s\nrecord stop\n".write(toFile: "\(dir)/f.gpick", atomically: false, encoding: .utf8)
         try await PipeWireDaemon.with { pw in
+            // gpick's own debug lines and pipewiresrc's stream states go to a file, shown on a
+            // failure: where each opening of the camera stopped.
+            let log = "\(dir)/gst.log"
             let r = try await Subprocess.gpick(["script", "\(dir)/f.gpick", "--source", "pipewire:testcam", "--front", "test:pinwheel?id=2",
-                                                "--output-dir", dir, "--json"] + Self.small, env: pw.env)
-            #expect(r.status == 0, "\(r.stderr)\(r.stdout.suffix(1500))\npipewire said: \(pw.log.suffix(1500))")
+                                                "--output-dir", dir, "--json"] + Self.small,
+                                               env: pw.env.merging(["GST_DEBUG": "gpick:5,pipewiresrc:4", "GST_DEBUG_FILE": log, "GST_DEBUG_NO_COLOR": "1"]) { $1 })
+            let states = r.status == 0 ? [] : ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                .filter { $0.contains("state") || $0.contains(" gpick ") }.suffix(60)
+            #expect(r.status == 0, "\(r.stderr)\(r.stdout.suffix(1500))\npipewire said: \(pw.log.suffix(1500))\n\(states.joined(separator: "\n"))")
         }
         let frames = try await Media.frames("\(dir)/flip.mp4", measure: true)
         #expect(frames.count >= 85)
