@@ -104,9 +104,11 @@ import Testing
         let info = try await Media.discover("\(dir)/k.mp4")
         #expect(info.streams.contains { $0.kind == "video" })
         // Robust muxing rewrites the index every second of the recording: a kill loses at most
-        // that second (30 frames) of what the recording had taken.
+        // that second (30 frames) of what was encoded, and on a machine too busy for the encoder
+        // the frames still queued for it, at most another second (the queue holds 1 s): 125 of
+        // 170 taken were seen under the suite's load, 156 of 165 on an idle machine.
         let stamps = try await Media.stampIndices("\(dir)/k.mp4")
-        #expect(stamps.count >= before - 30, "\(stamps.count) frames survived of \(before) taken")
+        #expect(stamps.count >= before - 60, "\(stamps.count) frames survived of \(before) taken")
         #expect(Media.isConsecutive(stamps))
         // Only the recording itself is left: no temp files in the directory.
         #expect(TestEnvironment.files(in: dir) == ["k.mp4"])
