@@ -109,7 +109,7 @@ import Testing
             let log = "\(dir)/gst.log"
             let r = try await Subprocess.gpick(["script", "\(dir)/f.gpick", "--source", "pipewire:testcam", "--front", "test:pinwheel?id=2",
                                                 "--output-dir", dir, "--json"] + Self.small,
-                                               env: pw.env.merging(["GST_DEBUG": "gpick:5,pipewiresrc:4", "GST_DEBUG_FILE": log, "GST_DEBUG_NO_COLOR": "1"]) { $1 })
+                                               env: pw.env.merging(["GST_DEBUG": "gpick:5,pipewiresrc:5", "GST_DEBUG_FILE": log, "GST_DEBUG_NO_COLOR": "1"]) { $1 })
             let states = r.status == 0 ? [] : ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
                 .filter { $0.contains("state") || $0.contains(" gpick ") }.suffix(60)
             #expect(r.status == 0, "\(r.stderr)\(r.stdout.suffix(1500))\npipewire said: \(pw.log.suffix(1500))\n\(states.joined(separator: "\n"))")
