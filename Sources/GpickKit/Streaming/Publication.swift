@@ -75,8 +75,8 @@ public final class Publication: SessionOutput {
 
     /// Starts publishing the running session to `target`. The first connection must hold: a server
     /// that is not there, refuses the stream or the passphrase is an error now, not a retry loop.
-    /// `values` set the pipeline file's parameters (bitrate, key-interval, speed-preset, tune, psy-tune, and
-    /// latency for SRT). `onEvent` hears later losses and reconnections.
+    /// `values` set the pipeline file's parameters (bitrate, key-interval, speed-preset, tune,
+    /// psy-tune, and latency for SRT). `onEvent` hears later losses and reconnections.
     public static func start(in session: CaptureSession, to target: PublishTarget, values: [String: Parameter.Value] = [:],
                              passphrase: String? = nil, pipelineFile: PipelineFile? = nil,
                              onEvent: @escaping @Sendable (Event) -> Void = { _ in }) async throws(GpickError) -> Publication {

@@ -18,7 +18,8 @@ struct Publish: AsyncParsableCommand {
         at most 8 s), until --retry-for runs out; capture goes on meanwhile. It publishes until --duration, \
         Ctrl-C or SIGTERM. With --audio, the sound goes too (AAC, in step with the picture). Parameters of \
         pipelines/publish-srt.yaml, publish-rtmp.yaml and publish-rtsp.yaml (bitrate, \
-        key-interval, speed-preset, tune, psy-tune; latency for SRT; transport tcp or udp for RTSP) are set with --set.
+        key-interval, speed-preset, tune, psy-tune; latency for SRT; transport tcp or udp for RTSP) are set \
+        with --set.
 
         Examples:
           gpick publish 'srt://192.168.1.20:8890?streamid=publish:cam' --passphrase-file key.txt

@@ -12,8 +12,8 @@ struct Record: AsyncParsableCommand {
         discussion: """
         The recording ends after --duration with a finalised file. Ctrl-C and SIGTERM end it early and keep \
         every frame up to the signal. MP4 is written with robust muxing (the index is rewritten every second \
-        into reserved header space), so even after kill -9 the file plays, losing at most about a second (two on a machine too busy \
-        for the encoder to keep up). \
+        into reserved header space), so even after kill -9 the file plays, losing at most about a second \
+        (two on a machine too busy for the encoder to keep up). \
         With --split, the recording is written in parts NAME-001.ext, NAME-002.ext, … of that length, each a \
         whole file; together they hold every frame once. A part whose encoder is not ready at its boundary (a \
         loaded machine) starts at the first frame after it is, and the part before it keeps the frames until \
