@@ -322,6 +322,9 @@ public final class MovieRecording: SessionOutput {
         return state.withLock { $0.t0 }
     }
 
+    /// Frames the recording has taken so far (where they enter its branch).
+    var framesTaken: Int { state.withLock { $0.frames } }
+
     /// Frames recorded so far and bytes on disk.
     public var progress: (frames: Int, bytes: Int64) {
         (state.withLock { $0.frames }, file.size)

@@ -9,6 +9,10 @@ import GstCore
 /// the first frame after it was ready, and the part before it keeps the frames until then. So
 /// a late part moves its boundary, and no frame is lost or recorded twice; deciding on each
 /// branch's own pad instead could not tell whether the other branch had seen the frame yet.
+///
+/// A recording with a duration ends here too, after its number of frames, as a recording in one
+/// file does: a loaded machine's frames come further apart than the rate says, and an end in
+/// running time would take fewer of them.
 final class PartHandoff: Sendable {
     private struct Waiting {
         let part: MovieRecording
@@ -19,15 +23,20 @@ final class PartHandoff: Sendable {
         var active: MovieRecording
         /// Attached parts in order, each held until its boundary.
         var waiting: [Waiting] = []
+        /// Frames the parts before the active one took.
+        var before = 0
         var done = false
     }
     private let state: Locked<State>
     private let frameDuration: UInt64
+    private let limit: Int?
 
-    /// Watches the frames entering `tee`; `first` takes them until the first handoff.
-    init(first: MovieRecording, tee: Element, frameDuration: UInt64) {
+    /// Watches the frames entering `tee`; `first` takes them until the first handoff. With a
+    /// `limit`, the recording ends after that many frames.
+    init(first: MovieRecording, tee: Element, frameDuration: UInt64, limit: Int?) {
         state = Locked(State(active: first))
         self.frameDuration = frameDuration
+        self.limit = limit
         _ = tee.staticPad("sink")?.addProbe(.buffer) { [weak self] info in
             guard let self, let pts = info.buffer?.pts else { return .ok }
             return self.frame(at: pts)
@@ -37,7 +46,13 @@ final class PartHandoff: Sendable {
     /// `part` is attached (a frame entering the tee from now on reaches it): it takes over from
     /// the part before it at the first frame at or after `boundary`.
     func queue(_ part: MovieRecording, from boundary: UInt64) {
-        state.withLock { $0.waiting.append(Waiting(part: part, boundary: boundary)) }
+        let over = state.withLock { s -> Bool in
+            if s.done { return true }
+            s.waiting.append(Waiting(part: part, boundary: boundary))
+            return false
+        }
+        // The recording has already taken its frames: the part ends empty, and is left out.
+        if over { part.requestStop() }
     }
 
     /// The recording is over: the probe removes itself at the next frame.
@@ -46,13 +61,24 @@ final class PartHandoff: Sendable {
     }
 
     /// One frame, on the streaming thread: at most one handoff per frame, so a part that starts
-    /// late still gets at least the frame it starts at. Takes each part's lock inside this one;
-    /// the parts never call back here.
+    /// late still gets at least the frame it starts at. Every frame before it has been counted
+    /// by the part it entered (the tee pushes on this thread). Takes each part's lock inside
+    /// this one; the parts never call back here.
     private func frame(at pts: UInt64) -> ProbeReturn {
         let (late, done) = state.withLock { s -> (UInt64, Bool) in
-            guard !s.done, let next = s.waiting.first, pts >= next.boundary else { return (0, s.done) }
+            guard !s.done else { return (0, true) }
+            if let limit, s.before + s.active.framesTaken >= limit {
+                s.active.end(before: pts)
+                // Parts still held will get no frame: they end empty, and are left out.
+                for w in s.waiting { w.part.requestStop() }
+                s.waiting.removeAll()
+                s.done = true
+                return (0, true)
+            }
+            guard let next = s.waiting.first, pts >= next.boundary else { return (0, false) }
             s.waiting.removeFirst()
             s.active.end(before: pts)
+            s.before += s.active.framesTaken
             next.part.begin(at: pts)
             s.active = next.part
             return (pts - next.boundary, false)

@@ -69,7 +69,8 @@ public final class SplitRecording: Sendable {
         let split = SplitRecording(session: session, output: output, settings: partSettings,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
                                    total: total, first: first,
-                                   handoff: PartHandoff(first: first, tee: tee, frameDuration: format.frameDuration))
+                                   handoff: PartHandoff(first: first, tee: tee, frameDuration: format.frameDuration,
+                                                        limit: settings.duration.map { format.frames(in: $0) }))
         Task { await split.run() }  // waits (for signals and the parts) only: nothing blocks the pool
         return split
     }
@@ -138,10 +139,9 @@ public final class SplitRecording: Sendable {
         // Part 1's first frame fixes every boundary: t0 + k × part length.
         let t0 = await state.withLock({ $0.current }).firstFrameTime()
         state.withLock { $0.t0 = t0 }
+        // Where the recording is due to end: no part starts after it. (It ends after its number
+        // of frames, which PartHandoff counts, whichever part keeps them.)
         let end = t0.flatMap { t in total.map { t + $0 } }
-        // Every part ends at the recording's end at the latest, also one that keeps frames past
-        // its boundary because the part after it is late.
-        if let e = end { state.withLock { $0.current }.end(before: e) }
         var index = 1
         var boundary = t0.map { $0 + partLength }
         // Each part is finalised beside the next one's recording, in order: attaching the part
@@ -226,7 +226,6 @@ public final class SplitRecording: Sendable {
         if stopRequested.isFired || part.done.isFired || failed.isFired { return nil }
         var s = settings
         s.startAt = start
-        s.stopAt = stop
         s.heldUntilHandoff = true
         let f = try await MovieRecording.start(in: session, to: output.numbered(index, of: index), settings: s)
         state.withLock { $0.open.append(f) }
