@@ -24,7 +24,7 @@ import Testing
         #expect(stamps == [stamps[0], stamps[0] + 15, stamps[0] + 30, stamps[0] + 45], "\(stamps)")
         // The burst's first frame is one that comes after the countdown's three seconds, on the
         // script's own clock (the events' t). Not by its stamp: a starved test source falls behind
-        // the clock (29 frames in those 3 s were seen), so a frame count is no clock.
+        // the clock (its first burst frame was once stamp 29), so a frame count is no clock.
         let counted = try #require(events.first { $0["event"] as? String == "countdown" }?["t"] as? Double, "\(r.stdout)")
         let asked = try #require(events.first { $0["event"] as? String == "capture-exposure-started" }?["t"] as? Double, "\(r.stdout)")
         let first = try #require(events.first { $0["event"] as? String == "capture-exposure-complete" }, "\(r.stdout)")

@@ -28,7 +28,7 @@ public final class WaylandCompositor {
             "--width=\(width)", "--height=\(height)", "--log=\(log)", "--logger-scopes=log,proto",
         ], env: env)
         // The compositor stands for the user's desktop, which does not share the machine with a
-        // test suite's load (KWin and mutter raise their own priority for that): starved, weston
+        // test suite's load (KWin raises its own priority for that): starved, weston
         // answers a new window's first configure later than waylandsink 1.22 waits (100 ms), and
         // the window dies before the preview under test shows anything. `readsLate` is how a
         // late compositor is tested. (Raising needs root or CAP_SYS_NICE; without, it stays.)
