@@ -14,16 +14,27 @@ import Testing
         text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
-    /// ffmpeg reads `frames` video frames of `url` from nginx into `file`. One that does not end
-    /// fails with what the publisher and nginx said meanwhile: whether gpick stopped sending,
-    /// reconnected, or nginx dropped it.
+    /// ffmpeg reads `frames` video frames of `url` from nginx into `file`, with its progress
+    /// (`-stats`) on stderr. One that does not end fails with what the publisher and nginx said
+    /// meanwhile: whether gpick stopped sending, reconnected, or nginx dropped it.
+    ///
+    /// A reader that does not finish is given one more try, by a second ffmpeg: under the
+    /// suite's load, nginx-rtmp has taken gpick's stream and a player of it (its log says so,
+    /// and no error) and given that player no 60 frames in a minute, in 3 of 9 full runs in a
+    /// day, never alone. The second player's file is checked as the first one's would be: a
+    /// stream gpick got wrong fails it too.
     static func readBack(_ url: String, frames: Int, to file: String, publisher: Subprocess.Running, nginxDir: String) async throws -> Subprocess.Result {
-        do {
-            return try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-i", url, "-frames:v", "\(frames)", "-c", "copy", "-y", file], timeout: 60)
-        } catch {
-            let log = (try? String(contentsOfFile: "\(nginxDir)/error.log", encoding: .utf8)) ?? ""
-            throw TestFailure("\(error)\npublisher's events: \(publisher.stdoutSoFar.suffix(2000))\npublisher's stderr: \(publisher.stderrSoFar.suffix(1000))\nnginx: \(log.suffix(3000))")
+        var said: [String] = []
+        for timeout in [25.0, 30.0] {
+            do {
+                return try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-stats", "-i", url, "-frames:v", "\(frames)", "-c", "copy", "-y", file],
+                                                timeout: timeout)
+            } catch {
+                said.append("\(error)")
+            }
         }
+        let log = (try? String(contentsOfFile: "\(nginxDir)/error.log", encoding: .utf8)) ?? ""
+        throw TestFailure("\(said.joined(separator: "\nthen: "))\npublisher's events: \(publisher.stdoutSoFar.suffix(2000))\npublisher's stderr: \(publisher.stderrSoFar.suffix(1000))\nnginx: \(log.suffix(3000))")
     }
 
     /// The listener goes away for 5 s (killed: it says nothing to gpick), then a new one starts on
@@ -98,7 +109,7 @@ import Testing
         let nginx = try await StreamServers.rtmpServer(port: port, dir: dir)
         defer { nginx.signal(SIGKILL) }
         let url = "rtmp://127.0.0.1:\(port)/live/cam"
-        let p = try Subprocess.start(TestEnvironment.binary, ["publish", url, "--json", "--duration", "60"] + Self.small)
+        let p = try Subprocess.start(TestEnvironment.binary, ["publish", url, "--json", "--duration", "90"] + Self.small)
         defer { p.signal(SIGKILL) }
         let started = try await p.waitForOutput("\"started\"", timeout: 30)
         // The stream key is not printed.
@@ -153,7 +164,7 @@ import Testing
         let nginx = try await StreamServers.rtmpServer(port: port, dir: dir)
         defer { nginx.signal(SIGKILL) }
         let url = "rtmp://127.0.0.1:\(port)/live/cam"
-        let p = try Subprocess.start(TestEnvironment.binary, ["publish", url, "--audio", "test", "--json", "--duration", "60"] + Self.small)
+        let p = try Subprocess.start(TestEnvironment.binary, ["publish", url, "--audio", "test", "--json", "--duration", "90"] + Self.small)
         defer { p.signal(SIGKILL) }
         _ = try await p.waitForOutput("\"started\"", timeout: 30)
         let file = "\(dir)/av.mkv"
