@@ -35,14 +35,23 @@ import Testing
     /// its feeds' lines, the end of its debug log and its threads' stacks.
     static func diagnosed<T>(_ server: Subprocess.Running, _ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch {
-            let pid = server.process.processIdentifier
-            let log = logs.withLock { $0[pid] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
-            let lines = log.split(separator: "\n")
+            let lines = logLines(server)
             let tail = lines.suffix(60).joined(separator: "\n")
             // gpick's own lines (feeds starting, viewers joining, pushes refused), the last 40.
-            let own = lines.filter { $0.contains(" gpick ") }.suffix(40).joined(separator: "\n")
-            throw TestFailure("\(error)\ngpick's feeds:\n\(own)\nthe server's log ends:\n\(tail)\nthe server's threads:\n\(Subprocess.stacks(of: pid))")
+            let own = ownLines(server).suffix(40).joined(separator: "\n")
+            throw TestFailure("\(error)\ngpick's feeds:\n\(own)\nthe server's log ends:\n\(tail)\nthe server's threads:\n\(Subprocess.stacks(of: server.process.processIdentifier))")
         }
+    }
+
+    /// The lines of a server's debug log (see `serve`).
+    static func logLines(_ server: Subprocess.Running) -> [Substring] {
+        let log = logs.withLock { $0[server.process.processIdentifier] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
+        return log.split(separator: "\n")
+    }
+
+    /// gpick's own lines of a server's debug log (GST_DEBUG=gpick:5).
+    static func ownLines(_ server: Subprocess.Running) -> [Substring] {
+        logLines(server).filter { $0.contains(" gpick ") }
     }
 
     /// Stamps of a viewer's frames, which must run on without a gap from the first it decodes.
@@ -100,8 +109,7 @@ import Testing
         #expect(opened.allSatisfy { $0["address"] as? String == "127.0.0.1" }, "\(opened)")
         // gpick's own debug lines (GST_DEBUG=gpick:5): both medias' feeds (ffprobe's, then the
         // one the ten viewers share) started on a keyframe.
-        let log = Self.logs.withLock { $0[p.process.processIdentifier] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
-        let own = log.split(separator: "\n").filter { $0.contains(" gpick ") }
+        let own = Self.ownLines(p)
         #expect(own.filter { $0.contains("feed starts: sample") }.count >= 2, "\(own.suffix(20))")
     }
 
@@ -148,11 +156,8 @@ import Testing
         let found = try await Media.soundBesidePicture(file)
         let av = try #require(found, "no picture and sound in \(file)")
         #expect(av.video == "h264" && av.audio == "opus", "\(av.streams)")
-        if av.gap >= 0.1 {
-            let log = Self.logs.withLock { $0[p.process.processIdentifier] }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
-            let own = log.split(separator: "\n").filter { $0.contains(" gpick ") }
-            Issue.record("audio and video start \(av.gap) s apart: \(av.streams)\n\(own.prefix(30).joined(separator: "\n"))")
-        }
+        // On a failure, gpick's lines say where each feed started and what sound it had kept.
+        #expect(av.gap < 0.1, "audio and video start \(av.gap) s apart: \(av.streams)\n\(Self.ownLines(p).prefix(30).joined(separator: "\n"))")
         // The tone, decoded: a sine's RMS is 0.707 of its peak; silence would be 0.
         let samples = try await Media.sound(file)
         #expect(samples.count > 48_000, "\(samples.count) samples for two seconds of picture")
