@@ -15,6 +15,9 @@
 static inline GstElement *cgst_element(gpointer p) { return GST_ELEMENT(p); }
 static inline GstObject *cgst_object(gpointer p) { return GST_OBJECT(p); }
 static inline GstBin *cgst_bin(gpointer p) { return GST_BIN(p); }
+// An element's state lock (GST_STATE_LOCK: recursive), held by its state changes and its events.
+static inline void cgst_state_lock(GstElement *e) { GST_STATE_LOCK(e); }
+static inline void cgst_state_unlock(GstElement *e) { GST_STATE_UNLOCK(e); }
 static inline GObject *cgst_gobject(gpointer p) { return G_OBJECT(p); }
 static inline GstAppSink *cgst_app_sink(gpointer p) { return GST_APP_SINK(p); }
 static inline GstAppSrc *cgst_app_src(gpointer p) { return GST_APP_SRC(p); }

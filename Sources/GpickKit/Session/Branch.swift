@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import GstCore
+import Synchronization
 
 /// An output branch on a running session: a bin whose `video` (and `audio`) queues are fed from
 /// the session's tees through request pads. Adding and removing follows the design notes:
@@ -13,6 +14,11 @@ final class Branch: Sendable {
     let videoEntry: Pad
     let audioEntry: Pad?
     private let attached = Locked<Attachment?>(nil)
+    /// Attaching and detaching take turns: a detach between the attach's steps would leave a
+    /// tee pad linked to a bin out of the pipeline, or bring a stopped bin to the pipeline's
+    /// state. A branch detached first is never attached.
+    private let lifecycle = Mutex(Lifecycle.new)
+    private enum Lifecycle { case new, attached, detached }
 
     /// Where the branch is linked, while it is.
     private struct Attachment: Sendable {
@@ -50,15 +56,30 @@ final class Branch: Sendable {
     var pipeline: Pipeline? { attached.withLock { $0?.graph.pipeline } }
 
     /// Adds the bin to the session's pipeline, brings it to the pipeline's state and links it to
-    /// the tees. Probes go on the tee pads before linking, so they see the first buffer.
+    /// the tees. Probes go on the tee pads before linking, so they see the first buffer. Off the
+    /// pool, and never beside `detachBlocking` (see `lifecycle`).
     func attach(to graph: CaptureSession.Graph,
                 videoProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?,
                 audioProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?) async throws(GpickError) {
+        try await OffPool.run { () throws(GpickError) in
+            try self.lifecycle.withLock { l throws(GpickError) in
+                // Stopped before it was attached (the session or the recording ended first).
+                guard l == .new else { throw GpickError(.runtime, "\(self.name) was stopped before it started") }
+                l = .attached
+                try self.attachBlocking(to: graph, videoProbe: videoProbe, audioProbe: audioProbe)
+            }
+        }
+    }
+
+    @available(*, noasync, message: "it waits for the bin's state change: await attach(to:)")
+    private func attachBlocking(to graph: CaptureSession.Graph,
+                                videoProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?,
+                                audioProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?) throws(GpickError) {
         guard let videoTee = graph.videoTee else { throw GpickError(.runtime, "the session is not running") }
         do throws(GStreamerError) {
             try graph.pipeline.add(bin)
             attached.withLock { $0 = Attachment(graph: graph) }
-            try await bin.syncStateWithParent()
+            try bin.syncStateWithParent()
         } catch {
             throw GpickError(.pipeline, "\(name): \(error.message)")
         }
@@ -138,10 +159,15 @@ final class Branch: Sendable {
     /// `detach` on a thread that may block (it waits for the bin's streaming threads).
     @available(*, noasync, message: "it waits for streaming threads: await detach()")
     func detachBlocking() {
-        _ = try? bin.setState(.null)
-        guard let a = attached.withLock({ s -> Attachment? in defer { s = nil }; return s }) else { return }
-        a.graph.pipeline.remove(bin)
-        if let pad = a.videoTeePad { a.graph.videoTee?.releaseRequestPad(pad) }
-        if let pad = a.audioTeePad { a.graph.audioTee?.releaseRequestPad(pad) }
+        lifecycle.withLock { l in
+            l = .detached
+            guard let a = attached.withLock({ s -> Attachment? in defer { s = nil }; return s }) else {
+                _ = try? bin.setState(.null)
+                return
+            }
+            a.graph.pipeline.removeStopped(bin)
+            if let pad = a.videoTeePad { a.graph.videoTee?.releaseRequestPad(pad) }
+            if let pad = a.audioTeePad { a.graph.audioTee?.releaseRequestPad(pad) }
+        }
     }
 }

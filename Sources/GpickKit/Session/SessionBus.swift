@@ -63,11 +63,37 @@ extension CaptureSession {
         case .warning(let w):
             emit(.warning(w.description, detail: w.diagnostic))
         case .latency:
-            if let p = pipeline { sessionJob { p.recalculateLatency() } }
+            recalculateLatency()
         case .missingPlugin(_, let description):
             fail(GpickError(.plugin, "missing GStreamer plugin: \(description)", remedy: .checkPlugins))
         default:
             break
+        }
+    }
+
+    /// Each branch added or removed posts a latency message, and parts of a split recording come
+    /// many a second: one recalculation runs at a time (a thread each had hundreds waiting on the
+    /// pipeline's state lock), and one more after it covers the messages posted meanwhile.
+    private func recalculateLatency() {
+        guard let p = pipeline else { return }
+        let start = state.withLock { s -> Bool in
+            s.latencyAgain = true
+            if s.latencyRunning { return false }
+            s.latencyRunning = true
+            return true
+        }
+        guard start else { return }
+        sessionJob { [weak self] in
+            while let self, self.state.withLock({ s -> Bool in
+                if s.latencyAgain {
+                    s.latencyAgain = false
+                    return true
+                }
+                s.latencyRunning = false
+                return false
+            }) {
+                p.recalculateLatency()
+            }
         }
     }
 
