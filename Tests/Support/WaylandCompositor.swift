@@ -13,9 +13,10 @@ public final class WaylandCompositor {
     /// What a client needs to use this compositor and nothing else (no X11 to fall back on).
     public var environment: [String: String] { ["WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": runtimeDir, "DISPLAY": ""] }
 
-    /// `readsLate`: weston waits 150 ms before each read from a client (an LD_PRELOAD shim on
+    /// `readsLate`: weston waits 600 ms before each read from a client (an LD_PRELOAD shim on
     /// `recvmsg`), as a compositor on a loaded machine may: a new window's first configure then
-    /// comes later than waylandsink waits for it.
+    /// comes later than waylandsink waits for it (100 ms). At 150 ms, a client itself starved
+    /// beside a busy loop woke from that wait after the configure had come, and had its window.
     public init(width: Int = 640, height: Int = 480, readsLate: Bool = false) async throws {
         runtimeDir = TestEnvironment.tempDir("wayland")
         chmod(runtimeDir, 0o700)  // libwayland refuses a runtime dir others may enter
@@ -45,7 +46,7 @@ public final class WaylandCompositor {
         }
     }
 
-    /// Builds the shim that delays every `recvmsg` by 150 ms; returns its path.
+    /// Builds the shim that delays every `recvmsg` by 600 ms; returns its path.
     static func lateReads(in dir: String) async throws -> String {
         let source = "\(dir)/late-reads.c", library = "\(dir)/late-reads.so"
         try """
@@ -55,7 +56,7 @@ public final class WaylandCompositor {
             #include <time.h>
             ssize_t recvmsg(int fd, struct msghdr *m, int flags) {
                 ssize_t (*real)(int, struct msghdr *, int) = dlsym(RTLD_NEXT, "recvmsg");
-                struct timespec late = {0, 150000000};
+                struct timespec late = {0, 600000000};
                 nanosleep(&late, NULL);
                 return real(fd, m, flags);
             }
