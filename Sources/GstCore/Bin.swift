@@ -105,6 +105,7 @@ public class Bin: Element, @unchecked Sendable {
 /// A top-level pipeline with its bus. Going out of scope sets it to NULL before the last unref.
 public final class Pipeline: Bin, @unchecked Sendable {
     public let bus: Bus
+
     public override init(_ pointer: UnsafeMutablePointer<GstElement>, transfer: Transfer) {
         bus = Bus(gst_element_get_bus(pointer)!, transfer: .full)
         super.init(pointer, transfer: transfer)
@@ -164,10 +165,10 @@ public final class Pipeline: Bin, @unchecked Sendable {
     public func recalculateLatency() { gst_bin_recalculate_latency(cgst_bin(pointer)) }
 
     /// Sets a child to NULL and removes it, under the pipeline's state lock. The pipeline's own
-    /// state changes (one follows each async sink added to a playing pipeline) and the latency
-    /// walk go through the children holding each one; a child stopped and removed meanwhile was
-    /// set to PLAYING again, or released by the walk, and was then disposed running (a crash, in
-    /// split recordings of one-frame parts).
+    /// state changes (an async sink added to a playing pipeline sets them off) and the latency
+    /// walk go through the children holding each one: a child stopped and removed meanwhile came
+    /// back up, or was released by the walk, and was disposed running (a crash in split
+    /// recordings of one-frame parts).
     @available(*, noasync, message: "it waits for the child's streaming threads: run it in OffPool")
     public func removeStopped(_ child: Element) {
         cgst_state_lock(pointer)
@@ -188,4 +189,3 @@ extension GStreamerError {
         return e
     }
 }
-
