@@ -49,10 +49,14 @@ public enum StreamServers {
     }
 
     static let rtspRecordScript = """
-    import sys, gi
+    import sys, threading, gi
     gi.require_version('Gst', '1.0'); gi.require_version('GstRtspServer', '1.0')
     from gi.repository import Gst, GstRtspServer, GLib
     Gst.init(None)
+    # Both streams' pads come on streaming threads of their own, at once: PyGObject looks a
+    # method up on first use, and one of two threads doing so was told "'Caps' object has no
+    # attribute 'to_string'" (the video stream was then never written). One pad at a time.
+    one_pad = threading.Lock()
     port, out = sys.argv[1], sys.argv[2]
     loop = GLib.MainLoop()
     server = GstRtspServer.RTSPServer()
@@ -66,6 +70,9 @@ public enum StreamServers {
     def configure(factory, media):
         top = media.get_element()
         def added(element, pad):
+            with one_pad:
+                add_stream(element, pad)
+        def add_stream(element, pad):
             caps = pad.get_current_caps() or pad.query_caps(None)
             video = caps.to_string().startswith('video')
             print('stream %s: %s' % (element.get_name(), caps.to_string()), flush=True)
