@@ -72,12 +72,14 @@ import Testing
         try await session.start()
         // Open-ended: it stops once the front camera has been seen for 30 frames, however long its
         // start takes on a busy machine (a fixed duration could end inside the placeholder).
+        // Frames can reach the file before start() returns (its branch is linked first), never
+        // before it is called.
+        let recording = ContinuousClock.now
         let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/flip.mp4"),
                                                  settings: RecordingSettings(container: .mp4))
-        let recording = ContinuousClock.now
         try await Task.sleep(nanoseconds: 1_500_000_000)
         #expect(try await session.flip() == .front)
-        // How long the back camera could have been recorded: until flip() returned.
+        // How long the back camera could have been recorded: from the start until flip() returned.
         let backAtMost = Int(((ContinuousClock.now - recording) / .seconds(1)) * 30) + 10
         #expect(session.position == .front)
         try await session.waitUntilLive()
