@@ -16,9 +16,9 @@ final class Branch: Sendable {
     private let attached = Locked<Attachment?>(nil)
     /// Attaching and detaching take turns: a detach between the attach's steps would leave a
     /// tee pad linked to a bin out of the pipeline, or bring a stopped bin to the pipeline's
-    /// state. A branch detached first is never attached.
-    private let lifecycle = Mutex(Lifecycle.new)
-    private enum Lifecycle { case new, attached, detached }
+    /// state. A branch detached first is never attached. (Held across both, so the tee pads are
+    /// read from `attached`, which streaming threads may take while a detach waits for them.)
+    private let detached = Mutex(false)
 
     /// Where the branch is linked, while it is.
     private struct Attachment: Sendable {
@@ -57,15 +57,14 @@ final class Branch: Sendable {
 
     /// Adds the bin to the session's pipeline, brings it to the pipeline's state and links it to
     /// the tees. Probes go on the tee pads before linking, so they see the first buffer. Off the
-    /// pool, and never beside `detachBlocking` (see `lifecycle`).
+    /// pool, and never beside `detachBlocking` (see `detached`).
     func attach(to graph: CaptureSession.Graph,
                 videoProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?,
                 audioProbe: (@Sendable (ProbeInfo) -> ProbeReturn)?) async throws(GpickError) {
         try await OffPool.run { () throws(GpickError) in
-            try self.lifecycle.withLock { l throws(GpickError) in
+            try self.detached.withLock { detached throws(GpickError) in
                 // Stopped before it was attached (the session or the recording ended first).
-                guard l == .new else { throw GpickError(.runtime, "\(self.name) was stopped before it started") }
-                l = .attached
+                if detached { throw GpickError(.runtime, "\(self.name) was stopped before it started") }
                 try self.attachBlocking(to: graph, videoProbe: videoProbe, audioProbe: audioProbe)
             }
         }
@@ -159,8 +158,8 @@ final class Branch: Sendable {
     /// `detach` on a thread that may block (it waits for the bin's streaming threads).
     @available(*, noasync, message: "it waits for streaming threads: await detach()")
     func detachBlocking() {
-        lifecycle.withLock { l in
-            l = .detached
+        detached.withLock { detached in
+            detached = true
             guard let a = attached.withLock({ s -> Attachment? in defer { s = nil }; return s }) else {
                 _ = try? bin.setState(.null)
                 return
