@@ -12,6 +12,11 @@ Usage: picker_probe.py URL STEP [ARG]; prints one JSON object.
   rest PID S  the live camera cell, then scrolled out of view until it rests, then back: the CPU
               time of process PID (the picker) over S seconds live and S seconds resting, and the
               wake-up on the page's clock (scroll back → the first live frame painted)
+
+The page is opened once the freshly started browser is idle (`settle`), as in a browser that was
+already running: Chromium 156 spends about a second of its start preloading its own UI pages
+(a "WebUI Top Renderer"), which took 1.5 of the 2 cores while the page loaded and added about 50 ms
+to K1's median on this machine. STARTED=1 in the environment opens it at once instead, for comparison.
 """
 import json
 import os
@@ -126,6 +131,42 @@ def browser(want):
     return driver
 
 
+def process_tree_ticks(root):
+    """CPU ticks (utime + stime) of every process under `root` (not root itself)."""
+    children, ticks = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        children.setdefault(int(fields[1]), []).append(int(entry))
+        ticks[int(entry)] = int(fields[11]) + int(fields[12])
+    total, todo = 0, list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        total += ticks.get(pid, 0)
+        todo += children.get(pid, [])
+    return total
+
+
+def settle(driver, window=0.25, busy=0.08, limit=10.0):
+    """Waits until the browser's processes (everything under chromedriver) used under `busy` of one
+    core over a `window` of seconds, `limit` seconds at most. Returns (seconds waited, settled)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    started = time.monotonic()
+    before = process_tree_ticks(driver.service.process.pid)
+    while time.monotonic() - started < limit:
+        time.sleep(window)
+        now = process_tree_ticks(driver.service.process.pid)
+        if (now - before) / hz <= busy * window:
+            return time.monotonic() - started, True
+        before = now
+    return time.monotonic() - started, False
+
+
 def until(driver, script, seconds=60):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -142,6 +183,8 @@ def main():
     driver = browser(want if step == "grid" else 10**9)
     out = {}
     try:
+        if os.environ.get("STARTED") != "1":
+            out["settle_s"], out["settled"] = settle(driver)
         driver.get(url)
         if step == "grid":
             out["ms"] = until(driver, "return window.__marks.grid")

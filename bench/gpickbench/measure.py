@@ -79,10 +79,12 @@ def run(argv, *, timeout, log, stdin=None, stdout=None, cwd=None, check=True):
     return Usage(wall, ru.ru_utime, ru.ru_stime, ru.ru_maxrss, code)
 
 
-def output(argv, timeout=120):
-    """stdout of a short command (a version, a probe), stripped; BenchError if it fails."""
+def output(argv, timeout=120, env=None):
+    """stdout of a short command (a version, a probe), stripped; BenchError if it fails. `env`:
+    variables added to this process's environment for it."""
     try:
-        done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, **env} if env else None)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise BenchError(f"{shlex.join(map(str, argv))}: {e}") from e
     if done.returncode != 0:

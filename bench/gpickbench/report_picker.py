@@ -24,8 +24,14 @@ def picker(r, c):
     for name, runs, check in rows:
         median = sorted(runs)[len(runs) // 2]
         lines.append(f"| {name} | {ms(runs)} | {median:.0f} | {check.target} | {verdict(check.ok)} |")
-    lines += ["",
-              f"- K4 starts the clock in the pane just before gpick is executed and stops at the picker's `shown` event "
+    lines.append("")
+    started = r.get("grid_warm_started_ms")
+    lines.append("- Each page is opened once the freshly started browser is idle (its processes under 8 % of a core over "
+                 "250 ms), as in a browser that was already running: Chromium 156 spends about its first second "
+                 "preloading its own UI pages, on the same 2 cores."
+                 + (f" Opened at once in a browser that has only just started, K1 warm took {ms(started)} ms "
+                    f"(median {sorted(started)[len(started) // 2]:.0f}; for reference, no target)." if started else ""))
+    lines += [f"- K4 starts the clock in the pane just before gpick is executed and stops at the picker's `shown` event "
               f"(every cell in view drawn, pictures included: {r['terminal_cells']} cells, drawn as "
               f"{r['terminal_graphics']}); the first of its runs made the thumbnails and is not counted.",
               f"- K5: the page scrolled a screen at a time until {mem['painted']} thumbnails had painted "

@@ -172,6 +172,13 @@ class PickerTests(unittest.TestCase):
         self.assertIn("## 10. The picker", text)
         self.assertIn("| K4 terminal, start → whole grid (tmux 200×60) | 140, 150, 145, 160, 138 | 145 | <= 300 ms | **PASS** |", text)
         self.assertIn("**96 MiB**", text)
+        # The page in a browser that has only just started: shown beside K1, with no verdict of its own.
+        self.assertIn("K1 warm took 230, 210, 260 ms (median 230; for reference, no target)", text)
+
+    def test_results_from_before_the_started_browser_runs_still_render(self):
+        old = results()
+        del old["picker"]["grid_warm_started_ms"]
+        self.assertNotIn("only just started", report.render(old))
 
 
 class AvatarTests(unittest.TestCase):
