@@ -8,9 +8,14 @@
 // - fd 2 becomes /dev/null, for what does not go through GLib (libjpeg, libpng) and for children
 //   that share stderr (gst-plugin-scanner, which GStreamer spawns). gpick's own lines go to a
 //   copy of the user's stderr.
+// - So a crash would say nothing at all: libc's "double free" and GLib's "Aborting" lines go to
+//   fd 2, and a segmentation fault prints nothing. While library text is kept off, a fatal signal
+//   first writes one line to the user's stderr, then goes on as it would have (a core, the exit
+//   status of that signal).
 #include "library_text.h"
 #include <fcntl.h>
 #include <glib.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,43 @@ static GLogWriterOutput writer(GLogLevelFlags level, const GLogField *fields, gs
     return G_LOG_WRITER_HANDLED;
 }
 
+// The signals that end a process with a core: each said by name, then handed to what was there.
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+static const char *const fatal_names[] = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT"};
+#define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction fatal_previous[FATAL_COUNT];
+
+static void say(int fd, const char *text) {
+    ssize_t w = write(fd, text, strlen(text));
+    (void)w;
+}
+
+// Async-signal-safe: write(2), sigaction(2) and raise(3) only. The signal is blocked while this
+// runs, so the raise is delivered, to the previous action, as soon as it returns (a fault that
+// returns here would fault again, with the same result).
+static void on_fatal_signal(int sig) {
+    for (size_t i = 0; i < FATAL_COUNT; i++) {
+        if (fatal_signals[i] != sig) continue;
+        if (!atomic_load(&shown)) {
+            int fd = atomic_load(&user_stderr);
+            say(fd, "gpick: error: crashed (");
+            say(fd, fatal_names[i]);
+            say(fd, "): a bug in gpick or in a library it uses; run the command again with --verbose to see what the libraries said\n");
+        }
+        sigaction(sig, &fatal_previous[i], NULL);
+        raise(sig);
+        return;
+    }
+}
+
+static void say_fatal_signals(void) {
+    struct sigaction ours;
+    memset(&ours, 0, sizeof ours);
+    ours.sa_handler = on_fatal_signal;
+    sigemptyset(&ours.sa_mask);
+    for (size_t i = 0; i < FATAL_COUNT; i++) sigaction(fatal_signals[i], &ours, &fatal_previous[i]);
+}
+
 void gpick_library_text_begin(int show) {
     if (atomic_flag_test_and_set(&installed)) return;
     show = show || set("GPICK_VERBOSE") || set("G_MESSAGES_DEBUG") || set("GST_DEBUG");
@@ -51,6 +93,7 @@ void gpick_library_text_begin(int show) {
         close(copy);
     }
     if (null >= 0) close(null);
+    say_fatal_signals();
 }
 
 void gpick_library_text_show(void) {

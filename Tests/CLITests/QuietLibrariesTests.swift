@@ -37,4 +37,37 @@ import Testing
         let inspect = try await Subprocess.gpick(["inspect", "--verbose", "\(dir)/s.jpg"], env: home)
         #expect(inspect.status == 0 && inspect.stdout.contains("1280"), "\(inspect.stdout) \(inspect.stderr)")
     }
+
+    /// A crash says so: with libraries' text kept off stderr, libc's and GLib's abort lines go
+    /// nowhere, and a segmentation fault prints nothing at all. The process still ends by its
+    /// signal (status 128 + it). Sent from outside here: gpick has no way to crash on purpose.
+    /// The children run without core dumps (`ulimit -c 0`), so none lands in the tests' folder,
+    /// and without the Swift runtime's backtracer, which a debug build finds (the static release
+    /// build does not) and which returns from a signal sent by another process.
+    @Test(arguments: [("gpick", SIGSEGV, "SIGSEGV"), ("gpick-library", SIGABRT, "SIGABRT"), ("gpick --verbose", SIGSEGV, "SIGSEGV")])
+    func aCrashLeavesOneLineOnStderr(binary: String, sig: Int32, name: String) async throws {
+        let dir = TestEnvironment.tempDir()
+        let verbose = binary.hasSuffix("--verbose")
+        let command = binary == "gpick-library"
+            ? [LibraryCLI.binary, "pick", "--ui", "web", "--no-open", "--no-camera", "--library", dir]
+            : [TestEnvironment.binary, "record", "--source", "test", "--duration", "30", "--json", "-o", "\(dir)/c.mp4"] + (verbose ? ["--verbose"] : [])
+        let p = try Subprocess.start("/bin/sh", ["-c", "ulimit -c 0 && exec \"$0\" \"$@\""] + command,
+                                     env: ["XDG_DATA_HOME": dir + "/data", "XDG_CACHE_HOME": dir + "/cache", "SWIFT_BACKTRACE": "enable=no"])
+        if binary == "gpick-library" {
+            try await p.waitForOutput("token=", stderr: true)
+        } else {
+            try await p.waitForOutput("\"event\":\"started\"")
+        }
+        p.signal(sig)
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 128 + sig, "\(r.status) \(r.stderr)")
+        let crashLines = r.stderr.split(separator: "\n").filter { $0.contains("crashed") }
+        if verbose {
+            // Libraries' own text reaches stderr already; the shell says how the process ended.
+            #expect(crashLines.isEmpty, "\(r.stderr)")
+        } else {
+            #expect(crashLines == ["gpick: error: crashed (\(name)): a bug in gpick or in a library it uses; "
+                                   + "run the command again with --verbose to see what the libraries said"], "\(r.stderr)")
+        }
+    }
 }
