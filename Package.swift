@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(name: "GpickFormatsTests", dependencies: ["GpickFormats", "GpickTestSupport"]),
         .testTarget(name: "GpickPickerTests", dependencies: ["GpickPicker", "GpickTerminal", "GpickTestSupport", "GpickWeb"]),
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
-        .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GpickTerminal", "GpickWeb", "GpickTestSupport"]),
+        .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GstCore", "CGStreamer", "GpickTerminal", "GpickWeb", "GpickTestSupport"]),
         .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "GpickImagesTests", dependencies: ["GpickImages", "GpickTestSupport"]),
         .testTarget(name: "GpickAvatarTests", dependencies: ["GpickAvatar", "GpickTestSupport", "CGLib"]),

@@ -28,6 +28,13 @@ final class SourceStage: Sendable {
                                           parts: parts, asPipeline: false)
         bin.setName("source-\(position.rawValue)-\(generation)")
         do {
+            // The stage's state changes stay its own. A file source is live (its identity
+            // sync=true) and its decodebin changes state asynchronously: GstBin forwarded the
+            // decodebin's ASYNC_START to the pipeline but, once the stage had committed PAUSED,
+            // not its ASYNC_DONE, and the pipeline waited for it in PAUSED for ever (`record`
+            // from a file: "no frame within 15 s", about once in 20 to 60 runs). The stage hands
+            // its frames over through an appsink; the pipeline has nothing to wait for in it.
+            try bin.set("async-handling", true)
             let f = format
             let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
             let formatElement = try bin.requireElement(named: "format")
