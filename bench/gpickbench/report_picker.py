@@ -29,6 +29,8 @@ def picker(r, c):
     lines.append("- Each page is opened once the freshly started browser is idle (its processes under 8 % of a core over "
                  "250 ms), as in a browser that was already running: Chromium 156 spends about its first second "
                  "preloading its own UI pages, on the same 2 cores."
+                 + (f" **{r['grid_unsettled']} of K1's loads** were opened after 10 s with the browser still busy."
+                    if r.get("grid_unsettled") else "")
                  + (f" Opened at once in a browser that has only just started, K1 warm took {ms(started)} ms "
                     f"(median {sorted(started)[len(started) // 2]:.0f}; for reference, no target)." if started else ""))
     lines += [f"- K4 starts the clock in the pane just before gpick is executed and stops at the picker's `shown` event "

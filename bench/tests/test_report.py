@@ -175,6 +175,11 @@ class PickerTests(unittest.TestCase):
         # The page in a browser that has only just started: shown beside K1, with no verdict of its own.
         self.assertIn("K1 warm took 230, 210, 260 ms (median 230; for reference, no target)", text)
 
+    def test_a_load_opened_in_a_busy_browser_is_said(self):
+        self.assertNotIn("still busy", report.render(RESULTS))
+        self.assertIn("**1 of K1's loads** were opened after 10 s with the browser still busy",
+                      report.render(results(picker__grid_unsettled=1)))
+
     def test_results_from_before_the_started_browser_runs_still_render(self):
         old = results()
         del old["picker"]["grid_warm_started_ms"]

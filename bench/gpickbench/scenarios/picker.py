@@ -60,20 +60,23 @@ def probe(b, url, step, *args, timeout=300, started=False):
     return answer
 
 
-def grid(b, home, root, cold, started=False):
-    """K1's page loads; `started`: each opened in a browser that has only just started."""
+def grid(b, home, root, cold, started=False, unsettled=None):
+    """K1's page loads; `started`: each opened in a browser that has only just started.
+    `unsettled` (a list) gets one entry per kept load whose browser was still busy after 10 s."""
     times = []
     for i in range(RUNS + 1):
         if cold:
             home.clear_thumbnails()
         p = Picker(b, ["--no-camera", "--library", root, "--columns", "8"], b.path(f"pick-grid-{i}.err"))
         try:
-            ms = probe(b, p.url, "grid", 24, started=started)["ms"]
+            answer = probe(b, p.url, "grid", 24, started=started)
         finally:
             p.stop()
         # The first warm run fills the cache (and the page cache) for the rest; it is not kept.
         if cold or i > 0:
-            times.append(ms)
+            times.append(answer["ms"])
+            if unsettled is not None and answer.get("settled") is False:
+                unsettled.append(answer["settle_s"])
     return times[:RUNS]
 
 
@@ -150,8 +153,9 @@ def run(b):
         b.log("picker: indexing L1's tree")
         measure.run([b.gpick, "library", "scan", "--library", root], timeout=900, log=b.path("pick-scan.err"))
         b.log(f"picker: K1 the first 24 thumbnails, {RUNS} cold and {RUNS} warm page loads")
-        cold = grid(b, home, root, cold=True)
-        warm = grid(b, home, root, cold=False)
+        unsettled = []
+        cold = grid(b, home, root, cold=True, unsettled=unsettled)
+        warm = grid(b, home, root, cold=False, unsettled=unsettled)
         b.log(f"picker: K1 warm again, {RUNS} page loads each in a browser that has only just started")
         started = grid(b, home, root, cold=False, started=True)
         b.log(f"picker: K2/K3 the camera cell, {RUNS} page loads with 3 photos each")
@@ -161,7 +165,8 @@ def run(b):
         b.log(f"picker: K5 peak RSS while the page is scrolled through {SCROLL} assets")
         mem = memory(b, root)
     return {"assets": manifest["photos"] + manifest["videos"], "runs": RUNS,
-            "grid_cold_ms": cold, "grid_warm_ms": warm, "grid_warm_started_ms": started, "camera_first_ms": firsts, "snap_ms": snaps,
+            "grid_cold_ms": cold, "grid_warm_ms": warm, "grid_warm_started_ms": started,
+            "grid_unsettled": len(unsettled), "camera_first_ms": firsts, "snap_ms": snaps,
             "terminal_ms": term, "terminal_graphics": graphics, "terminal_cells": cells, "memory": mem,
             "median": {k: statistics.median(v) for k, v in
                        (("grid_cold", cold), ("grid_warm", warm), ("camera", firsts), ("snap", snaps), ("terminal", term))},
