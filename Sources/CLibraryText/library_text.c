@@ -43,8 +43,9 @@ static GLogWriterOutput writer(GLogLevelFlags level, const GLogField *fields, gs
 }
 
 // The signals that end a process with a core: each said by name, then handed to what was there.
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-static const char *const fatal_names[] = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT"};
+static const struct { int number; const char *name; } fatal_signals[] = {
+    {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"}, {SIGILL, "SIGILL"}, {SIGFPE, "SIGFPE"}, {SIGABRT, "SIGABRT"},
+};
 #define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction fatal_previous[FATAL_COUNT];
 
@@ -58,11 +59,11 @@ static void say(int fd, const char *text) {
 // returns here would fault again, with the same result).
 static void on_fatal_signal(int sig) {
     for (size_t i = 0; i < FATAL_COUNT; i++) {
-        if (fatal_signals[i] != sig) continue;
+        if (fatal_signals[i].number != sig) continue;
         if (!atomic_load(&shown)) {
             int fd = atomic_load(&user_stderr);
             say(fd, "gpick: error: crashed (");
-            say(fd, fatal_names[i]);
+            say(fd, fatal_signals[i].name);
             say(fd, "): a bug in gpick or in a library it uses; run the command again with --verbose to see what the libraries said\n");
         }
         sigaction(sig, &fatal_previous[i], NULL);
@@ -76,7 +77,7 @@ static void say_fatal_signals(void) {
     memset(&ours, 0, sizeof ours);
     ours.sa_handler = on_fatal_signal;
     sigemptyset(&ours.sa_mask);
-    for (size_t i = 0; i < FATAL_COUNT; i++) sigaction(fatal_signals[i], &ours, &fatal_previous[i]);
+    for (size_t i = 0; i < FATAL_COUNT; i++) sigaction(fatal_signals[i].number, &ours, &fatal_previous[i]);
 }
 
 void gpick_library_text_begin(int show) {

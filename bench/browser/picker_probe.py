@@ -91,15 +91,18 @@ let frames = 0, shown = -1, live = -1;
 STATE = "return (typeof camera !== 'undefined' && camera) ? camera.state : null"
 
 
+def stat(pid):
+    """(parent pid, CPU ticks: utime + stime of all its threads) of process pid, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return int(fields[1]), int(fields[11]) + int(fields[12])
+
+
 def cpu_percent(pid, seconds):
     """Process pid's CPU time (all its threads) over `seconds`, in % of one core."""
-    def ticks():
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])  # utime, stime
-    t0, c0 = time.monotonic(), ticks()
+    t0, c0 = time.monotonic(), stat(pid)[1]
     time.sleep(seconds)
-    t1, c1 = time.monotonic(), ticks()
+    t1, c1 = time.monotonic(), stat(pid)[1]
     return 100.0 * (c1 - c0) / os.sysconf("SC_CLK_TCK") / (t1 - t0)
 
 
@@ -138,12 +141,10 @@ def process_tree_ticks(root):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+            parent, ticks[int(entry)] = stat(entry)
         except OSError:
             continue  # gone meanwhile
-        children.setdefault(int(fields[1]), []).append(int(entry))
-        ticks[int(entry)] = int(fields[11]) + int(fields[12])
+        children.setdefault(parent, []).append(int(entry))
     total, todo = 0, list(children.get(root, []))
     while todo:
         pid = todo.pop()

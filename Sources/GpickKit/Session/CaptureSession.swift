@@ -54,9 +54,8 @@ public final class CaptureSession: Sendable {
         var jobs: [OffPoolJob<Void, Never>] = []
         /// stop() has begun: no more such work starts (the pipeline's own stop covers it).
         var stopBegun = false
-        /// A latency recalculation is under way, and another message came since it began.
-        var latencyRunning = false
-        var latencyAgain = false
+        /// The latency recalculation (see SessionBus.recalculateLatency).
+        var latency = LatencyWork.idle
         /// When a stalled camera was last reopened (see CameraReconnect), and the reopening
         /// under way, which stop() lets finish before it stops the camera.
         var reconnects: [ContinuousClock.Instant] = []

@@ -77,25 +77,22 @@ extension CaptureSession {
     private func recalculateLatency() {
         guard let p = pipeline else { return }
         let start = state.withLock { s -> Bool in
-            s.latencyAgain = true
-            if s.latencyRunning { return false }
-            s.latencyRunning = true
-            return true
+            defer { s.latency = s.latency == .idle ? .running : .runAgain }
+            return s.latency == .idle
         }
         guard start else { return }
         sessionJob { [weak self] in
-            while let self, self.state.withLock({ s -> Bool in
-                if s.latencyAgain {
-                    s.latencyAgain = false
-                    return true
-                }
-                s.latencyRunning = false
-                return false
-            }) {
+            repeat {
                 p.recalculateLatency()
-            }
+            } while self?.state.withLock({ s -> Bool in
+                defer { s.latency = s.latency == .runAgain ? .running : .idle }
+                return s.latency == .runAgain
+            }) == true
         }
     }
+
+    /// Idle, a recalculation running, or running with another message come since it began.
+    enum LatencyWork { case idle, running, runAgain }
 
     /// A session failure: outputs finalise what they have, and every wait for frames ends.
     func fail(_ error: GpickError) {
