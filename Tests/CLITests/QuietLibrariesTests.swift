@@ -43,13 +43,15 @@ import Testing
     /// signal (status 128 + it). Sent from outside here: gpick has no way to crash on purpose.
     /// The children run without core dumps (`ulimit -c 0`), so none lands in the tests' folder,
     /// and without the Swift runtime's backtracer, which a debug build finds (the static release
-    /// build does not) and which returns from a signal sent by another process.
+    /// build does not) and which returns from a signal sent by another process. The recording
+    /// is an hour long so the signal always finds it running: in a CI run on a busy host the
+    /// test sent it more than 30 s after the recording had started.
     @Test(arguments: [("gpick", false, SIGSEGV), ("gpick-library", false, SIGABRT), ("gpick", true, SIGSEGV)])
     func aCrashLeavesOneLineOnStderr(binary: String, verbose: Bool, sig: Int32) async throws {
         let dir = TestEnvironment.tempDir()
         let command = binary == "gpick-library"
             ? [LibraryCLI.binary, "pick", "--ui", "web", "--no-open", "--no-camera", "--library", dir]
-            : [TestEnvironment.binary, "record", "--source", "test", "--duration", "30", "--json", "-o", "\(dir)/c.mp4"] + (verbose ? ["--verbose"] : [])
+            : [TestEnvironment.binary, "record", "--source", "test", "--duration", "3600", "--json", "-o", "\(dir)/c.mp4"] + (verbose ? ["--verbose"] : [])
         let p = try Subprocess.start("/bin/sh", ["-c", "ulimit -c 0 && exec \"$0\" \"$@\""] + command,
                                      env: ["XDG_DATA_HOME": dir + "/data", "XDG_CACHE_HOME": dir + "/cache", "SWIFT_BACKTRACE": "enable=no"])
         if binary == "gpick-library" {
