@@ -39,11 +39,13 @@ public enum Spawn {
         // inherited pipe keeps its reader from ever seeing the end.
         InheritedDescriptors.closeAllButStandard(in: &actions)
         let argv = ([exe] + args).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        // GStreamer's registry as every child has it (see `TestEnvironment.child`).
+        let envp = TestEnvironment.childEnvironment().map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         // A shell's signals, not this pool thread's blocked mask (it once left every gpick under
         // test deaf to SIGHUP and SIGTERM, and tmux servers alive after `kill-server`).
-        let spawned = ShellSignals.withSpawnAttributes { posix_spawn(&pid, exe, &actions, &$0, argv, environ) }
+        let spawned = ShellSignals.withSpawnAttributes { posix_spawn(&pid, exe, &actions, &$0, argv, envp) }
         close(err[1])
         if keepStdout { close(out[1]) }
         guard spawned == 0 else { throw TestFailure("cannot start \(exe): \(String(cString: strerror(spawned)))") }

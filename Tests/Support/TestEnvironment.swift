@@ -78,20 +78,32 @@ public enum TestEnvironment {
         return "\(cache)/gstreamer-1.0/registry.\(machine).bin"
     }()
 
-    /// `env` for a child process, with the registry above when it has a HOME or cache of its
-    /// own: it would otherwise rebuild GStreamer's plugin registry there (a scan of every
-    /// plugin, 2 s idle and over 10 s on a busy machine), and a picker's video thumbnail waited for it.
+    /// `env` for a child process, with the registry above unless it names one of its own.
     ///
-    /// Such a child reads that registry and never rewrites it (GST_REGISTRY_UPDATE=no). Some
-    /// plugins' entries depend on HOME (libvisual's looks in ~/.libvisual): a child that
-    /// validated the registry under its own HOME found it changed and rewrote it, the next
-    /// child under the real HOME did the same, and a full run spent about a hundred plugin
-    /// scans on that. This process brings the registry up to date first, under the
-    /// environment every other child inherits.
+    /// Every child reads that registry and never rewrites it (GST_REGISTRY_UPDATE=no); this
+    /// process brings it up to date first, once, under the environment every child inherits.
+    /// - A child with a HOME or cache of its own would otherwise rebuild the registry there (a
+    ///   scan of every plugin, 2 s idle and over 10 s on a busy machine); a picker's video
+    ///   thumbnail waited for it.
+    /// - Some plugins' entries depend on HOME (libvisual's looks in ~/.libvisual): a child that
+    ///   validated the registry under its own HOME found it changed and rewrote it, the next
+    ///   child under the real HOME did the same, and a full run spent about a hundred plugin
+    ///   scans on that.
+    /// - Children under the real HOME validated it themselves: with a registry out of date at
+    ///   the start of a run (new plugins, a new HOME), those started in the first seconds each
+    ///   scanned every plugin side by side, and in a CI run a video thumbnail's GStreamer start
+    ///   took about 20 s of its child's time before its 10 s decode limit even began.
     public static func child(_ env: [String: String]) -> [String: String] {
-        guard env["HOME"] != nil || env["XDG_CACHE_HOME"] != nil, env["GST_REGISTRY"] == nil else { return env }
+        guard env["GST_REGISTRY"] == nil else { return env }
         _ = registryCurrent
         return env.merging(["GST_REGISTRY": gstRegistry, "GST_REGISTRY_UPDATE": "no"]) { $1 }
+    }
+
+    /// This process's environment with `child(env)`'s over it, as `NAME=value` lines.
+    public static func childEnvironment(_ env: [String: String] = [:]) -> [String] {
+        var e = ProcessInfo.processInfo.environment
+        for (k, v) in child(env) { e[k] = v }
+        return e.map { "\($0.key)=\($0.value)" }
     }
 
     /// GStreamer's initialisation in this process, which validates (and if needed rewrites) the
