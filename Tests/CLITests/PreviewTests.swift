@@ -74,14 +74,7 @@ import Testing
     /// test however the test ends: a test that throws midway leaves no gpick running behind it.
     final class Tmux: Sendable {
         let socket = "gpick-test-\(getpid())-\(UUID().uuidString.prefix(6))"
-        deinit {
-            let kill = Process()
-            kill.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-            kill.arguments = ["-L", socket, "kill-server"]
-            kill.standardOutput = FileHandle.nullDevice
-            kill.standardError = FileHandle.nullDevice
-            if (try? kill.run()) != nil { kill.waitUntilExit() }
-        }
+        deinit { _ = try? Spawn.run("/usr/bin/tmux", ["-L", socket, "kill-server"]) }
         func run(_ args: [String]) async throws -> Subprocess.Result {
             try await Subprocess.run("/usr/bin/tmux", ["-L", socket] + args)
         }

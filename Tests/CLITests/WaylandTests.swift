@@ -183,11 +183,7 @@ import Testing
             .write(toFile: "\(config)/mimeapps.list", atomically: false, encoding: .utf8)
         let p = try Subprocess.start(TestEnvironment.binary, ["pick", "--no-camera", "--json", "--library", lib.root],
                                      env: lib.env.merging(compositor.environment) { $1 }.merging(["XDG_DATA_HOME": data, "XDG_CONFIG_HOME": config]) { $1 })
-        defer {
-            if let pid = (try? String(contentsOfFile: "\(dir)/browser.pid", encoding: .utf8)).flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
-                kill(pid, SIGKILL)
-            }
-        }
+        defer { ForeignProcess(pidFile: "\(dir)/browser.pid")?.signal(SIGKILL) }
         try await p.waitForOutput("\"event\":\"ready\"")
         // The window's title is the page's, which the browser knows only once the page (served
         // only to the URL's token) has loaded.

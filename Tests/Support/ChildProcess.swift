@@ -50,19 +50,27 @@ public final class ChildProcess: @unchecked Sendable {
         if !detachThread(named: "test-reaper", { [self] in reap() }) { Thread.detachNewThread { [self] in reap() } }
     }
 
+    /// Waits for the end without reaping it first (WNOWAIT): until `ended` has the status, the
+    /// pid stays this child's, a zombie, so a signal sent under that lock never reaches a
+    /// process that took the pid over. Pids here wrap at 32768 and a full run makes tens of
+    /// thousands of processes and threads; a pid taken over by one of the test process's own
+    /// threads would signal the whole test process.
     private func reap() {
-        var raw: Int32 = 0
-        var usage = rusage()
-        while wait4(processIdentifier, &raw, 0, &usage) < 0 {
-            guard errno == EINTR else { raw = 0x7f00; break }  // not ours to wait for: report 127
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOWAIT) < 0 {
+            guard errno == EINTR else { break }
         }
-        CPULog.child(usage, test: startedBy, command: [program] + (arguments ?? []))
-        // An exit code, or 128 + the signal, as a shell reports it.
-        let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        var usage = rusage()
         ended.withLock {
-            status = code
+            var raw: Int32 = 0
+            while wait4(processIdentifier, &raw, 0, &usage) < 0 {
+                guard errno == EINTR else { raw = 0x7f00; break }  // not ours to wait for: report 127
+            }
+            // An exit code, or 128 + the signal that ended it, as a shell reports it.
+            status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
             ended.broadcast()
         }
+        CPULog.child(usage, test: startedBy, command: [program] + (arguments ?? []))
     }
 
     public var isRunning: Bool { ended.withLock { status == nil } }
@@ -70,7 +78,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// The exit code, or 128 + the signal that ended it; 0 while it runs.
     public var terminationStatus: Int32 { ended.withLock { status ?? 0 } }
 
-    public func interrupt() { kill(processIdentifier, SIGINT) }
+    /// Sends `sig` while the child runs (or is ended but not yet reaped); after that, nothing.
+    public func signal(_ sig: Int32) {
+        ended.withLock { if status == nil { _ = kill(processIdentifier, sig) } }
+    }
+
+    public func interrupt() { signal(SIGINT) }
 
     /// Blocks until the child has ended and been reaped.
     public func waitUntilExit() {

@@ -34,8 +34,7 @@ public final class StaticHTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     public func stop() {
-        guard running.process.isRunning else { return }
-        kill(running.pid, SIGKILL)
+        running.signal(SIGKILL)
         running.process.waitUntilExit()
     }
 

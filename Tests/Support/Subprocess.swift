@@ -10,17 +10,17 @@ public struct Subprocess {
     public static func stacks(of pid: Int32) -> String {
         var text = kernelStates(of: pid)
         let gdb = "/usr/bin/gdb"
-        if FileManager.default.isExecutableFile(atPath: gdb) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: gdb)
+        if FileManager.default.isExecutableFile(atPath: gdb), let null = FileHandle(forUpdatingAtPath: "/dev/null") {
+            defer { try? null.close() }
             // No init files, no debuginfod queries (no network here), no auto-loaded scripts.
-            p.arguments = ["-nx", "-q", "-batch", "-iex", "set debuginfod enabled off", "-iex", "set auto-load off",
-                           "-p", String(pid), "-ex", "thread apply all bt 16"]
+            let args = ["-nx", "-q", "-batch", "-iex", "set debuginfod enabled off", "-iex", "set auto-load off",
+                        "-p", String(pid), "-ex", "thread apply all bt 16"]
             let out = PipeIO.pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            if (try? p.run()) != nil {
-                let killer = DispatchWorkItem { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+            let p = try? ChildProcess(gdb, args, environment: ProcessInfo.processInfo.environment, stdin: null.fileDescriptor,
+                                      stdout: out.fileHandleForWriting.fileDescriptor, stderr: null.fileDescriptor)
+            try? out.fileHandleForWriting.close()
+            if let p {
+                let killer = DispatchWorkItem { p.signal(SIGKILL) }
                 DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
                 let data = out.fileHandleForReading.readDataToEndOfFile()
                 p.waitUntilExit()
@@ -29,6 +29,7 @@ public struct Subprocess {
                     .filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
                 text += lines.isEmpty ? "gdb: no stacks\n" : lines.joined(separator: "\n")
             }
+            try? out.fileHandleForReading.close()
         }
         return String(text.prefix(8000))
     }
@@ -206,7 +207,7 @@ public struct Subprocess {
             }
         }
         /// Signals the child while it runs (once reaped, its pid may be another process's).
-        public func signal(_ sig: Int32) { if process.isRunning { kill(process.processIdentifier, sig) } }
+        public func signal(_ sig: Int32) { process.signal(sig) }
 
         public func wait(timeout: Double) async throws -> Result {
             let timeout = HangBound.seconds(timeout)
@@ -217,7 +218,7 @@ public struct Subprocess {
                     // (where gdb is installed) and what the process had said.
                     let stacks = Subprocess.stacks(of: process.processIdentifier)
                     process.interrupt()
-                    kill(process.processIdentifier, SIGKILL)
+                    process.signal(SIGKILL)
                     let said = lock.withLock { String(decoding: errData.suffix(1000), as: UTF8.self) }
                     throw TestFailure("\(process.arguments ?? []) did not finish within \(timeout) s; its stderr: \(said)"
                                       + (stacks.isEmpty ? "" : "\nits threads:\n" + stacks))
