@@ -54,18 +54,20 @@ import Testing
         try await Self.checkParts(events, in: dir, frames: 90, partFrames: 6)
     }
 
-    /// One-frame parts at 240 fps: a part's encoder takes longer to attach than a part lasts, so
-    /// parts start late (each at the first frame after it is attached), the one before keeps the
-    /// frames until then, and parts that would start after the end are not made. No frame is lost
-    /// or recorded twice, and the JSON says where each part starts.
-    @Test func partsAttachedLateMoveTheirBoundaryAndLoseNoFrame() async throws {
+    /// One-frame parts at 240 fps, the shortest gpick makes: the next part is attached while the
+    /// one before takes its single frame. Whether a part is attached in time depends on the
+    /// machine (an idle one attaches each in 2-3 ms, under a frame; a loaded one does not, and
+    /// the part before keeps the frames until then); either way no frame is lost or recorded
+    /// twice, no part starts before its boundary, and the JSON says where each part starts.
+    /// (`SplitRecordingSessionTests` makes every part late, whatever the machine.)
+    @Test func oneFramePartsAtTheHighestRateLoseNoFrame() async throws {
         let dir = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["record", "--source", "test", "--fps", "240", "--duration", "0.5", "--split", "0.004",
                                             "--json", "-o", "\(dir)/late.mp4"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let counts = try await Self.checkParts(events, in: dir, frames: 120, partFrames: 1, fps: 240)
-        #expect(counts.count > 1 && counts.contains { $0 > 1 }, "parts started late, the one before each holding more frames: \(counts)")
+        #expect(counts.count > 1, "\(counts)")
     }
 
     /// A split recording's parts as its events and its files tell them: the parts are the files

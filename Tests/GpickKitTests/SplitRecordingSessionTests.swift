@@ -1,5 +1,5 @@
 import Foundation
-import GpickKit
+@testable import GpickKit
 import GpickTestSupport
 import Testing
 
@@ -36,5 +36,42 @@ import Testing
         }
         let first = try #require(stamps.first ?? nil)
         #expect(first >= 5 && Media.isConsecutive(stamps, from: first), "\(stamps)")
+    }
+
+    /// Parts attached only once a frame two frames past their boundary has entered the tee, as
+    /// on a machine whose encoders take longer to start than a part lasts (which a fast idle
+    /// machine never shows at any rate gpick records): each part starts late, at the first
+    /// frame after it was attached, and the part before it keeps the frames until then. No
+    /// frame is lost or recorded twice, and each part's start says where it began.
+    @Test func partsAttachedAfterTheirBoundaryStartLateAndLoseNoFrame() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try SessionTests.config())
+        try await session.start()
+        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/late.mp4"),
+                                                   settings: RecordingSettings(container: .mp4, duration: 2), partSeconds: 0.2,
+                                                   attaching: .after(frames: 2))
+        let result = try await split.finished()
+        await session.stop()
+        let counts = result.parts.map(\.frames)
+        #expect(result.frames == 60, "\(counts)")
+        // Boundaries every 6 frames up to 54; a part attached too late for the end is left out.
+        #expect(result.parts.count >= 2 && result.parts.count <= 10, "\(counts)")
+        var before = 0
+        for (i, part) in result.parts.enumerated() {
+            // Part i + 1's boundary is 6 i frames in, and it was attached after frame 6 i + 2.
+            if i > 0 { #expect(before >= 6 * i + 3, "part \(i + 1) starts after \(before) frames: not late: \(counts)") }
+            #expect(part.frames >= 1, "part \(i + 1) is empty: \(counts)")
+            #expect(abs((part.start ?? -1) - Double(before) / 30) < 0.001, "part \(i + 1) starts at \(part.start ?? -1): \(counts)")
+            before += part.frames
+        }
+        var stamps: [Int?] = []
+        for part in result.parts {
+            let own = try await Media.stampIndices(part.path)
+            #expect(own.count == part.frames, "\(part.path)")
+            stamps += own
+        }
+        let first = try #require(stamps.first ?? nil)
+        #expect(stamps.count == 60 && Media.isConsecutive(stamps, from: first), "\(stamps)")
     }
 }

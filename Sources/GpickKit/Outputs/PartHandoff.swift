@@ -26,6 +26,8 @@ final class PartHandoff: Sendable {
         /// Frames the parts before the active one took.
         var before = 0
         var done = false
+        /// Fired once a frame at or after their time has entered the tee.
+        var frameWaiters: [(time: UInt64, signal: Signal)] = []
     }
     private let state: Locked<State>
     private let frameDuration: UInt64
@@ -55,6 +57,14 @@ final class PartHandoff: Sendable {
         if over { part.requestStop() }
     }
 
+    /// Fires once a frame at or after output time `time` has entered the tee, so every part
+    /// attached from then on comes after that frame.
+    func frameEntered(atOrAfter time: UInt64) -> Signal {
+        let signal = Signal()
+        state.withLock { $0.frameWaiters.append((time, signal)) }
+        return signal
+    }
+
     /// The recording is over: the probe removes itself at the next frame.
     func finish() {
         state.withLock { $0.done = true }
@@ -65,24 +75,27 @@ final class PartHandoff: Sendable {
     /// by the part it entered (the tee pushes on this thread). Takes each part's lock inside
     /// this one; the parts never call back here.
     private func frame(at pts: UInt64) -> ProbeReturn {
-        let (late, done) = state.withLock { s -> (UInt64, Bool) in
-            guard !s.done else { return (0, true) }
+        let (late, done, entered) = state.withLock { s -> (UInt64, Bool, [Signal]) in
+            let entered = s.frameWaiters.filter { $0.time <= pts }.map(\.signal)
+            s.frameWaiters.removeAll { $0.time <= pts }
+            guard !s.done else { return (0, true, entered) }
             if let limit, s.before + s.active.framesTaken >= limit {
                 s.active.end(before: pts)
                 // Parts still held will get no frame: they end empty, and are left out.
                 for w in s.waiting { w.part.requestStop() }
                 s.waiting.removeAll()
                 s.done = true
-                return (0, true)
+                return (0, true, entered)
             }
-            guard let next = s.waiting.first, pts >= next.boundary else { return (0, false) }
+            guard let next = s.waiting.first, pts >= next.boundary else { return (0, false, entered) }
             s.waiting.removeFirst()
             s.active.end(before: pts)
             s.before += s.active.framesTaken
             next.part.begin(at: pts)
             s.active = next.part
-            return (pts - next.boundary, false)
+            return (pts - next.boundary, false, entered)
         }
+        for e in entered { e.fire() }
         // The first frame at or after a boundary is less than a frame after it, when on time.
         if late >= frameDuration {
             DebugLog.log(.info, nil, "a split recording's part was attached late: it starts \(late / 1_000_000) ms after its boundary")

@@ -33,6 +33,18 @@ public final class SplitRecording: Sendable {
     private let stopRequested = Signal()
     /// A part failed: no later part is attached.
     private let failed = Signal()
+    private let attaching: PartAttaching
+
+    /// When each next part is attached.
+    enum PartAttaching: Sendable {
+        /// This long before its boundary (in output time): the recording's own timing, a
+        /// second ahead, so a part is ready when its boundary comes.
+        case ahead(nanoseconds: UInt64)
+        /// Only once a frame this many frames past its boundary has entered the tee: every part
+        /// starts late, as on a machine whose encoders take longer to start than a part lasts,
+        /// whatever the machine's speed (for tests).
+        case after(frames: Int)
+    }
 
     /// Read and written only under `state`'s lock.
     private struct State: ~Copyable {
@@ -52,6 +64,12 @@ public final class SplitRecording: Sendable {
     /// set, is the length of the whole recording.
     public static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
                              partSeconds: Double) async throws(GpickError) -> SplitRecording {
+        try await start(in: session, to: output, settings: settings, partSeconds: partSeconds,
+                        attaching: .ahead(nanoseconds: 1_000_000_000))
+    }
+
+    static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
+                      partSeconds: Double, attaching: PartAttaching) async throws(GpickError) -> SplitRecording {
         guard partSeconds > 0, partSeconds.isFinite else {
             throw GpickError(.usage, "part length \(partSeconds) must be a positive number of seconds")
         }
@@ -68,7 +86,7 @@ public final class SplitRecording: Sendable {
         let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
         let split = SplitRecording(session: session, output: output, settings: partSettings,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
-                                   total: total, first: first,
+                                   total: total, first: first, attaching: attaching,
                                    handoff: PartHandoff(first: first, tee: tee, frameDuration: format.frameDuration,
                                                         limit: settings.duration.map { format.frames(in: $0) }))
         Task { await split.run() }  // waits (for signals and the parts) only: nothing blocks the pool
@@ -76,8 +94,9 @@ public final class SplitRecording: Sendable {
     }
 
     private init(session: CaptureSession, output: OutputPath, settings: RecordingSettings,
-                 partLength: UInt64, total: UInt64?, first: MovieRecording, handoff: PartHandoff) {
+                 partLength: UInt64, total: UInt64?, first: MovieRecording, attaching: PartAttaching, handoff: PartHandoff) {
         self.session = session
+        self.attaching = attaching
         self.handoff = handoff
         self.output = output
         self.settings = settings
@@ -211,17 +230,23 @@ public final class SplitRecording: Sendable {
         failed.fire()
     }
 
-    /// Attaches part `index`, held, a second before `start`, unless the recording is stopping or
-    /// the current part ends early.
+    /// Attaches part `index`, held, ahead of `start` (see `attaching`), unless the recording is
+    /// stopping or the current part ends early.
     private func startNext(index: Int, at start: UInt64, until stop: UInt64?,
                            whileWriting part: MovieRecording) async throws(GpickError) -> MovieRecording? {
-        let lead: UInt64 = 1_000_000_000
         guard let session, let now = session.pipeline?.runningTime else { return nil }
         // Parts so late that the recording's end has passed would get no frame.
         if let stop, now >= stop { return nil }
-        if now + lead < start {
-            // Woken by a stop, or by the part ending early; else when the lead time comes.
-            if await Signal.any([stopRequested, part.done, failed], timeout: Double(start - lead - now) / 1e9) { return nil }
+        let ending = [stopRequested, part.done, failed]
+        switch attaching {
+        case .ahead(let lead):
+            if now + lead < start {
+                // Woken by a stop, or by the part ending early; else when the lead time comes.
+                if await Signal.any(ending, timeout: Double(start - lead - now) / 1e9) { return nil }
+            }
+        case .after(let frames):
+            let past = handoff.frameEntered(atOrAfter: start + UInt64(frames) * session.format.frameDuration)
+            if await Signal.any(ending + [past]), !past.isFired { return nil }
         }
         if stopRequested.isFired || part.done.isFired || failed.isFired { return nil }
         var s = settings
