@@ -129,7 +129,7 @@ import Testing
     @Test func aNodeDestroyedMidRecordingLeavesAFileThatPlaysAndAnError() async throws {
         let dir = TestEnvironment.tempDir()
         let (result, before) = try await PipeWireDaemon.with { pw -> (Subprocess.Result, Int) in
-            let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "20", "--json",
+            let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "3600", "--json",
                                                                     "-o", "\(dir)/cut.mp4"] + Self.small, env: pw.env)
             // Destroyed once half a second is recorded; every frame reported by then is in the file.
             func reported() -> Int {
@@ -165,7 +165,7 @@ import Testing
     @Test func aStreamCutFromItsCameraIsReopenedAndTheRecordingGoesOn() async throws {
         let dir = TestEnvironment.tempDir()
         let result = try await PipeWireDaemon.with(linking: false) { pw -> Subprocess.Result in
-            let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "60", "--json",
+            let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "3600", "--json",
                                                                     "-o", "\(dir)/r.mp4"] + Self.small, env: pw.env)
             func events() -> [[String: Any]] {
                 rec.stdoutSoFar.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

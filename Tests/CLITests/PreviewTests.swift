@@ -35,7 +35,7 @@ import Testing
         let display = try await VirtualDisplay()
         defer { display.stop() }
         let env = ["DISPLAY": display.name, "XDG_RUNTIME_DIR": runtime]
-        let p = try Subprocess.start(TestEnvironment.binary, ["preview", "--json", "--output-dir", dir, "--duration", "30",
+        let p = try Subprocess.start(TestEnvironment.binary, ["preview", "--json", "--output-dir", dir, "--duration", "3600",
                                                              "--front", "test:pinwheel?id=2"] + Self.small, env: env)
         try await p.waitForOutput("\"event\":\"started\"")
         #expect(Self.events(p.stdoutSoFar).first?["sink"] as? String == "window", "a display means a window by default")
@@ -110,7 +110,7 @@ import Testing
     @Test func terminalPreviewDrawsTheBarsInTmux() async throws {
         let dir = TestEnvironment.tempDir()
         let tmux = Tmux()
-        let cmd = ([TestEnvironment.binary, "preview", "--sink", "terminal", "--output-dir", dir, "--duration", "30"] + Self.small)
+        let cmd = ([TestEnvironment.binary, "preview", "--sink", "terminal", "--output-dir", dir, "--duration", "3600"] + Self.small)
             .map { "'\($0)'" }.joined(separator: " ")
         // The tmux server outlives this call: it must not keep any of the test's descriptors
         // (Foundation watches one to learn that its child ended).
@@ -173,7 +173,7 @@ import Testing
 
     @Test func httpPreviewInChromiumAndAPlainClient() async throws {
         let dir = TestEnvironment.tempDir()
-        let p = try Subprocess.start(TestEnvironment.binary, ["preview", "--sink", "http", "--port", "0", "--json", "--duration", "30"]
+        let p = try Subprocess.start(TestEnvironment.binary, ["preview", "--sink", "http", "--port", "0", "--json", "--duration", "3600"]
                                      + Self.small, env: ["DISPLAY": ""])
         let out = try await p.waitForOutput("\"url\"")
         let url = try #require(Self.events(out).first { $0["event"] as? String == "started" }?["url"] as? String)

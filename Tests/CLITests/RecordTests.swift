@@ -69,7 +69,7 @@ import Testing
     @Test(arguments: [SIGINT, SIGTERM])
     func signalKeepsEveryFrameUpToIt(sig: Int32) async throws {
         let dir = TestEnvironment.tempDir()
-        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "30", "--json", "-o", "\(dir)/s.mp4"] + Self.small)
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "3600", "--json", "-o", "\(dir)/s.mp4"] + Self.small)
         _ = try await p.waitForOutput("\"event\":\"started\"")  // the recording has its first frame
         try await Task.sleep(nanoseconds: 2_500_000_000)
         p.signal(sig)
@@ -89,7 +89,7 @@ import Testing
 
     @Test func killNineLeavesAFileThatPlays() async throws {
         let dir = TestEnvironment.tempDir()
-        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "30", "--json", "-o", "\(dir)/k.mp4"] + Self.small)
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "3600", "--json", "-o", "\(dir)/k.mp4"] + Self.small)
         // 5.5 s of recording (165 frames at 30 fps), counted in frames the recording took (its
         // progress events), not in wall time: a starved test source falls behind the clock.
         func taken() -> Int {

@@ -18,7 +18,7 @@ import Testing
     static func serve(_ extra: [String] = []) async throws -> (Subprocess.Running, String) {
         let log = TestEnvironment.tempDir() + "/server-gst.log"
         // At most two minutes: a server left behind by a test that failed midway ends by itself.
-        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--json", "--duration", "120"] + small + extra,
+        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--json", "--duration", "3600"] + small + extra,
                                      env: ["GST_DEBUG": "rtspmedia:5,rtspclient:3,rtspstream:4,appsrc:4,rtspsessionmedia:4,gpick:5",
                                            "GST_DEBUG_FILE": log, "GST_DEBUG_NO_COLOR": "1"])
         logs.withLock { $0[p.process.processIdentifier] = log }
@@ -236,7 +236,7 @@ time.sleep(120)
     /// Off 127.0.0.1 a viewer needs the credentials: without them RTSP answers 401, with them the
     /// stream plays. The random password is printed once, on stderr, and never in the events.
     @Test func offLoopbackAViewerWithoutCredentialsGets401() async throws {
-        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--listen", "0.0.0.0", "--duration", "120"] + Self.small)
+        let p = try Subprocess.start(TestEnvironment.binary, ["serve", "--port", "0", "--listen", "0.0.0.0", "--duration", "3600"] + Self.small)
         defer { p.signal(SIGKILL) }
         let err = try await p.waitForOutput("password", stderr: true)
         let out = try await p.waitForOutput("rtsp://")
