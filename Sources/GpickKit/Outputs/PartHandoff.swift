@@ -28,6 +28,8 @@ final class PartHandoff: Sendable {
         var done = false
         /// Fired once a frame at or after their time has entered the tee.
         var frameWaiters: [(time: UInt64, signal: Signal)] = []
+        /// The output time of the latest frame that entered the tee.
+        var lastFrame: UInt64?
     }
     private let state: Locked<State>
     private let frameDuration: UInt64
@@ -65,6 +67,11 @@ final class PartHandoff: Sendable {
         return signal
     }
 
+    /// The output time of the latest frame that entered the tee: how far the recording has got,
+    /// which a pipeline's running time does not say (a source that falls behind its clock on a
+    /// loaded machine delivers frames whose output time lags it by seconds).
+    var lastFrameTime: UInt64? { state.withLock { $0.lastFrame } }
+
     /// The recording is over: the probe removes itself at the next frame.
     func finish() {
         state.withLock { $0.done = true }
@@ -76,6 +83,7 @@ final class PartHandoff: Sendable {
     /// this one; the parts never call back here.
     private func frame(at pts: UInt64) -> ProbeReturn {
         let (late, done, entered) = state.withLock { s -> (UInt64, Bool, [Signal]) in
+            s.lastFrame = pts
             let entered = s.frameWaiters.filter { $0.time <= pts }.map(\.signal)
             s.frameWaiters.removeAll { $0.time <= pts }
             guard !s.done else { return (0, true, entered) }

@@ -235,8 +235,9 @@ public final class SplitRecording: Sendable {
     private func startNext(index: Int, at start: UInt64, until stop: UInt64?,
                            whileWriting part: MovieRecording) async throws(GpickError) -> MovieRecording? {
         guard let session, let now = session.pipeline?.runningTime else { return nil }
-        // Parts so late that the recording's end has passed would get no frame.
-        if let stop, now >= stop { return nil }
+        // Parts so late that the recording's end has passed would get no frame. The end is in
+        // output time, so it is the frames' times that say so, not the pipeline's clock.
+        if let stop, let last = handoff.lastFrameTime, last >= stop { return nil }
         let ending = [stopRequested, part.done, failed]
         switch attaching {
         case .ahead(let lead):
