@@ -230,8 +230,8 @@ public final class SplitRecording: Sendable {
         failed.fire()
     }
 
-    /// Attaches part `index`, held, ahead of `start` (see `attaching`), unless the recording is
-    /// stopping or the current part ends early.
+    /// Attaches part `index`, held, when `attaching` says (a second before `start`, for the
+    /// product), unless the recording is stopping or the current part ends early.
     private func startNext(index: Int, at start: UInt64, until stop: UInt64?,
                            whileWriting part: MovieRecording) async throws(GpickError) -> MovieRecording? {
         guard let session, let now = session.pipeline?.runningTime else { return nil }
