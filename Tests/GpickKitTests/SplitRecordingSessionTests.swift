@@ -28,12 +28,7 @@ import Testing
             #expect(abs((part.start ?? -1) - Double(before) / 30) < 0.001, "part \(i + 1) starts at \(part.start ?? -1): \(counts)")
             before += part.frames
         }
-        var stamps: [Int?] = []
-        for part in result.parts {
-            let own = try await Media.stampIndices(part.path)
-            #expect(own.count == part.frames, "\(part.path)")
-            stamps += own
-        }
+        let stamps = try await Self.stamps(of: result)
         let first = try #require(stamps.first ?? nil)
         #expect(first >= 5 && Media.isConsecutive(stamps, from: first), "\(stamps)")
     }
@@ -74,13 +69,19 @@ import Testing
             #expect(part.frames >= 1, "part \(i + 1) is empty: \(counts)")
             end = start + Double(part.frames) / 30
         }
+        let stamps = try await Self.stamps(of: result)
+        let first = try #require(stamps.first ?? nil)
+        #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first), "\(stamps)")
+    }
+
+    /// The stamps of every part's frames, in order; each part's file holds the frames it reports.
+    static func stamps(of result: SplitRecordingResult) async throws -> [Int?] {
         var stamps: [Int?] = []
         for part in result.parts {
             let own = try await Media.stampIndices(part.path)
             #expect(own.count == part.frames, "\(part.path)")
             stamps += own
         }
-        let first = try #require(stamps.first ?? nil)
-        #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first), "\(stamps)")
+        return stamps
     }
 }
