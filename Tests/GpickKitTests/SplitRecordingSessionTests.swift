@@ -55,7 +55,10 @@ import Testing
         let result = try await split.finished()
         await session.stop()
         let counts = result.parts.map(\.frames)
-        #expect(result.parts.count >= 4, "\(counts)")
+        // Three parts are written; a fourth, begun just before the stop, holds frames only if
+        // one came before the stop's moment (else it ends empty and is left out, as any part
+        // the recording's end reaches first).
+        #expect(result.parts.count >= 3, "\(counts)")
         // In output time (seconds from part 1's first frame): a source that falls behind its
         // clock under load can leave a frame's slot out of the session's timeline, so frame
         // counts and times need not agree there; no frame is lost (the stamps below say so).
