@@ -40,7 +40,7 @@ import Testing
         var t = SwitchTimeline(fps: 30)
         for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
         #expect(t.tick(now: Self.slot(2), hasPlaceholder: true) == .idle, "live: no placeholder")
-        t.newCamera()
+        t.newCamera(startedAt: Self.slot(2))
         let entered = t.enterPlaceholder()
         #expect(entered)
         let enteredAgain = t.enterPlaceholder()
@@ -62,7 +62,7 @@ import Testing
     @Test func theNewCameraFillsWhatTheTickerMissedThenFadesIn() {
         var t = SwitchTimeline(fps: 30)
         for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
-        t.newCamera()
+        t.newCamera(startedAt: Self.slot(2))
         _ = t.enterPlaceholder()
         t.pushed(Self.slot(3), synthetic: true)
         // A starved ticker pushed nothing for slots 4…6; the new camera's first frame is slot 7.
@@ -85,7 +85,7 @@ import Testing
     @Test func framesLandingAheadDuringTheFadeAreSkippedToCatchUp() {
         var t = SwitchTimeline(fps: 30)
         for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
-        t.newCamera()
+        t.newCamera(startedAt: Self.slot(2))
         _ = t.enterPlaceholder()
         // The placeholder ticked up to slot 6 while the new camera warmed up.
         for k: UInt64 in 3...6 { t.pushed(Self.slot(k), synthetic: true) }
@@ -107,7 +107,7 @@ import Testing
     @Test func aCameraLaterThanThePlaceholderGoesOutShiftedNotDropped() {
         var t = SwitchTimeline(fps: 30)
         for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
-        t.newCamera()
+        t.newCamera(startedAt: Self.slot(2))
         _ = t.enterPlaceholder()
         // The ticker keeps the placeholder going, a slot behind the clock, until the camera
         // shows; the camera's frames each arrive 6 slots (200 ms) after their capture.
@@ -127,20 +127,50 @@ import Testing
         let afterADrop = shown(t.place(pts: Self.slot(37), now: Self.slot(43), hasPlaceholder: true))
         #expect(afterADrop == Self.slot(43))
         // The next camera starts without that lateness.
-        t.newCamera()
+        t.newCamera(startedAt: Self.slot(44))
         #expect(t.lateness == 0)
     }
 
     @Test func aSourceWhoseTimestampsStartAtZeroTakesSlotsByArrival() {
         var t = SwitchTimeline(fps: 30)
         for k: UInt64 in 0...2 { _ = t.place(pts: Self.slot(k), now: Self.slot(k), hasPlaceholder: false) }
-        t.newCamera()
+        t.newCamera(startedAt: Self.slot(2))
         // A source added 5 s into the session stamping from 0: its times are not the clock's.
         let firstByArrival = shown(t.place(pts: 0, now: Self.slot(3), hasPlaceholder: false))
         #expect(firstByArrival == Self.slot(3))
         #expect(!t.useCaptureTime)
         let secondByArrival = shown(t.place(pts: Self.fd, now: Self.slot(4), hasPlaceholder: false))
         #expect(secondByArrival == Self.slot(4))
+    }
+
+    /// The session's first camera delivers its first frame 4 s after capturing it (the machine
+    /// stalled, or the source waited that long to start after taking its timestamp offset),
+    /// then catches up with the clock in a burst. Its timestamps are still the session clock's:
+    /// every frame of the burst takes its own slot, none is skipped, and output time comes back
+    /// to the clock once the burst is through.
+    @Test func aFirstFrameSecondsLateStillSlotsByCaptureTimeAndTheBurstAfterItLosesNothing() {
+        var t = SwitchTimeline(fps: 30)
+        t.newCamera(startedAt: 0)
+        let stall = Self.slot(120, base: 0)
+        var out: [UInt64?] = []
+        // 150 frames captured 0…149 slots in; those before the stall's end all arrive at its
+        // end, a millisecond apart, and the rest on time.
+        for k: UInt64 in 0..<150 {
+            let pts = Self.slot(k, base: 0) + 3_000_000
+            let now = max(pts + 1_000_000, stall + k * 1_000_000)
+            out.append(shown(t.place(pts: pts, now: now, hasPlaceholder: false)))
+        }
+        #expect(t.useCaptureTime)
+        #expect(out == (0..<150).map { Self.slot($0, base: 3_000_000) }, "every frame in its own slot: \(out)")
+    }
+
+    /// Timestamps ahead of the clock are not capture times on it either.
+    @Test func aSourceStampingAheadOfTheClockTakesSlotsByArrival() {
+        var t = SwitchTimeline(fps: 30)
+        t.newCamera(startedAt: 0)
+        let first = shown(t.place(pts: Self.slot(10, base: 0), now: Self.slot(1, base: 0), hasPlaceholder: false))
+        #expect(first == Self.slot(1, base: 0))
+        #expect(!t.useCaptureTime)
     }
 
     @Test func nothingShownMeansNoPlaceholder() {

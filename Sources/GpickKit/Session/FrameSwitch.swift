@@ -83,7 +83,7 @@ final class FrameSwitch: Sendable {
         state.withLock { s in
             s.generation = generation
             s.skip = skip
-            s.timeline.newCamera()
+            s.timeline.newCamera(startedAt: clock() ?? 0)
             enterPlaceholder(&s)
         }
     }
@@ -93,7 +93,7 @@ final class FrameSwitch: Sendable {
         state.withLock { s in
             if let generation, generation != s.generation { return }
             s.generation = -1  // no camera's frames are taken until the next activate
-            s.timeline.newCamera()
+            s.timeline.newCamera(startedAt: clock() ?? 0)
             enterPlaceholder(&s)
         }
     }
@@ -145,8 +145,15 @@ final class FrameSwitch: Sendable {
             guard generation == s.generation, !s.stopped, let pts = sample.buffer?.pts else { return nil }
             if s.skip > 0 { s.skip -= 1; return nil }
             let fd = s.timeline.frameDuration
-            guard case .show(let out, let fill, let blend, let first) =
-                s.timeline.place(pts: pts, now: clock() ?? pts, hasPlaceholder: s.placeholder != nil) else { return nil }
+            let now = clock() ?? pts
+            let placement = s.timeline.place(pts: pts, now: now, hasPlaceholder: s.placeholder != nil)
+            guard case .show(let out, let fill, let blend, let first) = placement else {
+                DebugLog.log(.debug, nil, "frame captured at \(pts) ns skipped at \(now) ns (output slot \(s.timeline.lastPTS ?? 0) ns taken)")
+                return nil
+            }
+            if first {
+                DebugLog.log(.info, nil, "generation \(generation): first frame captured at \(pts) ns, at \(now) ns: slots by \(s.timeline.useCaptureTime ? "capture time" : "arrival")")
+            }
             var frames: [(OwnedBuffer?, pts: UInt64, synthetic: Bool)] = []
             if let ph = s.placeholder {
                 for f in fill { frames.append((ph.copy(pts: f, duration: fd), f, true)) }

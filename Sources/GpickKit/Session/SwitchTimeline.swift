@@ -45,6 +45,8 @@ struct SwitchTimeline: Equatable {
     private(set) var generationShown = false
     /// Whether the current camera's timestamps are its capture times on the session clock.
     private(set) var useCaptureTime = true
+    /// When the current camera was told to start, on the session clock.
+    private(set) var cameraStart: UInt64 = 0
     /// Frames of the current camera skipped to bring its output time back to capture time.
     private(set) var catchUp = 0
     /// How much later than its capture time each frame of the current camera goes out: its
@@ -61,8 +63,10 @@ struct SwitchTimeline: Equatable {
         fadeFrames = max(1, min(Int((0.15 * Double(fps)).rounded()), Int(0.2 * Double(fps))))
     }
 
-    /// Another camera takes over: its first frame decides how its timestamps are read.
-    mutating func newCamera() {
+    /// Another camera takes over, told to start at `startedAt` on the session clock (0 before
+    /// the session runs): its first frame decides how its timestamps are read.
+    mutating func newCamera(startedAt: UInt64) {
+        cameraStart = startedAt
         generationShown = false
         catchUp = 0
         lateness = 0
@@ -81,11 +85,14 @@ struct SwitchTimeline: Equatable {
     /// blurred frame exists to fill and fade from.
     mutating func place(pts: UInt64, now: UInt64, hasPlaceholder: Bool) -> Placement {
         let fd = frameDuration
-        // A frame's slot comes from its capture time when the source's timestamps are believable
-        // (cameras, a test source started in step with the clock), else from when it arrived (a
-        // source whose timestamps start at 0 when added later). Decided once, at a camera's
-        // first frame: a busy machine delivers late, and late frames keep their own slots.
-        if !generationShown { useCaptureTime = pts <= now + 2 * fd && pts + 3_000_000_000 >= now }
+        // A frame's slot comes from its capture time when the source's timestamps are on the
+        // session clock (cameras, a test source started in step with it), else from when it
+        // arrived (a source whose timestamps start at 0 when added later). Decided once, at a
+        // camera's first frame, by whether it was captured after the camera was told to start
+        // and not in the future. However late that frame arrives (a machine that stalls for
+        // seconds), it says nothing about the clock: a source that falls behind catches up in
+        // a burst, which capture times slot one by one, and arrival times would mostly skip.
+        if !generationShown { useCaptureTime = pts <= now + 2 * fd && pts + 2 * fd >= cameraStart }
         let t = useCaptureTime ? pts : now
         let anchor = self.anchor ?? t
         self.anchor = anchor
