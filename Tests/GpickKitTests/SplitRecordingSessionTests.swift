@@ -77,6 +77,29 @@ import Testing
         #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first), "\(stamps)")
     }
 
+    /// However long the recording's task waits to resume once part 1 is attached (here while
+    /// 40 frames pass; a loaded machine's pool has kept it waiting that long), a recording
+    /// with a duration has exactly its number of frames, consecutive.
+    @Test func aRecordingResumedLateAfterItsFirstPartStillHasExactlyItsFrames() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try SessionTests.config())
+        try await session.start()
+        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/resumed.mp4"),
+                                                   settings: RecordingSettings(container: .mp4, duration: 1), partSeconds: 0.2,
+                                                   attaching: .ahead(nanoseconds: 1_000_000_000)) {
+            let attached = session.deliveredFrames
+            let passed = try? await TestEnvironment.eventually(20) { session.deliveredFrames >= attached + 40 }
+            #expect(passed == true, "40 frames passed while the task waited")
+        }
+        let result = try await split.finished()
+        await session.stop()
+        #expect(result.frames == 30, "\(result.parts.map(\.frames))")
+        let stamps = try await Self.stamps(of: result)
+        let first = try #require(stamps.first ?? nil)
+        #expect(stamps.count == 30 && Media.isConsecutive(stamps, from: first), "\(stamps)")
+    }
+
     /// The stamps of every part's frames, in order; each part's file holds the frames it reports.
     static func stamps(of result: SplitRecordingResult) async throws -> [Int?] {
         var stamps: [Int?] = []

@@ -12,15 +12,17 @@ import GstCore
 ///
 /// A recording with a duration ends here too, after its number of frames, as a recording in one
 /// file does: a loaded machine's frames come further apart than the rate says, and an end in
-/// running time would take fewer of them.
+/// running time would take fewer of them. The first part is held and handed its first frame
+/// here like the others, so every frame the recording takes is counted from where it starts
+/// (the handoff is watching before any part takes a frame, however late its caller resumes).
 final class PartHandoff: Sendable {
     private struct Waiting {
         let part: MovieRecording
         let boundary: UInt64
     }
     private struct State {
-        /// The part taking frames now.
-        var active: MovieRecording
+        /// The part taking frames now (none before the first one's first frame).
+        var active: MovieRecording?
         /// Attached parts in order, each held until its boundary.
         var waiting: [Waiting] = []
         /// Frames the parts before the active one took.
@@ -35,10 +37,10 @@ final class PartHandoff: Sendable {
     private let frameDuration: UInt64
     private let limit: Int?
 
-    /// Watches the frames entering `tee`; `first` takes them until the first handoff. With a
+    /// Watches the frames entering `tee`; queue the first part (held) with boundary 0. With a
     /// `limit`, the recording ends after that many frames.
-    init(first: MovieRecording, tee: Element, frameDuration: UInt64, limit: Int?) {
-        state = Locked(State(active: first))
+    init(tee: Element, frameDuration: UInt64, limit: Int?) {
+        state = Locked(State())
         self.frameDuration = frameDuration
         self.limit = limit
         _ = tee.staticPad("sink")?.addProbe(.buffer) { [weak self] info in
@@ -87,8 +89,8 @@ final class PartHandoff: Sendable {
             let entered = s.frameWaiters.filter { $0.time <= pts }.map(\.signal)
             s.frameWaiters.removeAll { $0.time <= pts }
             guard !s.done else { return (0, true, entered) }
-            if let limit, s.before + s.active.framesTaken >= limit {
-                s.active.end(before: pts)
+            if let limit, let active = s.active, s.before + active.framesTaken >= limit {
+                active.end(before: pts)
                 // Parts still held will get no frame: they end empty, and are left out.
                 for w in s.waiting { w.part.requestStop() }
                 s.waiting.removeAll()
@@ -97,11 +99,12 @@ final class PartHandoff: Sendable {
             }
             guard let next = s.waiting.first, pts >= next.boundary else { return (0, false, entered) }
             s.waiting.removeFirst()
-            s.active.end(before: pts)
-            s.before += s.active.framesTaken
+            let previous = s.active
+            previous?.end(before: pts)
+            s.before += previous?.framesTaken ?? 0
             next.part.begin(at: pts)
             s.active = next.part
-            return (pts - next.boundary, false, entered)
+            return (previous == nil ? 0 : pts - next.boundary, false, entered)
         }
         for e in entered { e.fire() }
         // The first frame at or after a boundary is less than a frame after it, when on time.

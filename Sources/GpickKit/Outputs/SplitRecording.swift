@@ -68,8 +68,11 @@ public final class SplitRecording: Sendable {
                         attaching: .ahead(nanoseconds: 1_000_000_000))
     }
 
+    /// `firstAttached` runs once part 1 is attached, before the recording goes on (for tests:
+    /// a task that resumes late, as on a loaded machine's pool).
     static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
-                      partSeconds: Double, attaching: PartAttaching) async throws(GpickError) -> SplitRecording {
+                      partSeconds: Double, attaching: PartAttaching,
+                      firstAttached: (@Sendable () async -> Void)? = nil) async throws(GpickError) -> SplitRecording {
         guard partSeconds > 0, partSeconds.isFinite else {
             throw GpickError(.usage, "part length \(partSeconds) must be a positive number of seconds")
         }
@@ -80,15 +83,29 @@ public final class SplitRecording: Sendable {
         if partSettings.values["reserve"] == nil {
             partSettings.values["reserve"] = "\(partSeconds + max(5, partSeconds / 10))s"
         }
-        // Where each frame is given to one part (PartHandoff).
+        // Where each frame is given to one part (PartHandoff), watching before part 1 is
+        // attached: part 1 is held until the handoff gives it its first frame, so a recording
+        // with a duration counts its frames from there, however long this task waits to resume
+        // after attaching it (on a loaded machine, long enough for dozens of frames).
         guard let tee = try session.graphForOutput().videoTee else { throw GpickError(.runtime, "the session is not running") }
-        let first = try await MovieRecording.start(in: session, to: output.numbered(1, of: 1), settings: partSettings)
+        let handoff = PartHandoff(tee: tee, frameDuration: format.frameDuration,
+                                  limit: settings.duration.map { format.frames(in: $0) })
+        var firstSettings = partSettings
+        firstSettings.startAt = 0
+        firstSettings.heldUntilHandoff = true
+        let first: MovieRecording
+        do throws(GpickError) {
+            first = try await MovieRecording.start(in: session, to: output.numbered(1, of: 1), settings: firstSettings)
+        } catch {
+            handoff.finish()
+            throw error
+        }
+        await firstAttached?()
+        handoff.queue(first, from: 0)
         let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
         let split = SplitRecording(session: session, output: output, settings: partSettings,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
-                                   total: total, first: first, attaching: attaching,
-                                   handoff: PartHandoff(first: first, tee: tee, frameDuration: format.frameDuration,
-                                                        limit: settings.duration.map { format.frames(in: $0) }))
+                                   total: total, first: first, attaching: attaching, handoff: handoff)
         Task { await split.run() }  // waits (for signals and the parts) only: nothing blocks the pool
         return split
     }
