@@ -185,12 +185,13 @@ import Testing
             try await until(seconds: 15) { recorded() >= 1 }
             try await pw.link(cameraTo: first, unlink: true)
             try await until(seconds: 30) { count("reconnecting") >= 2 || count("source-failed") > 0 }
-            #expect(count("reconnecting") == 2, "\(events().filter { $0["event"] as? String != "progress" })")
-            // The stream being opened now must be linked within its 5 s, on a loaded machine too:
-            // every port that shows is linked at once, looking again every 50 ms. Waiting for the
-            // new port to be the only one lost that race in CI, twice in a row, while the second
-            // stream's port was still going away; linking that one as well does no harm, as gpick
-            // has already given up on it.
+            #expect(count("reconnecting") >= 2, "\(events().filter { $0["event"] as? String != "progress" })")
+            // The stream being opened now is to be linked within its 5 s: every port that shows
+            // is linked at once, looking again every 50 ms. Waiting for the new port to be the
+            // only one lost that race in CI, twice in a row, while the second stream's port was
+            // still going away; linking that one as well does no harm, as gpick has already given
+            // up on it. A machine that stalls this process for longer than that makes gpick give
+            // up on the third stream too, rightly, and open a fourth (checked below).
             // (A port gone from the list is forgotten: PipeWire reuses ids.)
             var linked: Set<Int> = []
             try await until(seconds: 30) {
@@ -220,8 +221,11 @@ import Testing
         let reconnect = try #require(names.firstIndex(of: "reconnecting"), "\(names.filter { $0 != "progress" })")
         #expect(names[reconnect...].contains("source-live") && !names.contains("source-failed"), "\(names.filter { $0 != "progress" })")
         let reasons = Self.events(result).filter { $0["event"] as? String == "reconnecting" }.compactMap { $0["reason"] as? String }
-        #expect(reasons.count == 2 && reasons[0].contains("stopped delivering frames for 2s")
-                    && reasons[1].contains("sent no frame within 5s of opening"), "\(reasons)")
+        // Reopened once for the stall, then for each stream left silent: the second (never
+        // linked), and any the test could not link within 5 s; the third of those within a
+        // minute would have been the camera's loss (source-failed, checked above).
+        #expect(reasons.count >= 2 && reasons[0].contains("stopped delivering frames for 2s")
+                    && reasons.dropFirst().allSatisfy { $0.contains("sent no frame within 5s of opening") }, "\(reasons)")
         let frames = try await Media.frames("\(dir)/r.mp4", measure: true)
         let pts = frames.compactMap(\.pts)
         #expect(frames.count > 90 && pts.count == frames.count, "\(frames.count) frames")
