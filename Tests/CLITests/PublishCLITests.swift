@@ -194,7 +194,7 @@ import Testing
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
         #expect(Self.events(r.stdout).contains { $0["event"] as? String == "started" && $0["url"] as? String == "rtsp://127.0.0.1:\(port)/live/cam" },
                 "\(r.stdout)")
-        let rx = try await server.wait(timeout: 20)
+        let rx = try await server.wait(timeout: 90)
         #expect(rx.status == 0, "the RTSP server: \(rx.stderr)")
         let said = "gpick said: \(r.stdout)\nthe RTSP server said: \(rx.stdout) \(rx.stderr)"
         #expect(FileManager.default.fileExists(atPath: "\(dir)/video.ts") && FileManager.default.fileExists(atPath: "\(dir)/audio.ts"), "\(said)")
