@@ -55,6 +55,13 @@ public final class MovieRecording: SessionOutput {
     /// Starts recording on a running session.
     public static func start(in session: CaptureSession, to output: OutputPath,
                              settings: RecordingSettings) async throws(GpickError) -> MovieRecording {
+        try await start(in: session, to: output, settings: settings, beforeAttaching: nil)
+    }
+
+    /// `beforeAttaching` is given the recording once it exists, before its branch is attached
+    /// (a split recording's handoff takes its first part there: from its first frame on).
+    static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
+                      beforeAttaching: ((MovieRecording) -> Void)?) async throws(GpickError) -> MovieRecording {
         if let d = settings.duration, !(d > 0) || !d.isFinite {
             throw GpickError(.usage, "duration \(d) must be a positive number of seconds")
         }
@@ -85,6 +92,7 @@ public final class MovieRecording: SessionOutput {
             initial.maxFrames = Int((s - 2) * Double(session.format.fps))
         }
         let rec = MovieRecording(session: session, output: output, file: file, branch: branch, state: initial)
+        beforeAttaching?(rec)
         do {
             try await rec.attach(to: graph, session: session)
         } catch {

@@ -83,25 +83,24 @@ public final class SplitRecording: Sendable {
         if partSettings.values["reserve"] == nil {
             partSettings.values["reserve"] = "\(partSeconds + max(5, partSeconds / 10))s"
         }
-        // Where each frame is given to one part (PartHandoff), watching before part 1 is
-        // attached: part 1 is held until the handoff gives it its first frame, so a recording
-        // with a duration counts its frames from there, however long this task waits to resume
-        // after attaching it (on a loaded machine, long enough for dozens of frames).
+        // Where each frame is given to one part (PartHandoff). Part 1 is handed to it before
+        // its branch is attached, and held until the handoff gives it its first frame: so a
+        // recording with a duration counts its frames from there, however long this task waits
+        // to resume after attaching it (on a loaded machine, long enough for dozens of frames).
         guard let tee = try session.graphForOutput().videoTee else { throw GpickError(.runtime, "the session is not running") }
         let handoff = PartHandoff(tee: tee, frameDuration: format.frameDuration,
                                   limit: settings.duration.map { format.frames(in: $0) })
         var firstSettings = partSettings
-        firstSettings.startAt = 0
         firstSettings.heldUntilHandoff = true
         let first: MovieRecording
         do throws(GpickError) {
-            first = try await MovieRecording.start(in: session, to: output.numbered(1, of: 1), settings: firstSettings)
+            first = try await MovieRecording.start(in: session, to: output.numbered(1, of: 1), settings: firstSettings,
+                                                   beforeAttaching: { handoff.queue($0, from: 0) })
         } catch {
             handoff.finish()
             throw error
         }
         await firstAttached?()
-        handoff.queue(first, from: 0)
         let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
         let split = SplitRecording(session: session, output: output, settings: partSettings,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
