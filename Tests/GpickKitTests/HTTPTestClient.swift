@@ -91,7 +91,10 @@ final class HTTPClient: @unchecked Sendable {   // used by one thread at a time
         self.port = port
         self.token = token
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ClientError(description: "socket: \(errno)") }
+        guard fd >= 0 else {
+            isOpen = false
+            throw ClientError(description: "socket: \(errno)")
+        }
         // A hang bound: the in-process server answers from the cooperative pool, which this
         // test process shares with every suite. A CI run once had both pool threads busy with
         // other suites' work for over 15 s, and a working server's answer came late.
@@ -109,7 +112,10 @@ final class HTTPClient: @unchecked Sendable {   // used by one thread at a time
         }
         guard r == 0 else {
             let e = errno
-            Glibc.close(fd)
+            // Closed here, once: deinit runs for a class whose init throws after every property
+            // is set, and a second close would close whatever the number was given to meanwhile
+            // (another test's pipe to its child, which then died of SIGPIPE).
+            close()
             throw ClientError(description: "connect: \(String(cString: strerror(e)))")
         }
     }
