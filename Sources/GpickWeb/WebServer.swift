@@ -65,7 +65,9 @@ public final class WebServer: Sendable {
             // listening socket only changes the length of its queue.
             Glibc.listen(fd, Listener.backlog)
         } catch {
-            Glibc.close(fd)
+            // Not closed here: the channel NIO made owns the descriptor from withBoundSocket on,
+            // and closes it when its setup fails. A second close would close whatever the number
+            // was given to meanwhile, on another thread.
             throw GpickError(.runtime, "cannot serve on 127.0.0.1:\(bound): \(error)")
         }
     }
