@@ -74,7 +74,35 @@ import Testing
         }
         let stamps = try await Self.stamps(of: result)
         let first = try #require(stamps.first ?? nil)
-        #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first), "\(stamps)")
+        #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first),
+                "parts \(counts) starting at \(result.parts.map { $0.start ?? -1 }) s: \(stamps.map { $0 ?? -1 })")
+    }
+
+    /// A part attached more than three seconds after its boundary (a starved machine): the
+    /// part before keeps every frame until then, more than its own length plus the few seconds
+    /// of header space it once had, and nothing is lost.
+    @Test func aPartAttachedSecondsLateLosesNoFrame() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try SessionTests.config())
+        try await session.start()
+        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/slow.mp4"),
+                                                   settings: RecordingSettings(container: .mp4), partSeconds: 0.2,
+                                                   attaching: .after(frames: 110))
+        let partOne = Signal()
+        split.onPartWritten { _ in partOne.fire() }
+        #expect(await partOne.wait(timeout: HangBound.seconds(60)), "part 1 written")
+        split.requestStop()
+        let result = try await split.finished()
+        await session.stop()
+        let counts = result.parts.map(\.frames)
+        // Part 1 took its 6 frames and the 110 after them, and at least the frame the next one
+        // was attached after; part 2 began at the first frame after it was.
+        #expect(result.parts.count >= 2 && counts[0] >= 117, "\(counts)")
+        let stamps = try await Self.stamps(of: result)
+        let first = try #require(stamps.first ?? nil)
+        #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first),
+                "parts \(counts): \(stamps.map { $0 ?? -1 })")
     }
 
     /// However long the recording's task waits to resume once part 1 is attached (here while
