@@ -153,6 +153,7 @@ public final class MovieRecording: SessionOutput {
             return true
         }
         guard stopping else { return }
+        DebugLog.log(.debug, nil, "\(branchName) (\(output.name)): stop asked at running time \(now ?? 0) ns")
         // A live source delivers the next frame soon (late on a loaded machine); if none comes
         // within a second the source is gone, and we stop from here.
         OffPool.after(max(1.0, Double(frameDuration) / 1e9 * 5)) { [weak self] in self?.trigger() }
@@ -224,6 +225,7 @@ public final class MovieRecording: SessionOutput {
             return (true, empty, reached)
         }
         guard let s else { return }
+        DebugLog.log(.debug, nil, "\(branchName) (\(output.name)): ending\(s.empty ? ", empty" : "")")
         // Nothing reached the file: there is nothing to drain (an encoder that never had caps
         // may not pass EOS on), so it is discarded at once.
         if s.empty {

@@ -84,6 +84,7 @@ final class PartHandoff: Sendable {
     /// by the part it entered (the tee pushes on this thread). Takes each part's lock inside
     /// this one; the parts never call back here.
     private func frame(at pts: UInt64) -> ProbeReturn {
+        var handedOver: String?
         let (late, done, entered) = state.withLock { s -> (UInt64, Bool, [Signal]) in
             s.lastFrame = pts
             let entered = s.frameWaiters.filter { $0.time <= pts }.map(\.signal)
@@ -104,8 +105,10 @@ final class PartHandoff: Sendable {
             s.before += previous?.framesTaken ?? 0
             next.part.begin(at: pts)
             s.active = next.part
+            handedOver = next.part.output.name
             return (previous == nil ? 0 : pts - next.boundary, false, entered)
         }
+        if let handedOver { DebugLog.log(.debug, nil, "split recording: the frame at \(pts) ns begins \(handedOver)") }
         for e in entered { e.fire() }
         // The first frame at or after a boundary is less than a frame after it, when on time.
         if late >= frameDuration {

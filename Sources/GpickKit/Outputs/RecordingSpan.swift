@@ -41,17 +41,23 @@ extension MovieRecording {
                 branch.videoTeePad?.setOffset(-Int64(pts))
                 audioQueueOut?.setOffset(-Int64(pts))
             }
-            if let max = s.maxFrames, s.frames >= max { s.endTime = pts; return .end }
+            if let max = s.maxFrames, s.frames >= max {
+                DebugLog.log(.debug, nil, "\(branchName) (\(output.name)): ends after \(max) frames, all its duration or its header space holds")
+                s.endTime = pts
+                return .end
+            }
             if let stopAt = s.stopAt, pts >= stopAt { s.endTime = pts; return .end }
             return .pass
         }
         if first {
+            DebugLog.log(.debug, nil, "\(branchName) (\(output.name)): first frame at \(pts) ns")
             started.fire()
         }
         switch verdict {
         case .pass: return .ok
         case .drop: return .drop
         case .end:
+            DebugLog.log(.debug, nil, "\(branchName) (\(output.name)): ends before the frame at \(pts) ns, after \(framesTaken) frames")
             trigger()
             return .drop
         }
