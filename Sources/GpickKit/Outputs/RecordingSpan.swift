@@ -31,6 +31,10 @@ extension MovieRecording {
         let verdict = state.withLock { s -> Verdict in
             if s.triggered || s.held { return .drop }
             if s.t0 == nil, let startAt = s.startAt, pts < startAt { return .drop }
+            // The probe is on the tee's pad before that pad is linked to the branch: a frame
+            // pushed in between never reaches the file, and must not be taken as its first
+            // (the file would start with a gap, its start a frame it never had).
+            if s.t0 == nil, Pad(info.pad, transfer: .none).peer == nil { return .drop }
             if s.t0 == nil {
                 first = true
                 // The first frame is the file's 0, whenever the branch was added (even before
