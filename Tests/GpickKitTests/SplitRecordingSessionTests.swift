@@ -115,7 +115,8 @@ import Testing
         #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
         let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/resumed.mp4"),
                                                    settings: RecordingSettings(container: .mp4, duration: 1), partSeconds: 0.2,
-                                                   attaching: .ahead(nanoseconds: 1_000_000_000)) {
+                                                   attaching: .ahead(nanoseconds: 1_000_000_000)) { part in
+            guard part == 1 else { return }
             let attached = session.deliveredFrames
             let passed = try? await TestEnvironment.eventually(20) { session.deliveredFrames >= attached + 40 }
             #expect(passed == true, "40 frames passed while the task waited")
@@ -126,6 +127,40 @@ import Testing
         let stamps = try await Self.stamps(of: result)
         let first = try #require(stamps.first ?? nil)
         #expect(stamps.count == 30 && Media.isConsecutive(stamps, from: first), "\(stamps)")
+    }
+
+    /// A stop asked for while part 2 is being attached: part 2 stops at that same moment, so it
+    /// takes no frame from after it (it is left out, empty), and part 1 ends there with no
+    /// frame missing. Part 2 is held attached for 30 frames after the stop, before the
+    /// recording registers it, and the camera's frames reach the session 200 ms after their
+    /// capture (as a loaded machine's do): stopped only when registered, at that later moment,
+    /// part 2 took the frames the handoff gave it from before then, after a gap.
+    @Test func aStopWhileAPartIsBeingAttachedStopsItAtTheSameMoment() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try SessionTests.config("test?latency=200ms"))
+        try await session.start()
+        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let partTwo = Signal(), stopped = Signal()
+        let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/stop.mp4"),
+                                                   settings: RecordingSettings(container: .mp4), partSeconds: 0.2,
+                                                   attaching: .ahead(nanoseconds: 1_000_000_000)) { part in
+            guard part == 2 else { return }
+            partTwo.fire()
+            _ = await stopped.wait(timeout: HangBound.seconds(30))
+            let then = session.deliveredFrames
+            _ = try? await TestEnvironment.eventually(20) { session.deliveredFrames >= then + 30 }
+        }
+        #expect(await partTwo.wait(timeout: HangBound.seconds(30)), "part 2 attached")
+        split.requestStop()
+        stopped.fire()
+        let result = try await split.finished()
+        await session.stop()
+        let counts = result.parts.map(\.frames)
+        #expect(counts.count == 1 && counts[0] >= 1, "part 2 took no frame: \(counts)")
+        let stamps = try await Self.stamps(of: result)
+        let first = try #require(stamps.first ?? nil)
+        #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first),
+                "parts \(counts): \(stamps.map { $0 ?? -1 })")
     }
 
     /// The stamps of every part's frames, in order; each part's file holds the frames it reports.

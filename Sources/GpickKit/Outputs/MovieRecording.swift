@@ -146,14 +146,19 @@ public final class MovieRecording: SessionOutput {
     /// Stops at the current moment: every frame before it is kept. Returns at once; await
     /// `finished()` for the file.
     public func requestStop() {
-        let now = branch.pipeline?.runningTime
+        requestStop(at: branch.pipeline?.runningTime)
+    }
+
+    /// Stops at running time `time` (nil: at once): every frame before it is kept. A split
+    /// recording gives every part the same moment, also a part attached after it.
+    func requestStop(at time: UInt64?) {
         let stopping = state.withLock { s -> Bool in
             guard !s.triggered else { return false }
-            s.stopAt = min(s.stopAt ?? .max, now ?? 0)
+            s.stopAt = min(s.stopAt ?? .max, time ?? 0)
             return true
         }
         guard stopping else { return }
-        DebugLog.log(.debug, nil, "\(branchName) (\(output.name)): stop asked at running time \(now ?? 0) ns")
+        DebugLog.log(.debug, nil, "\(branchName) (\(output.name)): stop asked at running time \(time ?? 0) ns")
         // A live source delivers the next frame soon (late on a loaded machine); if none comes
         // within a second the source is gone, and we stop from here.
         OffPool.after(max(1.0, Double(frameDuration) / 1e9 * 5)) { [weak self] in self?.trigger() }

@@ -34,6 +34,7 @@ public final class SplitRecording: Sendable {
     /// A part failed: no later part is attached.
     private let failed = Signal()
     private let attaching: PartAttaching
+    private let attached: (@Sendable (Int) async -> Void)?
 
     /// When each next part is attached.
     enum PartAttaching: Sendable {
@@ -58,6 +59,8 @@ public final class SplitRecording: Sendable {
         var partWritten: (@Sendable (RecordingResult) -> Void)?
         /// Part 1's first frame: where each part's `start` is counted from.
         var t0: UInt64?
+        /// A stop was asked for, at this running time (nil: the pipeline had none).
+        var stop: UInt64??
     }
 
     /// Starts part 1 at once. `partSeconds` is rounded to whole frames; `settings.duration`, if
@@ -68,11 +71,11 @@ public final class SplitRecording: Sendable {
                         attaching: .ahead(nanoseconds: 1_000_000_000))
     }
 
-    /// `firstAttached` runs once part 1 is attached, before the recording goes on (for tests:
-    /// a task that resumes late, as on a loaded machine's pool).
+    /// `attached` runs once each part is attached (given its number), before the recording
+    /// goes on with it (for tests: a task that resumes late, as on a loaded machine's pool).
     static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
                       partSeconds: Double, attaching: PartAttaching,
-                      firstAttached: (@Sendable () async -> Void)? = nil) async throws(GpickError) -> SplitRecording {
+                      attached: (@Sendable (Int) async -> Void)? = nil) async throws(GpickError) -> SplitRecording {
         guard partSeconds > 0, partSeconds.isFinite else {
             throw GpickError(.usage, "part length \(partSeconds) must be a positive number of seconds")
         }
@@ -104,18 +107,20 @@ public final class SplitRecording: Sendable {
             handoff.finish()
             throw error
         }
-        await firstAttached?()
+        await attached?(1)
         let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
         let split = SplitRecording(session: session, output: output, settings: partSettings,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
-                                   total: total, first: first, attaching: attaching, handoff: handoff)
+                                   total: total, first: first, attaching: attaching, handoff: handoff, attached: attached)
         Task { await split.run() }  // waits (for signals and the parts) only: nothing blocks the pool
         return split
     }
 
     private init(session: CaptureSession, output: OutputPath, settings: RecordingSettings,
-                 partLength: UInt64, total: UInt64?, first: MovieRecording, attaching: PartAttaching, handoff: PartHandoff) {
+                 partLength: UInt64, total: UInt64?, first: MovieRecording, attaching: PartAttaching, handoff: PartHandoff,
+                 attached: (@Sendable (Int) async -> Void)?) {
         self.session = session
+        self.attached = attached
         self.attaching = attaching
         self.handoff = handoff
         self.output = output
@@ -131,9 +136,17 @@ public final class SplitRecording: Sendable {
     }
 
     /// Ends the recording now: the part being written keeps every frame up to this moment.
+    /// The moment is kept: a part being attached meanwhile stops there too, rather than at
+    /// whenever it is registered (it took a frame from after the stop, once, in a loaded run).
     public func requestStop() {
+        let now = session?.pipeline?.runningTime
+        let parts = state.withLock { s -> [MovieRecording] in
+            guard s.stop == nil else { return [] }
+            s.stop = .some(now)
+            return s.open
+        }
         stopRequested.fire()
-        for p in state.withLock({ $0.open }) { p.requestStop() }
+        for p in parts { p.requestStop(at: now) }
     }
 
     /// Frames in the finished parts and the ones under way; bytes on disk likewise.
@@ -274,8 +287,12 @@ public final class SplitRecording: Sendable {
         s.startAt = start
         s.heldUntilHandoff = true
         let f = try await MovieRecording.start(in: session, to: output.numbered(index, of: index), settings: s)
-        state.withLock { $0.open.append(f) }
-        if stopRequested.isFired { f.requestStop() }
+        await attached?(index)
+        let stop = state.withLock { s -> UInt64?? in
+            s.open.append(f)
+            return s.stop
+        }
+        if let stop { f.requestStop(at: stop) }
         return f
     }
 }
