@@ -43,6 +43,8 @@ public final class Preview: SessionOutput {
         var frameBox = PixelBox(width: 160, height: 90)
         /// Frames are dropped before the preview's queue: nothing is scaled or encoded for it.
         var paused = false
+        /// The newest size asked for, which every idle moment of the queue applies (see setSize).
+        var wantedSize: Caps?
     }
 
     /// Pauses the preview (it keeps its last picture, and its viewers stay connected) or lets

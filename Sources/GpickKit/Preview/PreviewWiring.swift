@@ -121,7 +121,17 @@ extension Preview {
         } catch {
             throw GpickError(.pipeline, "preview-\(sink.rawValue): \(error.message)")
         }
-        let apply: @Sendable () -> Void = { try? filter.set("caps", caps: wanted) }
+        // Applied at an idle moment of the queue, and always the newest size asked for, set
+        // under the lock it is read under: two requests' probes can run out of order (one
+        // waiting for the streaming thread to go idle, the next run at once on the caller's
+        // thread as the pad had just gone idle), and the older size was once left in place
+        // (frames stayed 80×60 after the box was set to 317×201, in a loaded run).
+        state.withLock { $0.wantedSize = wanted }
+        let apply: @Sendable () -> Void = { [weak self] in
+            self?.state.withLock { s in
+                if let caps = s.wantedSize { try? filter.set("caps", caps: caps) }
+            }
+        }
         guard let pad = bin.element(named: "video")?.staticPad("src") else { return apply() }
         pad.addProbe(.idle) { _ in
             apply()
