@@ -10,14 +10,20 @@ public final class VirtualDisplay {
 
     public init() async throws {
         process = try Subprocess.start("/usr/bin/Xvfb", ["-displayfd", "1", "-noreset", "-screen", "0", "640x480x24", "-nolisten", "tcp"])
-        let deadline = Date().addingTimeInterval(HangBound.seconds(10))
+        // Xvfb prints its display once it listens, or ends. The bound is for a hung one only:
+        // at the start of a full run, with hundreds of tests starting on two cores, two servers
+        // once took longer than 10 s (it compiles its keymap with a child xkbcomp).
+        let deadline = Date().addingTimeInterval(HangBound.seconds(60))
         while true {
             let out = process.stdoutSoFar
             if out.hasSuffix("\n"), let n = Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 name = ":\(n)"
                 break
             }
-            guard Date() < deadline, process.process.isRunning else { throw TestFailure("Xvfb did not start: \(out)") }
+            guard Date() < deadline, process.process.isRunning else {
+                if process.process.isRunning { process.signal(SIGKILL) }
+                throw TestFailure("Xvfb did not start within \(Int(HangBound.seconds(60))) s: \(out) \(process.stderrSoFar.suffix(600))")
+            }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
     }
