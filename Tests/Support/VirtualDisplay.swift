@@ -12,7 +12,8 @@ public final class VirtualDisplay {
         process = try Subprocess.start("/usr/bin/Xvfb", ["-displayfd", "1", "-noreset", "-screen", "0", "640x480x24", "-nolisten", "tcp"])
         // Xvfb prints its display once it listens, or ends. The bound is for a hung one only:
         // at the start of a full run, with hundreds of tests starting on two cores, two servers
-        // once took longer than 10 s (it compiles its keymap with a child xkbcomp).
+        // once had said nothing after 10 s (it compiles its keymap with a child xkbcomp); its
+        // stderr now says which, should it happen again.
         let deadline = Date().addingTimeInterval(HangBound.seconds(60))
         while true {
             let out = process.stdoutSoFar
