@@ -85,6 +85,7 @@ debug: setup
 # more than an hour old go first (a folder of tens of thousands slows every test's own).
 test: debug
 	@rm -f .build/test-results*.xml
+	@touch .build/test-started
 	@find /tmp/gpick-tests -mindepth 1 -maxdepth 1 -mmin +60 -exec rm -rf {} + 2>/dev/null || true
 	$(SWIFT) test --skip-build --xunit-output .build/test-results.xml \
 		|| { python3 Tests/failures.py .build/test-results-swift-testing.xml; exit 1; }

@@ -94,10 +94,25 @@ public enum TestEnvironment {
     ///   scanned every plugin side by side, and in a CI run a video thumbnail's GStreamer start
     ///   took about 20 s of its child's time before its 10 s decode limit even began.
     public static func child(_ env: [String: String]) -> [String: String] {
+        var env = env
+        // A child that crashes leaves the Swift runtime's report of every thread's stack (the
+        // debug build has its symbols) in one folder: gpick keeps libraries' text, and so the
+        // report, off stderr, and a crash seen once in a loaded run is otherwise a single line.
+        if env["SWIFT_BACKTRACE"] == nil {
+            env["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,output-to=\(crashReports)"
+        }
         guard env["GST_REGISTRY"] == nil else { return env }
         _ = registryCurrent
         return env.merging(["GST_REGISTRY": gstRegistry, "GST_REGISTRY_UPDATE": "no"]) { $1 }
     }
+
+    /// Where children's crash reports go (see `child`): one file per crash, named for the
+    /// program and its pid.
+    public static let crashReports: String = {
+        let dir = "/tmp/gpick-tests/crash-reports"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }()
 
     /// This process's environment with `child(env)`'s over it, as `NAME=value` lines.
     public static func childEnvironment(_ env: [String: String] = [:]) -> [String] {
