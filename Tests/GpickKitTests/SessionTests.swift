@@ -13,6 +13,14 @@ import Testing
         return c
     }
 
+    /// A started session on `source` that has delivered `frames` frames.
+    static func running(_ source: String = "test", frames: Int = 5) async throws -> CaptureSession {
+        let session = CaptureSession(try config(source))
+        try await session.start()
+        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= frames })
+        return session
+    }
+
     @Test func snapIsTheRetainedFrame() async throws {
         let session = CaptureSession(try Self.config())
         try await session.start()
@@ -118,9 +126,7 @@ import Testing
 
     @Test func recordingAddedMidSessionStartsAtZero() async throws {
         let dir = TestEnvironment.tempDir()
-        let session = CaptureSession(try Self.config())
-        try await session.start()
-        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 15 })
+        let session = try await Self.running(frames: 15)
         let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/m.mp4"),
                                                  settings: RecordingSettings(container: .mp4, duration: 1))
         let result = try await rec.finished()

@@ -12,9 +12,7 @@ import Testing
     /// late, never earlier).
     @Test func partsStartedMidSessionHoldEveryFrameOnce() async throws {
         let dir = TestEnvironment.tempDir()
-        let session = CaptureSession(try SessionTests.config())
-        try await session.start()
-        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let session = try await SessionTests.running()
         let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/s.mp4"),
                                                    settings: RecordingSettings(container: .mp4, duration: 1), partSeconds: 0.2)
         let result = try await split.finished()
@@ -28,9 +26,8 @@ import Testing
             #expect(abs((part.start ?? -1) - Double(before) / 30) < 0.001, "part \(i + 1) starts at \(part.start ?? -1): \(counts)")
             before += part.frames
         }
-        let stamps = try await Self.stamps(of: result)
-        let first = try #require(stamps.first ?? nil)
-        #expect(first >= 5 && Media.isConsecutive(stamps, from: first), "\(stamps)")
+        let stamps = try await Self.expectEveryFrameOnce(result)
+        #expect((stamps.first ?? nil).map { $0 >= 5 } == true, "\(stamps)")
     }
 
     /// Parts attached only once a frame two frames past their boundary has entered the tee, as
@@ -42,9 +39,7 @@ import Testing
     /// depend on how fast this machine attaches them.
     @Test func partsAttachedAfterTheirBoundaryStartLateAndLoseNoFrame() async throws {
         let dir = TestEnvironment.tempDir()
-        let session = CaptureSession(try SessionTests.config())
-        try await session.start()
-        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let session = try await SessionTests.running()
         let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/late.mp4"),
                                                    settings: RecordingSettings(container: .mp4), partSeconds: 0.2,
                                                    attaching: .after(frames: 2))
@@ -72,10 +67,7 @@ import Testing
             #expect(part.frames >= 1, "part \(i + 1) is empty: \(counts)")
             end = start + Double(part.frames) / 30
         }
-        let stamps = try await Self.stamps(of: result)
-        let first = try #require(stamps.first ?? nil)
-        #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first),
-                "parts \(counts) starting at \(result.parts.map { $0.start ?? -1 }) s: \(stamps.map { $0 ?? -1 })")
+        try await Self.expectEveryFrameOnce(result)
     }
 
     /// A part attached more than three seconds after its boundary (a starved machine): the
@@ -83,9 +75,7 @@ import Testing
     /// of header space it once had, and nothing is lost.
     @Test func aPartAttachedSecondsLateLosesNoFrame() async throws {
         let dir = TestEnvironment.tempDir()
-        let session = CaptureSession(try SessionTests.config())
-        try await session.start()
-        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let session = try await SessionTests.running()
         let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/slow.mp4"),
                                                    settings: RecordingSettings(container: .mp4), partSeconds: 0.2,
                                                    attaching: .after(frames: 110))
@@ -99,10 +89,7 @@ import Testing
         // Part 1 took its 6 frames and the 110 after them, and at least the frame the next one
         // was attached after; part 2 began at the first frame after it was.
         #expect(result.parts.count >= 2 && counts[0] >= 117, "\(counts)")
-        let stamps = try await Self.stamps(of: result)
-        let first = try #require(stamps.first ?? nil)
-        #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first),
-                "parts \(counts): \(stamps.map { $0 ?? -1 })")
+        try await Self.expectEveryFrameOnce(result)
     }
 
     /// However long the recording's task waits to resume once part 1 is attached (here while
@@ -110,9 +97,7 @@ import Testing
     /// with a duration has exactly its number of frames, consecutive.
     @Test func aRecordingResumedLateAfterItsFirstPartStillHasExactlyItsFrames() async throws {
         let dir = TestEnvironment.tempDir()
-        let session = CaptureSession(try SessionTests.config())
-        try await session.start()
-        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let session = try await SessionTests.running()
         let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/resumed.mp4"),
                                                    settings: RecordingSettings(container: .mp4, duration: 1), partSeconds: 0.2,
                                                    attaching: .ahead(nanoseconds: 1_000_000_000)) { part in
@@ -124,9 +109,8 @@ import Testing
         let result = try await split.finished()
         await session.stop()
         #expect(result.frames == 30, "\(result.parts.map(\.frames))")
-        let stamps = try await Self.stamps(of: result)
-        let first = try #require(stamps.first ?? nil)
-        #expect(stamps.count == 30 && Media.isConsecutive(stamps, from: first), "\(stamps)")
+        let stamps = try await Self.expectEveryFrameOnce(result)
+        #expect(stamps.count == 30, "\(stamps)")
     }
 
     /// A stop asked for while part 2 is being attached: part 2 stops at that same moment, so it
@@ -137,9 +121,7 @@ import Testing
     /// part 2 took the frames the handoff gave it from before then, after a gap.
     @Test func aStopWhileAPartIsBeingAttachedStopsItAtTheSameMoment() async throws {
         let dir = TestEnvironment.tempDir()
-        let session = CaptureSession(try SessionTests.config("test?latency=200ms"))
-        try await session.start()
-        #expect(try await TestEnvironment.eventually(10) { session.deliveredFrames >= 5 })
+        let session = try await SessionTests.running("test?latency=200ms")
         let partTwo = Signal(), stopped = Signal()
         let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/stop.mp4"),
                                                    settings: RecordingSettings(container: .mp4), partSeconds: 0.2,
@@ -157,10 +139,18 @@ import Testing
         await session.stop()
         let counts = result.parts.map(\.frames)
         #expect(counts.count == 1 && counts[0] >= 1, "part 2 took no frame: \(counts)")
-        let stamps = try await Self.stamps(of: result)
-        let first = try #require(stamps.first ?? nil)
+        try await Self.expectEveryFrameOnce(result)
+    }
+
+    /// Every frame the recording reports is in its parts' files once, in order, with no gap.
+    /// Returns the stamps.
+    @discardableResult
+    static func expectEveryFrameOnce(_ result: SplitRecordingResult) async throws -> [Int?] {
+        let stamps = try await stamps(of: result)
+        let first = try #require(stamps.first ?? nil, "no stamp in \(result.parts.map(\.path))")
         #expect(stamps.count == result.frames && Media.isConsecutive(stamps, from: first),
-                "parts \(counts): \(stamps.map { $0 ?? -1 })")
+                "parts \(result.parts.map(\.frames)) starting at \(result.parts.map { $0.start ?? -1 }) s: \(stamps.map { $0 ?? -1 })")
+        return stamps
     }
 
     /// The stamps of every part's frames, in order; each part's file holds the frames it reports.
