@@ -60,10 +60,12 @@ public final class OffPoolJob<T: Sendable, E: Error>: Sendable {
         case done(Result<T, E>)
     }
     private let stage = Locked<Stage>(.running)
+    private let pending: Locked<(@Sendable () throws(E) -> T)?>
 
     init(_ work: @escaping @Sendable () throws(E) -> T) {
+        pending = Locked(work)
         let run: @Sendable () -> Void = { [self] in
-            let r = Result<T, E> { () throws(E) in try work() }
+            let r = perform()
             let waiter = stage.withLock { s -> CheckedContinuation<Result<T, E>, Never>? in
                 defer { s = .done(r) }
                 if case .waiting(let c) = s { return c }
@@ -72,6 +74,15 @@ public final class OffPoolJob<T: Sendable, E: Error>: Sendable {
             waiter?.resume(returning: r)
         }
         if !detachThread(named: "gpick.offpool", run) { run() }
+    }
+
+    /// Takes the work out and runs it: the work, and all it captured, is released when this
+    /// returns, before its waiter resumes. Released after, on this thread, it could be the last
+    /// reference to a pipeline, finalised at some later moment the waiter knows nothing of: as
+    /// gpick preview quit, that closed a GL sink's X display while exit was tearing libXext down.
+    private func perform() -> Result<T, E> {
+        let work = pending.withLock { w in defer { w = nil }; return w }!
+        return Result<T, E> { () throws(E) in try work() }
     }
 
     /// The work's result, once it is done.

@@ -79,6 +79,29 @@ import Testing
         #expect(await OffPool.run(within: 30) {})
     }
 
+    /// What a job's work captured is released before its waiter resumes: a session's stop once
+    /// went on to exit the process while the off-pool thread still held the pipeline's last
+    /// reference, and finalised it under exit's teardown. The capture here takes 50 ms to
+    /// release: released after the waiter resumed, it would still be alive when checked.
+    @Test func aJobsCapturesAreReleasedBeforeItsWaiterResumes() async {
+        final class SlowToRelease: Sendable {
+            let released: Signal
+            init(_ released: Signal) { self.released = released }
+            deinit {
+                usleep(50_000)
+                released.fire()
+            }
+        }
+        for _ in 0..<3 {
+            let released = Signal()
+            let held = SlowToRelease(released)
+            let job = OffPool.start { _ = held }
+            _ = consume held
+            await job.value()
+            #expect(released.isFired, "the work's capture was still alive when its waiter resumed")
+        }
+    }
+
     @Test func offThePoolWorkKeepsItsTypedError() async {
         let r = await Result { () async throws(GpickError) -> Int in
             try await OffPool.run { () throws(GpickError) -> Int in throw GpickError(.device, "no camera") }
