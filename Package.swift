@@ -106,7 +106,7 @@ let package = Package(
         // Every executable's GLib log writer and stderr: libraries' own text stays off it unless asked for.
         .target(name: "CLibraryText", dependencies: ["CGLib"]),
         // What both executables say to the user: one error line, exit codes, JSON events, progress.
-        .target(name: "GpickCLI", dependencies: ["CLibraryText", "GpickBase", "GpickKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .target(name: "GpickCLI", dependencies: ["CLibraryText", "GpickBase", "GpickKit", "GpickTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "gpick", dependencies: [
             "GpickBase", "GpickCLI", "GpickKit", "GpickScript", "CGpickStartup", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

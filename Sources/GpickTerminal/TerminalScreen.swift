@@ -95,6 +95,12 @@ public final class TerminalScreen: Sendable {
         if var original = saved { _ = tcsetattr(input, TCSAFLUSH, &original) }
     }
 
+    /// Puts back the terminal a screen still holds (one that was never restored), as exit's hook
+    /// would: for a process that ends with `_exit`, which runs no atexit hook.
+    public static func restoreBeforeExit() {
+        EmergencyRestore.run()
+    }
+
     /// Calls `handler` with the new (columns, rows) when the terminal is resized, on a queue of
     /// the screen's own. A later call replaces the handler.
     public func onResize(_ handler: @escaping @Sendable (Int, Int) -> Void) {

@@ -34,6 +34,6 @@ struct Gpick: AsyncParsableCommand {
         Console.verboseFromEnvironment()
         // Events and printed paths are read line by line by scripts and pipes: never hold a line back.
         Console.lineBufferStandardOutput()
-        await CommandMain.run(Gpick.self, finish: Gst.deinitializeForLeakReport) { Glibc.exit($0) }
+        await CommandMain.run(Gpick.self, finish: Gst.deinitializeForLeakReport) { Console.leave($0) }
     }
 }
