@@ -186,21 +186,18 @@ import Testing
             try await pw.link(cameraTo: first, unlink: true)
             try await until(seconds: 30) { count("reconnecting") >= 2 || count("source-failed") > 0 }
             #expect(count("reconnecting") >= 2, "\(events().filter { $0["event"] as? String != "progress" })")
-            // The stream being opened now is to be linked within its 5 s: every port that shows
-            // is linked at once, looking again every 50 ms. Waiting for the new port to be the
-            // only one lost that race in CI, twice in a row, while the second stream's port was
-            // still going away; linking that one as well does no harm, as gpick has already given
-            // up on it. A machine that stalls this process for longer than that makes gpick give
-            // up on the third stream too, rightly, and open a fourth (checked below).
-            // (A port gone from the list is forgotten: PipeWire reuses ids.)
-            var linked: Set<Int> = []
+            // The stream being opened now is to be linked within its 5 s: every port of gpick's
+            // with no link is linked at once, looking again every 50 ms. Waiting for the new port
+            // to be the only one lost that race in CI, twice in a row, while the second stream's
+            // port was still going away; linking that one as well does no harm, as gpick has
+            // already given up on it. Which ports have a link is asked each time: the new
+            // stream's port takes the id of the one just gone, so a remembered id once left the
+            // new port unlinked for good (in a loaded run, streams 3 and 4 were never linked).
+            // A machine that stalls this process for longer than 5 s makes gpick give up on the
+            // third stream too, rightly, and open a fourth (checked below).
             try await until(seconds: 30) {
                 guard count("source-live") == 0 else { return true }
-                let ports = try await pw.inputPorts("gpick:")
-                linked.formIntersection(ports)
-                for p in ports where !linked.contains(p) {
-                    if (try? await pw.link(cameraTo: p)) != nil { linked.insert(p) }
-                }
+                for p in try await pw.unlinkedInputPorts("gpick:") { try? await pw.link(cameraTo: p) }
                 return count("source-live") > 0
             }
             // Then two seconds of progress after the camera is back (its first progress already

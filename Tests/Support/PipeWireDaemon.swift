@@ -212,6 +212,26 @@ public final class PipeWireDaemon: @unchecked Sendable {
         }
     }
 
+    /// The ids of the input ports whose names start with `prefix` that nothing is linked to,
+    /// as `pw-link` lists them. Ask each time rather than remember which ids were linked:
+    /// PipeWire gives a new stream's port the id of the port just destroyed (gpick's streams
+    /// all had port 39), so an id linked a moment ago can be a new, unlinked port by now.
+    public func unlinkedInputPorts(_ prefix: String) async throws -> [Int] {
+        let r = try await Subprocess.run("/usr/bin/pw-link", ["-I", "-l", "-i"], env: env, timeout: 10)
+        // A port's line ("  39 gpick:in_0"), then a line per link into it ("  41   |<-   31 testcam:out_0").
+        var unlinked: [Int] = [], port: Int?
+        for line in r.stdoutLines {
+            if line.contains("|<-") {
+                if let port { unlinked.removeAll { $0 == port } }
+                continue
+            }
+            let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+            port = parts.count == 2 && parts[1].hasPrefix(prefix) ? Int(parts[0]) : nil
+            if let port { unlinked.append(port) }
+        }
+        return unlinked
+    }
+
     /// Links (or with `unlink`, unlinks) the camera's output port to the input port `port`.
     public func link(cameraTo port: Int, unlink: Bool = false) async throws {
         let r = try await Subprocess.run("/usr/bin/pw-link", (unlink ? ["-d"] : []) + ["\(Self.cameraNode):out_0", "\(port)"], env: env, timeout: 10)
