@@ -115,6 +115,9 @@ let package = Package(
         // No pkgConfig: it would link libvips (see shim.h); its headers are in /usr/include, GLib's
         // include paths come from CGLib.
         .systemLibrary(name: "CVips", providers: [.apt(["libvips-dev"])]),
+        // The prefix gpick gives libvips (so that it loads no module itself), set as the process
+        // loads, before any thread: the environment is never changed while threads run.
+        .target(name: "CVipsPrefix"),
         // GLib alone (checksums), for the library, which needs nothing else of GStreamer's stack.
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The media library: roots, the SQLite index (GRDB), scanning, live-photo pairing, import.
@@ -129,7 +132,7 @@ let package = Package(
         // libcurl, which fetches photos at http(s) URLs (a tiny shim: libcurl's options are C varargs).
         .target(name: "CHTTPGet"),
         // GstCore: video poster frames and the camera's frames as images, through its wrappers.
-        .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CHTTPGet", "CImaging", "CVips", "CZlib", "GpickBase", "GpickFormats",
+        .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CHTTPGet", "CImaging", "CVips", "CVipsPrefix", "CZlib", "GpickBase", "GpickFormats",
                                                     "GpickKit", "GpickLibrary", "GstCore"]),
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
         .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary", "GpickTerminal", "GpickWeb"],
@@ -177,7 +180,7 @@ let package = Package(
         .testTarget(name: "GpickScriptTests", dependencies: ["GpickScript"]),
         .testTarget(name: "GpickKitTests", dependencies: ["GpickKit", "GstCore", "CGStreamer", "GpickTerminal", "GpickWeb", "GpickTestSupport"]),
         .testTarget(name: "GpickLibraryTests", dependencies: ["GpickLibrary", "GpickTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "GpickImagesTests", dependencies: ["GpickImages", "GpickTestSupport"]),
+        .testTarget(name: "GpickImagesTests", dependencies: ["GpickImages", "GpickTestSupport", "CGLib"]),
         .testTarget(name: "GpickAvatarTests", dependencies: ["GpickAvatar", "GpickTestSupport", "CGLib"]),
         .testTarget(name: "CLITests", dependencies: ["GpickKit", "GpickWeb", "GpickTestSupport"]),
     ]

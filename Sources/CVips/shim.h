@@ -57,6 +57,11 @@ static inline int cvips_init(const char *argv0) {
     if (CVIPS_FN(vips_version)(3) - CVIPS_FN(vips_version)(5) != VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE) return -1;
     return CVIPS_FN(vips_init)(argv0);
 }
+// Asked before vips_init, this decides the folder libvips loads its modules from: it caches the
+// answer, and vips_init asks it again (see CVipsPrefix).
+static inline const char *cvips_guess_libdir(const char *argv0, const char *env_name) {
+    return CVIPS_FN(vips_guess_libdir)(argv0, env_name);
+}
 static inline void cvips_unref(VipsImage *image) { if (image) g_object_unref(image); }
 static inline void cvips_unref_source(VipsSource *source) { if (source) g_object_unref(source); }
 

@@ -18,7 +18,9 @@ import Testing
     }
 
     /// libvips' HEIF and JPEG XL modules (libheif's codecs, libjxl) load when a file needs
-    /// them, not for every still: `thumb` and `inspect` of a JPEG, PNG or WebP open neither.
+    /// them, not for every still: `thumb` and `inspect` of a JPEG, PNG or WebP open neither, and
+    /// no command opens libvips' other modules (ImageMagick's, poppler's, OpenSlide's). The same
+    /// with VIPSHOME set as libvips leaves it for the programs started after its own start.
     /// The loader's own record (LD_DEBUG, written to files: gpick keeps libraries' text off
     /// stderr) says which shared objects each run opened.
     @Test(arguments: [("a.jpg", [String]()), ("lossy.webp", []), ("p.png", []), ("i.heic", ["vips-heif"]),
@@ -26,15 +28,19 @@ import Testing
     func libvipsModulesLoadForTheFilesThatNeedThem(_ file: String, _ expected: [String]) async throws {
         let f = try await MediaFixtures.get()
         let dir = TestEnvironment.tempDir()
-        for (n, args) in [["inspect", f.path(file)], ["thumb", f.path(file), "-o", "\(dir)/t.png"]].enumerated() {
+        let runs: [([String], [String: String])] = [
+            (["inspect", f.path(file)], [:]), (["thumb", f.path(file), "-o", "\(dir)/t.png"], [:]),
+            (["thumb", f.path(file), "-o", "\(dir)/u.png"], ["VIPSHOME": "/usr"]),
+        ]
+        for (n, (args, env)) in runs.enumerated() {
             let log = "\(dir)/ld-\(n)"
-            let r = try await Subprocess.gpick(args, env: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log])
-            #expect(r.status == 0, "\(args): \(r.stderr)")
+            let r = try await Subprocess.gpick(args, env: env.merging(["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": log]) { a, _ in a })
+            #expect(r.status == 0, "\(args) \(env): \(r.stderr)")
             let logs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("ld-\(n).") }
             let text = try logs.map { try String(contentsOfFile: "\(dir)/\($0)", encoding: .utf8) }.joined()
             #expect(text.contains("libvips.so"), "\(args): the record shows no libvips at all")
-            let opened = ["vips-heif", "vips-jxl"].filter { text.contains("/\($0).so") }
-            #expect(opened == expected, "\(args[0]) \(file) opened \(opened)")
+            let opened = ["vips-heif", "vips-jxl", "vips-magick", "vips-poppler", "vips-openslide"].filter { text.contains("/\($0).so") }
+            #expect(opened == expected, "\(args[0]) \(file) \(env) opened \(opened)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import CVips
+import CVipsPrefix
 import GpickBase
 import Glibc
 
@@ -22,14 +23,15 @@ enum Vips {
         }
         // libvips loads every module in its folder as it starts: ImageMagick's, poppler's and
         // OpenSlide's too, with their dozens of libraries (5.5 MiB of a thumbnail run's memory),
-        // whose loaders gpick blocks anyway. Its prefix override, VIPSHOME, pointed at /dev/null
-        // (under which no folder can ever exist) stops that for this start; libvips would
-        // otherwise set VIPSHOME itself. The modules of the loaders gpick allows are loaded by
-        // name when a file first needs one (`Module.needed(byHead:)`). A VIPSHOME of the user's
-        // own is left as it is, and so are its modules.
-        if choosesModules { setenv("VIPSHOME", "/dev/null", 1) }
+        // whose loaders gpick blocks anyway. Asked for its module folder before it starts, under
+        // gpick's own prefix (/dev/null, set as the process loaded: see CVipsPrefix), it keeps
+        // that answer and finds no module there. The modules of the loaders gpick allows are
+        // loaded by name, from the folder beside the libvips that was loaded, when a file first
+        // needs one (`Module.needed(byHead:)`). gpick changes no environment variable here;
+        // libvips itself sets VIPSHOME to the prefix it finds when none is set (as it does in
+        // every program), which is why a VIPSHOME says nothing about who chose it.
+        if let variable = prefixVariable { _ = cvips_guess_libdir("gpick", variable) }
         let status = cvips_init("gpick")
-        if choosesModules { unsetenv("VIPSHOME") }
         guard status == 0 else {
             let detail = takeErrorText()
             return .failure(GpickError(.runtime, "the image library (libvips) failed to start", detail: detail))
@@ -50,9 +52,11 @@ enum Vips {
         return .success(())
     }
 
-    /// gpick picks libvips' modules itself, unless the user set VIPSHOME (read before libvips
-    /// starts: libvips sets it).
-    private static let choosesModules = getenv("VIPSHOME") == nil
+    /// The variable holding gpick's prefix for libvips; nil when it could not be set, and
+    /// libvips loads its modules itself.
+    private static let prefixVariable = gpick_vips_prefix_variable().map { String(cString: $0) }
+    /// gpick picks libvips' modules itself, unless libvips does.
+    private static var choosesModules: Bool { prefixVariable != nil }
 
     /// The modules that hold allowed loaders: HEIF and AVIF through libheif, JPEG XL through
     /// libjxl. Each is loaded the first time a file needs it: their libraries (libheif's codecs,
