@@ -11,12 +11,43 @@ struct Devices: AsyncParsableCommand {
             Access is judged per kind: a PipeWire node is connected to for one frame; a V4L2 device's \
             permissions are checked, with the fix. When PipeWire shares the V4L2 cameras, they are \
             listed once, as PipeWire nodes.
+
+            With --formats FILE, no camera is opened: FILE is a camera's `v4l2-ctl --list-formats-ext` \
+            listing (as pasted in bug reports, old or new layout, with or without a log prefix on each \
+            line), and gpick prints its modes and the one it would choose: for --mode, or for \
+            --width/--height/--fps (what a session delivers), else the default (the largest mode up to \
+            1920x1080 that keeps 30 fps).
             """)
 
     @OptionGroup var out: OutputOptions
 
+    @Option(name: .long, help: ArgumentHelp("A camera's `v4l2-ctl --list-formats-ext` listing: print its modes and the one gpick chooses, without a camera.", valueName: "FILE"))
+    var formats: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --formats: a mode chosen by hand, WxH, WxH@FPS, WxH@FPS/FORMAT (1920x1080@30/MJPG) or max.", valueName: "MODE"))
+    var mode: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --formats: the width a session delivers.", valueName: "PIXELS"))
+    var width: Int?
+
+    @Option(name: .long, help: ArgumentHelp("With --formats: the height a session delivers.", valueName: "PIXELS"))
+    var height: Int?
+
+    @Option(name: .long, help: ArgumentHelp("With --formats: the frame rate a session delivers (30, 29.97, 30000/1001).", valueName: "FPS"))
+    var fps: String?
+
+    func validate() throws {
+        let asked = [mode != nil ? "--mode" : nil, width != nil ? "--width" : nil, height != nil ? "--height" : nil, fps != nil ? "--fps" : nil].compactMap { $0 }
+        if formats == nil, let first = asked.first { throw ValidationError("\(first) goes with --formats FILE") }
+        if mode != nil, asked.count > 1 { throw ValidationError("--mode chooses the mode by hand: give it without --width, --height or --fps") }
+        if (width == nil) != (height == nil) { throw ValidationError("give --width and --height together") }
+        for (name, v) in [("--width", width), ("--height", height)] { if let v, !(1...65536).contains(v) { throw ValidationError("\(name) \(v): give 1 to 65536 pixels") } }
+        if let fps, ModeRate.parse(fps) == nil { throw ValidationError("--fps \(fps): give a positive rate (30, 29.97, 30000/1001)") }
+    }
+
     func run() async throws {
         let events = Events(json: out.json, command: "devices")
+        if let formats { return try await reporting(events) { try Self.answer(formats: formats, request: try request(), events: events) } }
         try await reporting(events) {
             let cameras = await CameraDirectory.checked(await CameraDirectory.cameras())
             if out.json {

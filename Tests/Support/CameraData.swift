@@ -1,0 +1,110 @@
+import Foundation
+
+/// What real cameras report, from public repositories and issue threads, with provenance in
+/// `INDEX.txt` beside them: mode tables (`v4l2-ctl --list-formats-ext`), control tables, real
+/// MJPEG frames and fixed-camera footage. Like `RealFiles`, they are not in this repository: they
+/// live at `$GPICK_CAMERA_DATA`, else in `cameras/` of the shared folder beside the checkout
+/// (`../shared/cameras`); each file is checked against its SHA-256, and the tests that need one
+/// are skipped without it, saying so.
+public enum CameraData {
+    /// Path under the folder → SHA-256.
+    public static let manifest: [String: String] = [
+        "formats/3do-usb-camera-4k.txt": "b0add19d709ad0c834e798a2f36c5890276175fabe6725bbd478d2991480bdce",
+        "formats/genius-widecam-f100.txt": "d73bd4991d2853311344717aeffeda74518cc8fe90785a868708caed177ff3c9",
+        "formats/logitech-c525.txt": "7a624ca2dd7107b3e4875d66bc94634b3f16d545270a8547e4089e1cca7d37db",
+        "formats/logitech-c922.txt": "3e4644473348a67d259866075a3a4395dd2c7d28f1ffe332a2d060efabfe1e3d",
+        "formats/ms2109-hdmi-usb-capture.txt": "411a09884acc267142edc3dd6c455625f25540098a4e6758dea54705725a5ee9",
+        "formats/rpi-camera-bcm2835-v4l2.txt": "3ceaaf8c3d392775271fe177beae8b4542a2fc489025a15da0f4a14abae1b843",
+        "formats/rpi-unicam-imx519.txt": "451a855cc81356ff6b4652502770f98933ef77bceabaf7f59441e095b36d8d76",
+        "formats/usb20-camera-arducam-0c45-6366.txt": "a823136d4554610dd116426e0d1df0fe1b237e1783accb5ce9465b8cc0f20310",
+        "formats/webcam-yg-u700-mjpg-h264.txt": "4a566673f262238dd641cec53329b2d42249e129c6a6675b2164cc6505c29a59",
+    ]
+
+    public static let directory: String? = {
+        let env = ProcessInfo.processInfo.environment["GPICK_CAMERA_DATA"]
+        let beside = URL(fileURLWithPath: TestEnvironment.repoRoot).deletingLastPathComponent().appendingPathComponent("shared/cameras").path
+        return [env, beside].compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0 + "/INDEX.txt") }
+    }()
+
+    /// The files present with the right content.
+    public static let verified: Set<String> = {
+        guard let dir = directory else { return [] }
+        return Set(manifest.keys.filter { RealFiles.sha256("\(dir)/\($0)") == manifest[$0] })
+    }()
+
+    public static func path(_ name: String) -> String { "\(directory ?? "")/\(name)" }
+
+    public static func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+}
+
+/// Mode tables of cameras `../shared/cameras` lacks, as facts from public threads and
+/// repositories (each mode as the source lists it; the source named beside it). Written as
+/// `FOURCC WxH @ fps, fps, …` lines, which `ModeFacts.offers` turns into a table.
+public enum ModeFacts {
+    public struct Table: Sendable {
+        public let camera: String
+        public let source: String
+        public let lines: [String]
+    }
+
+    public static let tables: [String: Table] = [
+        // Kinds the shared tables lack: an IR camera (GREY), a laptop's own camera, a C920 that
+        // still offers H.264, a 4K camera with 90 and 120 fps modes, high-rate cameras.
+        "ir-surface-laptop-3": Table(camera: "Surface Laptop 3 infrared camera",
+                                     source: "github.com/linux-surface/linux-surface/issues/428 (nakato, 2021-05-06)",
+                                     lines: ["GREY 480x480 @ 60"]),
+        "ir-lenovo-yoga-pro-7": Table(camera: "Lenovo Yoga Pro 7 14IRH8 IR camera",
+                                      source: "github.com/EmixamPP/linux-enable-ir-emitter/issues/135",
+                                      lines: ["GREY 640x360 @ 15, 30"]),
+        "laptop-thinkpad-x1-carbon-7": Table(camera: "Lenovo X1 Carbon gen 7 camera (its YUYV list as far as the thread shows it)",
+                                             source: "github.com/boltgolt/howdy/issues/312 (orclex, 2020-05-13); github.com/EmixamPP/linux-enable-ir-emitter/issues/11",
+                                             lines: ["MJPG 1280x720 @ 30", "MJPG 320x180 @ 30", "MJPG 320x240 @ 30", "MJPG 352x288 @ 30",
+                                                     "MJPG 424x240 @ 30", "MJPG 640x360 @ 30", "MJPG 640x480 @ 30", "MJPG 848x480 @ 30",
+                                                     "MJPG 960x540 @ 30", "YUYV 1280x720 @ 10", "YUYV 320x180 @ 30"]),
+        "logitech-c920-h264": Table(camera: "Logitech HD Pro Webcam C920 (with H.264)",
+                                    source: "github.com/petminion/petminion docs/hardware.md @3564115",
+                                    lines: c920),
+        "logitech-brio": Table(camera: "Logitech BRIO", source: "github.com/suburbanmarine/opaleye V4L2_webcam_pipe.cpp @1c98479",
+                               lines: brio),
+        "stereo-3d-usb-camera": Table(camera: "3D USB Camera (stereo, side by side)",
+                                      source: "github.com/Roblibs/rovi_ros_ws docs/stereo.md @f30bcbb",
+                                      lines: ["MJPG 3200x1200 @ 60, 30, 25, 20, 15, 10", "MJPG 2560x720 @ 60, 30, 25, 20, 15, 10",
+                                              "MJPG 1600x600 @ 120, 60, 30, 25, 20, 15, 10", "MJPG 1280x480 @ 120, 60, 30, 25, 20, 15, 10",
+                                              "MJPG 640x240 @ 120, 60, 30, 25, 20, 15, 10", "YUYV 3200x1200 @ 2", "YUYV 2560x720 @ 2",
+                                              "YUYV 1600x600 @ 10", "YUYV 1280x480 @ 15, 10", "YUYV 640x240 @ 60, 30, 25, 20, 15, 10"]),
+        "tis-dfm-27ur0135": Table(camera: "The Imaging Source DFM 27UR0135-ML (global shutter)",
+                                  source: "github.com/HaroldMurcia/tisCam2ROS Readme.md @50541ce",
+                                  lines: ["GRBG 1280x960 @ 60, 50, 40, 30, 20, 10", "GRBG 1280x720 @ 80, 60, 50, 40, 30, 20, 10",
+                                          "GRBG 1024x768 @ 80, 70, 60, 40, 30, 20, 10", "GRBG 640x480 @ 120, 90, 60, 30, 15, 10",
+                                          "GREY 1280x960 @ 60, 50, 40, 30, 20, 10", "GREY 1280x720 @ 80, 60, 50, 40, 30, 20, 10",
+                                          "GREY 1024x768 @ 80, 70, 60, 40, 30, 20, 10", "GREY 640x480 @ 120, 90, 60, 30, 15, 10",
+                                          "Y16 1280x960 @ 70, 60, 50, 40, 30, 20, 10", "Y16 640x480 @ 120, 90, 60, 30, 15, 10"]),
+    ]
+
+    static let uvcRates = "30, 24, 20, 15, 10, 7.5, 5"
+
+    static let c920: [String] = {
+        let yuyv = ["640x480", "160x90", "160x120", "176x144", "320x180", "320x240", "352x288", "432x240", "640x360", "800x448"]
+            .map { "YUYV \($0) @ \(uvcRates)" }
+            + ["YUYV 800x600 @ 24, 20, 15, 10, 7.5, 5", "YUYV 864x480 @ 24, 20, 15, 10, 7.5, 5", "YUYV 960x720 @ 15, 10, 7.5, 5",
+               "YUYV 1024x576 @ 15, 10, 7.5, 5", "YUYV 1280x720 @ 10, 7.5, 5", "YUYV 1600x896 @ 7.5, 5", "YUYV 1920x1080 @ 5",
+               "YUYV 2304x1296 @ 2", "YUYV 2304x1536 @ 2"]
+        let sizes = ["640x480", "160x90", "160x120", "176x144", "320x180", "320x240", "352x288", "432x240", "640x360", "800x448",
+                     "800x600", "864x480", "960x720", "1024x576", "1280x720", "1600x896", "1920x1080"]
+        return yuyv + sizes.map { "H264 \($0) @ \(uvcRates)" } + sizes.map { "MJPG \($0) @ \(uvcRates)" }
+    }()
+
+    static let brio: [String] = {
+        let common = ["640x480", "160x120", "176x144", "320x180", "320x240", "352x288"]
+        var lines = common.map { "YUYV \($0) @ \(uvcRates)" } + ["YUYV 340x340 @ 30"] + ["YUYV 424x240 @ \(uvcRates)", "YUYV 440x440 @ 30"]
+        lines += ["480x270", "640x360", "800x448", "800x600", "848x480", "960x540", "1024x576", "1280x720", "1600x896", "1920x1080"]
+            .map { "YUYV \($0) @ \(uvcRates)" }
+        lines += ["MJPG 640x480 @ 120, 90, 60, \(uvcRates)"]
+        lines += ["160x120", "176x144", "320x180", "320x240", "352x288", "424x240", "480x270", "640x360", "800x448", "800x600",
+                  "848x480", "960x540", "1024x576"].map { "MJPG \($0) @ \(uvcRates)" }
+        lines += ["MJPG 1280x720 @ 90, 60, \(uvcRates)", "MJPG 1600x896 @ \(uvcRates)", "MJPG 1920x1080 @ 60, \(uvcRates)",
+                  "MJPG 2560x1440 @ \(uvcRates)", "MJPG 3840x2160 @ \(uvcRates)", "MJPG 4096x2160 @ \(uvcRates)"]
+        lines += ["640x480", "640x360", "1280x720", "1920x1080"].map { "NV12 \($0) @ \(uvcRates)" }
+        return lines
+    }()
+}
