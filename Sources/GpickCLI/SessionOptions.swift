@@ -25,14 +25,17 @@ package struct SourceOptions: ParsableArguments {
     @Flag(name: .customLong("mirror-front"), help: "Mirror the front camera left-right, as phones show selfies.")
     package var mirrorFront = false
 
-    @Option(name: .long, parsing: .unconditional, help: "Frame width in pixels (even, 16…8192).")
-    package var width = 1280
+    @Option(name: .long, parsing: .unconditional, help: "Frame width in pixels (even, 16…8192; default 1280).")
+    package var width: Int?
 
-    @Option(name: .long, parsing: .unconditional, help: "Frame height in pixels (even, 16…8192).")
-    package var height = 720
+    @Option(name: .long, parsing: .unconditional, help: "Frame height in pixels (even, 16…8192; default 720).")
+    package var height: Int?
 
-    @Option(name: .long, parsing: .unconditional, help: "Frames per second (1…240).")
-    package var fps = 30
+    @Option(name: .long, parsing: .unconditional, help: "Frames per second (1…240; default 30).")
+    package var fps: Int?
+
+    /// What the session delivers: as given, else 1280x720 at 30 fps.
+    package var format: SessionFormat { SessionFormat(width: width ?? 1280, height: height ?? 720, fps: fps ?? 30) }
 
     @Option(name: .long, help: "Sound: none, test (a tone) or auto (the default microphone).")
     package var audio = "none"
@@ -43,7 +46,7 @@ package struct SourceOptions: ParsableArguments {
             do { _ = try SourceSpec.parse(front) } catch { throw ValidationError("--front: " + error.message) }
             if front == "auto" { throw ValidationError("--front auto is not allowed: name the front camera, or leave --front out") }
         }
-        do { try SessionFormat(width: width, height: height, fps: fps).validate() } catch { throw ValidationError(error.message) }
+        do { try format.validate() } catch { throw ValidationError(error.message) }
         guard AudioSpec(rawValue: audio) != nil else {
             throw ValidationError("unknown --audio \"\(audio)\" (use none, test or auto)")
         }
@@ -55,9 +58,34 @@ package struct SourceOptions: ParsableArguments {
         if let front { c.front = try SourceSpec.parse(front, patterns: library.testPatterns) }
         c.mirrorFront = mirrorFront
         c.audio = AudioSpec(rawValue: audio) ?? audioDefault
-        c.format = SessionFormat(width: width, height: height, fps: fps)
+        c.format = format
         c.library = library
         return c
     }
 }
 
+
+/// `--mode`: a V4L2 camera's mode chosen by hand, for the commands that capture (the script
+/// commands' `--mode` is photo or live; a script's camera takes `?mode=` in its source).
+package struct CameraModeOptions: ParsableArguments {
+    package init() {}
+
+    @Option(name: .long, help: ArgumentHelp("The camera's mode by hand: WxH, WxH@FPS or WxH@FPS/FORMAT (1920x1080@30/MJPG), or max; default: the cheapest the camera has that keeps --width, --height and --fps (gpick devices lists them).", valueName: "MODE"))
+    package var mode: String?
+
+    package func validate() throws {
+        if let mode { do { _ = try ModeRequest(parsing: mode) } catch { throw ValidationError("--mode: " + error.message) } }
+    }
+
+    /// Sets the mode on `c`. A mode of a given size and rate is also what the session delivers,
+    /// unless --width, --height or --fps say otherwise.
+    package func apply(to c: inout SessionConfiguration, capture: SourceOptions) throws(GpickError) {
+        guard let mode else { return }
+        let request = try ModeRequest(parsing: mode)
+        c.mode = request
+        guard case .exact(let size, let rate, _) = request else { return }
+        if capture.width == nil && capture.height == nil { c.format.width = size.width; c.format.height = size.height }
+        if capture.fps == nil, let rate { c.format.fps = Int(rate.value.rounded(.up)) }
+        do { try c.format.validate() } catch { throw GpickError(.usage, "--mode \(mode): \(error.message); give --width, --height and --fps for the session") }
+    }
+}

@@ -287,7 +287,9 @@ public actor ScriptRunner {
         }
         try await s.start()
         session = s
-        emit("session-started", ["source": "\(s.source)", "width": s.format.width, "height": s.format.height, "fps": s.format.fps])
+        var started: EventFields = ["source": "\(s.source)", "width": s.format.width, "height": s.format.height, "fps": s.format.fps]
+        if let mode = s.cameraMode { started["mode"] = "\(mode)" }
+        emit("session-started", started)
         return s
     }
 

@@ -42,6 +42,10 @@ public final class Pad: @unchecked Sendable {
 
     public var currentCaps: Caps? { gst_pad_get_current_caps(pointer).map { Caps(adopting: $0) } }
 
+    /// What the pad can take or give now (a caps query; a device source opened to READY answers
+    /// with the modes its device advertises).
+    public func queryCaps() -> Caps? { gst_pad_query_caps(pointer, nil).map { Caps(adopting: $0) } }
+
     /// Adds a probe. The closure runs on a streaming thread: it must not block or change states.
     @discardableResult
     public func addProbe(_ mask: ProbeMask, _ callback: @escaping @Sendable (ProbeInfo) -> ProbeReturn) -> UInt {

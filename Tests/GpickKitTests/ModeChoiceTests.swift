@@ -254,3 +254,49 @@ struct ModeRequestTests {
         #expect(ModeRate.atLeast(Fraction(60, 2), Fraction(30, 1)) && ModeRate.equal(Fraction(60, 2), Fraction(30, 1)))
     }
 }
+
+/// The chosen mode as the camera's stage negotiates it: a stand-in for the camera that
+/// advertises a real camera's modes (videotestsrc, and jpegenc for MJPEG, behind a filter of the
+/// table's caps) runs through `source-v4l2.yaml`'s own text, with only the element that would
+/// open /dev/video0 replaced. The mode filter then carries exactly the chosen caps.
+struct ModeNegotiationTests {
+    /// The table's modes of one encoding, written as a device's caps (lists of rates).
+    static func advertised(_ offers: [ModeOffer], _ encoding: ModeEncoding) -> String {
+        offers.filter { $0.format.encoding == encoding }.compactMap { o -> String? in
+            guard case .discrete(let w, let h) = o.sizes, case .discrete(let rates) = o.rates else { return nil }
+            let media = encoding == .mjpeg ? "image/jpeg" : "video/x-raw,format=\(CapsModes.gstNames[o.format.fourcc]!)"
+            return "\(media),width=\(w),height=\(h),framerate={ \(rates.map { "(fraction)\($0)" }.joined(separator: ", ")) }"
+        }.joined(separator: "; ")
+    }
+
+    @Test(arguments: [(ModeChoiceTests.Asked.fullHD, "image/jpeg", 1920, 1080), (.vga, "video/x-raw", 640, 480), (.fullHD60, "image/jpeg", 1280, 720)])
+    func theStageNegotiatesTheChosenMode(_ asked: ModeChoiceTests.Asked, _ media: String, _ width: Int, _ height: Int) async throws {
+        let name = "formats/logitech-c922.txt"
+        try #require(CameraData.verified.contains(name), "\(name) is not in ../shared/cameras: the camera tests need it")
+        let offers = try ModeChoiceTests.table(name)
+        let chosen = try ModeChoice.choose(from: offers, for: asked.request).mode
+        let caps = Self.advertised(offers, chosen.format.encoding)
+        // What GStreamer reads back from the device's caps is the table it came from.
+        let roundTrip = CapsModes.offers(from: try Caps(caps).structures)
+        #expect(roundTrip == offers.filter { $0.format.encoding == chosen.format.encoding })
+
+        let file = try PipelineLibrary().load("source-v4l2")
+        let standIn = "videotestsrc name=src is-live=true num-buffers=4" + (chosen.format.encoding == .mjpeg ? " ! jpegenc" : "")
+            + " ! capsfilter caps=\"\(caps)\""
+        let text = file.pipeline.value.replacingOccurrences(of: "v4l2src name=src", with: standIn) + " ! appsink name=out sync=false"
+        #expect(text.contains("capsfilter name=mode"))
+        let pipeline = try await Pipeline.parse(text)
+        try pipeline.requireElement(named: "mode").set("caps", caps: try Caps(CapsModes.caps(for: chosen)))
+        let sink = try AppSink(pipeline.requireElement(named: "out"))
+        let (frames, frame) = AsyncStream<Void>.makeStream()
+        sink.setCallbacks(onSample: { _ in frame.yield() }, onEOS: { frame.finish() })
+        try await pipeline.setState(.playing)
+        var count = 0
+        for await _ in frames { count += 1; if count == 2 { break } }
+        let negotiated = try #require(try pipeline.requireElement(named: "mode").staticPad("src")?.currentCaps)
+        try await pipeline.setState(.null)
+        #expect(count == 2)
+        #expect(negotiated.mediaType == media && negotiated.int("width") == width && negotiated.int("height") == height, "\(negotiated)")
+        #expect(negotiated.fraction("framerate").map { Fraction($0.0, $0.1) } == chosen.rate, "\(negotiated)")
+    }
+}

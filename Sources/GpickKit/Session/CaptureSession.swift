@@ -26,6 +26,8 @@ public final class CaptureSession: Sendable {
         var cameras: [CameraPosition: SourceSpec] = [:]
         /// Those cameras as a still's EXIF names them.
         var identities: [CameraPosition: CameraIdentity] = [:]
+        /// The modes the V4L2 cameras at each position were opened in.
+        var modes: [CameraPosition: CameraMode] = [:]
         var position: CameraPosition
         var graph: Graph?
         /// The session file every stage uses (its input stage).
@@ -93,6 +95,9 @@ public final class CaptureSession: Sendable {
     func emit(_ e: SessionEvent) {
         state.withLock { $0.eventHandler }?(e)
     }
+
+    /// The mode the current camera was opened in, when gpick chose it (a V4L2 camera).
+    public var cameraMode: CameraMode? { state.withLock { $0.modes[$0.position] } }
 
     public var format: SessionFormat { configuration.format }
     /// The camera at the current position.

@@ -75,6 +75,11 @@ extension CaptureSession {
             sourcePart = .init(try lib.load("source-test"), values: ["pattern": .string(o.pattern)])
         case .v4l2(let dev):
             sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
+            if let chosen = try chooseMode(device: dev, file: sourcePart.file) {
+                sourcePart.values["mode"] = .string(CapsModes.caps(for: chosen.mode))
+                state.withLock { $0.modes[position] = chosen.mode }
+                emit(.cameraMode(position, spec, chosen))
+            }
         case .pipewire(let target?):
             sourcePart = .init(try lib.load("source-pipewire"), values: ["target": .string(target)])
         case .libcamera(let name?):
@@ -155,6 +160,26 @@ extension CaptureSession {
             }
         }
         return stage
+    }
+
+    /// The mode a V4L2 camera runs in, from the modes it advertises: by hand (`mode`), or for
+    /// what the session delivers. nil when the device lists none (v4l2src then chooses), or when
+    /// a pipeline file of the user's own has no mode to set.
+    @available(*, noasync, message: "it opens the device: make stages in OffPool")
+    func chooseMode(device: String, file: PipelineFile) throws(GpickError) -> ModeChoice.Chosen? {
+        guard file.parameter("mode") != nil else {
+            if configuration.mode != nil { throw GpickError(.usage, "\(file.name) has no mode parameter: the camera's mode cannot be set") }
+            return nil
+        }
+        let offers = CapsModes.offers(from: CapsModes.probe(device: device))
+        guard !offers.isEmpty else { return nil }
+        let f = configuration.format
+        let request = configuration.mode ?? .deliver(size: ModeSize(width: f.width, height: f.height), rate: Fraction(f.fps, 1))
+        do {
+            return try ModeChoice.choose(from: offers, for: request)
+        } catch {
+            throw GpickError(error.kind, "camera \(device): \(error.message)")
+        }
     }
 
     func warmupFrames(for spec: SourceSpec) -> Int {

@@ -41,6 +41,9 @@ public struct SessionConfiguration: Sendable {
     public var mirrorFront = false
     public var audio: AudioSpec = .none
     public var format = SessionFormat()
+    /// A V4L2 camera's mode chosen by hand (`--mode`); nil: gpick chooses it from the modes the
+    /// camera advertises, for `format` (`ModeChoice`).
+    public var mode: ModeRequest?
     public var library = PipelineLibrary()
     /// Frames dropped after start before anything is delivered; nil = 0 for test and file sources,
     /// 10 for cameras (exposure and white balance settle).
@@ -89,6 +92,8 @@ public enum SessionEvent: Sendable {
     case suspended
     /// The first blurred placeholder frame went out (output running time in ns).
     case placeholder(UInt64)
+    /// The mode a camera was opened in (chosen from the modes it advertises), and why.
+    case cameraMode(CameraPosition, SourceSpec, ModeChoice.Chosen)
 }
 
 /// An event record's fields: JSON values, typed when the code is compiled.
@@ -109,6 +114,9 @@ extension SessionEvent {
         case .sourceLive(let p): ("source-live", ["position": p.rawValue])
         case .suspended: ("suspended", [:])
         case .placeholder(let t): ("placeholder", ["time": Double(t) / 1e9])
+        case .cameraMode(let p, let spec, let c):
+            ("camera-mode", ["position": p.rawValue, "source": "\(spec)", "mode": "\(c.mode)", "format": c.mode.format.fourcc,
+                             "width": c.mode.width, "height": c.mode.height, "framerate": c.mode.framerate, "reason": c.reason])
         }
     }
 }

@@ -35,6 +35,7 @@ struct Live: AsyncParsableCommand {
     var quality: Int?
 
     @OptionGroup var capture: SourceOptions
+    @OptionGroup var camera: CameraModeOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions
@@ -61,7 +62,9 @@ struct Live: AsyncParsableCommand {
             let library = pipelines.library
             let encoder = try await StillEncoder.make(format: .jpeg, quality: quality, library: library)
             do {
-                let r = try await withSession(try capture.configuration(library: library), events: events) { session in
+                var config = try capture.configuration(library: library)
+                try camera.apply(to: &config, capture: capture)
+                let r = try await withSession(config, events: events) { session in
                     let ring = try await LiveRing.arm(in: session, seconds: before + 0.5)
                     events.started(["before": before, "after": after])
                     try await ring.waitForPreroll(before)

@@ -27,6 +27,7 @@ struct PreviewCommand: AsyncParsableCommand {
     var outputDir = "."
 
     @OptionGroup var capture: SourceOptions
+    @OptionGroup var camera: CameraModeOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var out: OutputOptions
 
@@ -47,7 +48,8 @@ struct PreviewCommand: AsyncParsableCommand {
             }
             let directory = URL(fileURLWithPath: outputDir).standardized.path
             let library = pipelines.library
-            let config = try capture.configuration(library: library)
+            var config = try capture.configuration(library: library)
+            try camera.apply(to: &config, capture: capture)
             let session = CaptureSession(config)
             session.onEvent { events.sessionEvent($0) }
             try await session.start()
@@ -75,7 +77,7 @@ struct PreviewCommand: AsyncParsableCommand {
                 started["url"] = url
                 if !out.json { print(url) }
             }
-            events.started(started)
+            events.started(started.mode(of: session))
 
             let stopper = SignalStopper()
             stopper.onSignal { _ in keyInput.yield(.quit) }

@@ -41,6 +41,7 @@ struct Publish: AsyncParsableCommand {
 
     @OptionGroup var set: SetOptions
     @OptionGroup var capture: SourceOptions
+    @OptionGroup var camera: CameraModeOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var out: OutputOptions
 
@@ -61,7 +62,8 @@ struct Publish: AsyncParsableCommand {
             let library = pipelines.library
             let file = try library.load(target.pipelineName)
             let values = try set.resolve(for: file).values
-            let config = try capture.configuration(library: library)
+            var config = try capture.configuration(library: library)
+            try camera.apply(to: &config, capture: capture)
             let session = CaptureSession(config)
             let (ends, end) = AsyncStream<GpickError?>.makeStream()
             session.onEvent { e in
@@ -91,8 +93,8 @@ struct Publish: AsyncParsableCommand {
                 await session.stop()
                 throw error
             }
-            events.started(["url": "\(target)", "source": "\(session.source)",
-                            "width": config.format.width, "height": config.format.height, "fps": config.format.fps])
+            events.started((["url": "\(target)", "source": "\(session.source)",
+                              "width": config.format.width, "height": config.format.height, "fps": config.format.fps] as JSONFields).mode(of: session))
             if !out.json { Console.notice("publishing to \(target)") }
 
             stopper.onSignal { _ in end.yield(nil) }

@@ -35,6 +35,7 @@ struct Record: AsyncParsableCommand {
     @OptionGroup var set: SetOptions
 
     @OptionGroup var capture: SourceOptions
+    @OptionGroup var camera: CameraModeOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions
@@ -55,7 +56,9 @@ struct Record: AsyncParsableCommand {
             let target = try OutputPath(output)
             let container = try Container(path: target)
             let library = pipelines.library
-            let config = try capture.configuration(library: library)
+            var configured = try capture.configuration(library: library)
+            try camera.apply(to: &configured, capture: capture)
+            let config = configured
             var recSettings = RecordingSettings(container: container, duration: duration, bitrate: bitrate)
             recSettings.values = set.values
             let session = CaptureSession(config)
@@ -85,8 +88,8 @@ struct Record: AsyncParsableCommand {
                 events.notice("\(sig == SIGINT ? "interrupted" : "terminated"); finishing \(target.path)")
                 recording.requestStop()
             }
-            events.started(["source": "\(session.source)", "path": target.path, "duration": duration,
-                            "width": config.format.width, "height": config.format.height, "fps": config.format.fps])
+            events.started((["source": "\(session.source)", "path": target.path, "duration": duration,
+                              "width": config.format.width, "height": config.format.height, "fps": config.format.fps] as JSONFields).mode(of: session))
             let progress = Task {
                 while true {
                     do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }  // cancelled

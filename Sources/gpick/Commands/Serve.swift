@@ -39,6 +39,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var set: SetOptions
     @OptionGroup var capture: SourceOptions
+    @OptionGroup var camera: CameraModeOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var out: OutputOptions
 
@@ -80,7 +81,8 @@ struct Serve: AsyncParsableCommand {
             let library = pipelines.library
             let file = try library.load("serve-rtsp")
             let values = try set.resolve(for: file).values
-            let config = try capture.configuration(library: library)
+            var config = try capture.configuration(library: library)
+            try camera.apply(to: &config, capture: capture)
             let mounts = try mounts(config, library: library)
             let server = try RTSPServer(address: listen, port: port, credentials: required)
             // Ended by the duration, a signal, or a camera failing.
@@ -114,7 +116,7 @@ struct Serve: AsyncParsableCommand {
                 started["mounts"] = served.map { JSONValue(fields: ["name": $0.stream.name, "url": $0.stream.url, "source": "\($0.session.source)"]) }
             }
             if let required { started["user"] = required.user }
-            events.started(started)
+            events.started(started.mode(of: first.session))
             if !out.json { for s in served { print(s.stream.url) } }
             if let required, given == nil {
                 // Printed once, where the user reads it; never in the --json events.

@@ -27,6 +27,7 @@ struct Snap: AsyncParsableCommand {
     var every = 1
 
     @OptionGroup var capture: SourceOptions
+    @OptionGroup var camera: CameraModeOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions
@@ -55,6 +56,7 @@ struct Snap: AsyncParsableCommand {
             }
             let library = pipelines.library
             var config = try capture.configuration(library: library)
+            try camera.apply(to: &config, capture: capture)
             config.audio = .none
             config.framesOnly = true
             let session = CaptureSession(config)
@@ -70,7 +72,7 @@ struct Snap: AsyncParsableCommand {
             let encoderBuild = OffPool.start { () throws(GpickError) in
                 try StillEncoder(format: stillFormat, quality: quality, library: library)
             }
-            events.started(["source": "\(session.source)", "width": config.format.width, "height": config.format.height])
+            events.started((["source": "\(session.source)", "width": config.format.width, "height": config.format.height] as JSONFields).mode(of: session))
             // The five capture stages a session's snap reports (--json), the first two before the
             // camera plays: its first frames are the stills.
             events.emit("capture-settings-resolved", ["format": stillFormat.rawValue, "count": count, "every": every,

@@ -11,6 +11,9 @@ extension Events {
         case .sourceChosen(let c) where !json:
             // Which camera `auto` chose, and why, with --verbose.
             if Console.verbose { Console.notice("using \(c.source): \(c.reason)") }
+        case .cameraMode(_, let spec, let c) where !json:
+            // The camera's mode, and why where it matters, with --verbose.
+            if Console.verbose { Console.notice("\(spec) runs at \(c.mode)\(c.reason.isEmpty ? "" : " (\(c.reason))")") }
         case .reconnecting(_, let why) where !json:
             // A recording goes on with a gap: the user hears of it, as of any notice.
             Console.notice("\(why); opening it again")
@@ -18,5 +21,13 @@ extension Events {
             let r = e.record
             emit(r.name, r.fields)
         }
+    }
+}
+
+extension JSONFields {
+    /// The camera's mode added, when gpick chose it (a V4L2 camera): `started` events name it.
+    func mode(of session: CaptureSession) -> JSONFields {
+        guard let m = session.cameraMode else { return self }
+        return merging(["mode": "\(m)"]) { a, _ in a }
     }
 }

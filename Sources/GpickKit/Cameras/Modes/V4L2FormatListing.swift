@@ -178,7 +178,7 @@ extension V4L2FormatListing {
             if !listing.skipped.isEmpty {
                 throw GpickError(.input, "\(path): the camera lists only formats gpick cannot take (\(listing.skipped.joined(separator: ", ")))")
             }
-            throw GpickError(.input, "\(path): no format list found (expected the output of v4l2-ctl --list-formats-ext)")
+            throw GpickError(.input, "\(path): no format list found (v4l2-ctl's list of formats, with their sizes and frame intervals)")
         }
         return listing
     }
