@@ -16,6 +16,16 @@ public final class OwnedBuffer: @unchecked Sendable {
         gst_buffer_new_allocate(nil, gsize(size), nil).map { OwnedBuffer(adopting: $0) }
     }
 
+    /// A new buffer holding a copy of `bytes` (a frame made outside GStreamer: a file's).
+    public static func copying(_ bytes: UnsafeRawBufferPointer) -> OwnedBuffer? {
+        guard let b = gst_buffer_new_allocate(nil, gsize(bytes.count), nil) else { return nil }
+        guard gst_buffer_fill(b, 0, bytes.baseAddress, gsize(bytes.count)) == gsize(bytes.count) else {
+            cgst_buffer_unref(b)
+            return nil
+        }
+        return OwnedBuffer(adopting: b)
+    }
+
     /// Borrows the buffer (valid while this object owns it).
     public var view: BufferView {
         guard let p = pointer else { preconditionFailure("buffer already pushed") }

@@ -18,6 +18,10 @@ public enum CameraData {
         "formats/rpi-unicam-imx519.txt": "451a855cc81356ff6b4652502770f98933ef77bceabaf7f59441e095b36d8d76",
         "formats/usb20-camera-arducam-0c45-6366.txt": "a823136d4554610dd116426e0d1df0fe1b237e1783accb5ce9465b8cc0f20310",
         "formats/webcam-yg-u700-mjpg-h264.txt": "4a566673f262238dd641cec53329b2d42249e129c6a6675b2164cc6505c29a59",
+        "mjpeg/camera-streamer_broken.jpeg": "31727f2d85cca65dceb0807de46ba555a09f34380b42867467c35a0cde2662f8",
+        "mjpeg/camera-streamer_capture.jpeg": "205f859ad2796f42d1ee90d4dcb984799dde678a560f78604b20ba05020adee8",
+        "mjpeg/gst-uvch264demux_valid_h264_jpg.mjpg": "6359ff49a3f7477197974194f29ea72cd6ed36829f699090de37b97b99a1c04f",
+        "mjpeg/gst-uvch264demux_valid_h264_yuy2.mjpg": "e7e66347d264fcb3f185cfa2580823a78447f36125a116994a271ef0ef1b444a",
     ]
 
     public static let directory: String? = {
@@ -35,6 +39,8 @@ public enum CameraData {
     public static func path(_ name: String) -> String { "\(directory ?? "")/\(name)" }
 
     public static func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+
+    public static func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
 }
 
 /// Mode tables of cameras `../shared/cameras` lacks, as facts from public threads and

@@ -1,5 +1,7 @@
 import FoundationEssentials
+import GpickBase
 import GstCore
+import Synchronization
 
 /// Building the session's pipeline and its cameras' stages, from pipeline files. Everything
 /// here parses or sets up elements, so it runs off the cooperative pool (`OffPool`).
@@ -69,6 +71,7 @@ extension CaptureSession {
         var sourcePart: PipelineBuilder.Part
         var testOptions: SourceSpec.TestOptions?
         var label = "\(spec)"
+        var mjpeg = false
         switch spec {
         case .test(let o):
             testOptions = o
@@ -78,6 +81,7 @@ extension CaptureSession {
             if let chosen = try chooseMode(device: dev, file: sourcePart.file) {
                 sourcePart.values["mode"] = .string(CapsModes.caps(for: chosen.mode))
                 state.withLock { $0.modes[position] = chosen.mode }
+                mjpeg = chosen.mode.format.encoding == .mjpeg
                 emit(.cameraMode(position, spec, chosen))
             }
         case .pipewire(let target?):
@@ -146,6 +150,19 @@ extension CaptureSession {
         }
         let stage = try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
                                     testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
+        if mjpeg {
+            // Damaged frames are dropped and counted; the count is reported at most once a second.
+            let reported = Mutex<UInt64>(0)
+            MJPEGGuard.install(on: stage.bin) { [weak self] total, problem in
+                let now = Monotonic.nanoseconds()
+                guard reported.withLock({ last in
+                    guard last == 0 || now - last >= 1_000_000_000 else { return false }
+                    last = now
+                    return true
+                }) else { return }
+                self?.emit(.framesDropped(position, spec, total, problem))
+            }
+        }
         if let watchdog {
             let seconds = stall, silent = max(silentAfter, stall)
             stage.watch(watchdog) { [weak self] loss in

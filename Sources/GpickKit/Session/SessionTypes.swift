@@ -94,6 +94,9 @@ public enum SessionEvent: Sendable {
     case placeholder(UInt64)
     /// The mode a camera was opened in (chosen from the modes it advertises), and why.
     case cameraMode(CameraPosition, SourceSpec, ModeChoice.Chosen)
+    /// The camera's frames dropped so far, damaged on their way (an MJPEG frame cut short,
+    /// without its end marker…), and the last reason; said at most once a second.
+    case framesDropped(CameraPosition, SourceSpec, Int, JPEGFrameCheck.Problem)
 }
 
 /// An event record's fields: JSON values, typed when the code is compiled.
@@ -117,6 +120,8 @@ extension SessionEvent {
         case .cameraMode(let p, let spec, let c):
             ("camera-mode", ["position": p.rawValue, "source": "\(spec)", "mode": "\(c.mode)", "format": c.mode.format.fourcc,
                              "width": c.mode.width, "height": c.mode.height, "framerate": c.mode.framerate, "reason": c.reason])
+        case .framesDropped(let p, let spec, let total, let problem):
+            ("frames-dropped", ["position": p.rawValue, "source": "\(spec)", "dropped": total, "reason": problem.rawValue])
         }
     }
 }

@@ -14,6 +14,9 @@ extension Events {
         case .cameraMode(_, let spec, let c) where !json:
             // The camera's mode, and why where it matters, with --verbose.
             if Console.verbose { Console.notice("\(spec) runs at \(c.mode)\(c.reason.isEmpty ? "" : " (\(c.reason))")") }
+        case .framesDropped(_, let spec, let total, let problem) where !json:
+            // Damaged frames a camera sent, with --verbose (the camera goes on without them).
+            if Console.verbose { Console.notice("\(spec): \(total) damaged frame\(total == 1 ? "" : "s") dropped (the last \(problem.rawValue))") }
         case .reconnecting(_, let why) where !json:
             // A recording goes on with a gap: the user hears of it, as of any notice.
             Console.notice("\(why); opening it again")
