@@ -1,3 +1,4 @@
+import GpickBase
 import GpickKit
 import GstCore
 import Testing
@@ -26,6 +27,23 @@ struct CameraTests {
             Issue.record("an unknown scheme parsed")
         } catch {
             #expect(error.message.contains("pipewire[:NAME|ID]") && error.message.contains("libcamera[:NAME]"), "\(error.message)")
+        }
+    }
+
+    /// A V4L2 camera's mode by hand, as scripts give it (`source v4l2:/dev/video0?mode=…`).
+    @Test func v4l2SourcesTakeAModeByHand() throws {
+        #expect(try SourceSpec.parse("v4l2:/dev/video0") == .v4l2(device: "/dev/video0"))
+        let exact = ModeRequest.exact(size: ModeSize(width: 1280, height: 720), rate: Fraction(60, 1), format: "MJPG")
+        #expect(try SourceSpec.parse("v4l2:/dev/video2?mode=1280x720@60/MJPG") == .v4l2(device: "/dev/video2", mode: exact))
+        #expect(try SourceSpec.parse("v4l2:/dev/video0?mode=max") == .v4l2(device: "/dev/video0", mode: .largest))
+        for text in ["v4l2:/dev/video0", "v4l2:/dev/video2?mode=1280x720@60/MJPG", "v4l2:/dev/video0?mode=max"] {
+            #expect("\(try SourceSpec.parse(text))" == text)
+        }
+        do {
+            _ = try SourceSpec.parse("v4l2:/dev/video0?mode=fast")
+            Issue.record("a bad mode parsed")
+        } catch {
+            #expect(error.kind == .usage && error.message.hasPrefix("v4l2:/dev/video0?mode=fast: mode \"fast\""), "\(error.message)")
         }
     }
 

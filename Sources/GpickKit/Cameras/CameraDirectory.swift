@@ -32,7 +32,7 @@ public enum CameraDirectory {
 
     static func access(_ camera: Camera, timeout: Double) async -> Camera.Access {
         switch camera.source {
-        case .v4l2(let path):
+        case .v4l2(let path, _):
             do {
                 try camera.source.checkAccessible()
                 return .ok
@@ -86,7 +86,7 @@ extension CameraDirectory {
     /// within `presenceBound`.
     public static func isPresent(_ spec: SourceSpec) async -> Bool {
         switch spec {
-        case .v4l2(let dev): return fileStatus(dev) != nil
+        case .v4l2(let dev, _): return fileStatus(dev) != nil
         case .pipewire, .libcamera:
             let answer = Locked<Bool?>(nil), answered = Signal()
             Task {

@@ -23,7 +23,7 @@ extension CameraIdentity {
         switch spec {
         case .test, .auto: return .testSource
         case .file(let path): return CameraIdentity(make: "gpick", model: "file source \(path.split(separator: "/").last.map(String.init) ?? path)")
-        case .v4l2(let device): return v4l2(device)
+        case .v4l2(let device, _): return v4l2(device)
         case .pipewire, .libcamera:
             return CameraIdentity(make: spec.cameraKind?.title ?? "gpick", model: name ?? spec.target ?? spec.description)
         }

@@ -3,8 +3,8 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Where frames come from: `auto | test[:PATTERN][?OPTIONS] | v4l2:/dev/videoN | pipewire[:NAME|ID]
-/// | libcamera[:NAME] | file:PATH`.
+/// Where frames come from: `auto | test[:PATTERN][?OPTIONS] | v4l2:/dev/videoN[?mode=MODE] |
+/// pipewire[:NAME|ID] | libcamera[:NAME] | file:PATH`.
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     public struct TestOptions: Sendable, Equatable {
         public var pattern = "smpte"
@@ -21,7 +21,8 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     }
     case auto
     case test(TestOptions)
-    case v4l2(device: String)
+    /// A V4L2 device; `mode` chosen by hand (`?mode=1280x720@60`), else gpick chooses it.
+    case v4l2(device: String, mode: ModeRequest? = nil)
     /// A PipeWire camera node by name or serial; nil: the first one PipeWire lists.
     case pipewire(target: String?)
     /// A libcamera camera by its name (id); nil: the first one libcamera finds.
@@ -38,7 +39,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             if let w = o.warmup { opts.append("warmup=\(w)") }
             if let l = o.latency { opts.append("latency=\(l)") }
             return "test:\(o.pattern)" + (opts.isEmpty ? "" : "?" + opts.joined(separator: "&"))
-        case .v4l2(let d): return "v4l2:\(d)"
+        case .v4l2(let d, let mode): return "v4l2:\(d)" + (mode.map { "?mode=\($0)" } ?? "")
         case .pipewire(let t): return t.map { "pipewire:\($0)" } ?? "pipewire"
         case .libcamera(let n): return n.map { "libcamera:\($0)" } ?? "libcamera"
         case .file(let p): return "file:\(p)"
@@ -61,7 +62,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     /// What the camera's element is pointed at: a device path, a node, a camera name.
     public var target: String? {
         switch self {
-        case .v4l2(let d): d
+        case .v4l2(let d, _): d
         case .pipewire(let t): t
         case .libcamera(let n): n
         case .auto, .test, .file: nil
@@ -113,9 +114,16 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             return .test(o)
         }
         if text.hasPrefix("v4l2:") {
-            let dev = String(text.dropFirst(5))
+            var dev = String(text.dropFirst(5))
+            var mode: ModeRequest? = nil
+            // ?mode=MODE after the path: the camera's mode by hand, as --mode gives it.
+            if let q = dev.ranges(of: "?mode=").last {
+                let value = String(dev[q.upperBound...])
+                do throws(GpickError) { mode = try ModeRequest(parsing: value) } catch { throw GpickError(.usage, "\(text): \(error.message)") }
+                dev = String(dev[..<q.lowerBound])
+            }
             guard dev.hasPrefix("/dev/") else { throw GpickError(.usage, "v4l2 source \"\(dev)\" must be a device path like /dev/video0") }
-            return .v4l2(device: dev)
+            return .v4l2(device: dev, mode: mode)
         }
         for (scheme, make) in [("pipewire", { SourceSpec.pipewire(target: $0) }), ("libcamera", { SourceSpec.libcamera(name: $0) })]
             as [(String, (String?) -> SourceSpec)] {
@@ -133,13 +141,13 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             return .file(path: p)
         }
         let scheme = text.split(separator: ":").first.map(String.init) ?? text
-        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS&latency=SECONDS], v4l2:/dev/videoN, pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
+        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS&latency=SECONDS], v4l2:/dev/videoN[?mode=MODE], pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
     }
 
     /// Checks a camera or file before any pipeline starts, naming it in the message.
     public func checkAccessible() throws(GpickError) {
         switch self {
-        case .v4l2(let dev):
+        case .v4l2(let dev, _):
             guard let st = fileStatus(dev) else { throw GpickError(.device, "no such camera: \(dev)") }
             guard (st.st_mode & S_IFMT) == S_IFCHR else { throw GpickError(.device, "\(dev) is not a camera device") }
             guard access(dev, R_OK | W_OK) == 0 else {

@@ -15,7 +15,7 @@ enum ErrorInterpreter {
         let fromSource = path.hasSuffix(":src") || path.hasSuffix(":asrc") || e.source == "src" || e.source == "asrc"
         // Anything inside a camera's stage (a file source's demuxer and decoder too).
         let inStage = fromSource || path.contains(":source-")
-        let device: String = { if case .v4l2(let d) = source { return d } else { return "\(source)" } }()
+        let device: String = { if case .v4l2(let d, _) = source { return d } else { return "\(source)" } }()
         if e.isMissingPlugin {
             return (.plugin, "missing GStreamer plugin: \(e.message)", .checkPlugins)
         }

@@ -76,9 +76,9 @@ extension CaptureSession {
         case .test(let o):
             testOptions = o
             sourcePart = .init(try lib.load("source-test"), values: ["pattern": .string(o.pattern)])
-        case .v4l2(let dev):
+        case .v4l2(let dev, let mode):
             sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
-            if let chosen = try chooseMode(device: dev, file: sourcePart.file) {
+            if let chosen = try chooseMode(device: dev, asked: mode ?? configuration.mode, file: sourcePart.file) {
                 sourcePart.values["mode"] = .string(CapsModes.caps(for: chosen.mode))
                 state.withLock { $0.modes[position] = chosen.mode }
                 mjpeg = chosen.mode.format.encoding == .mjpeg
@@ -183,15 +183,15 @@ extension CaptureSession {
     /// what the session delivers. nil when the device lists none (v4l2src then chooses), or when
     /// a pipeline file of the user's own has no mode to set.
     @available(*, noasync, message: "it opens the device: make stages in OffPool")
-    func chooseMode(device: String, file: PipelineFile) throws(GpickError) -> ModeChoice.Chosen? {
+    func chooseMode(device: String, asked: ModeRequest?, file: PipelineFile) throws(GpickError) -> ModeChoice.Chosen? {
         guard file.parameter("mode") != nil else {
-            if configuration.mode != nil { throw GpickError(.usage, "\(file.name) has no mode parameter: the camera's mode cannot be set") }
+            if asked != nil { throw GpickError(.usage, "\(file.name) has no mode parameter: the camera's mode cannot be set") }
             return nil
         }
         let offers = CapsModes.offers(from: CapsModes.probe(device: device))
         guard !offers.isEmpty else { return nil }
         let f = configuration.format
-        let request = configuration.mode ?? .deliver(size: ModeSize(width: f.width, height: f.height), rate: Fraction(f.fps, 1))
+        let request = asked ?? .deliver(size: ModeSize(width: f.width, height: f.height), rate: Fraction(f.fps, 1))
         do {
             return try ModeChoice.choose(from: offers, for: request)
         } catch {
