@@ -168,6 +168,8 @@ let package = Package(
         .executableTarget(name: "gpick-imagebench", dependencies: ["GpickBase", "GpickFormats", "GpickImages", "GpickBenchSupport"], path: "bench/imagebench"),
         // The avatar renderer's in-process bench (bench/run.sh, A1): a 500 px initials avatar drawn and encoded.
         .executableTarget(name: "gpick-avatarbench", dependencies: ["GpickAvatar", "GpickBenchSupport"], path: "bench/avatarbench"),
+        // The camera section's in-process bench: choosing a mode (C1), decoding MJPEG as the camera stage does (C2).
+        .executableTarget(name: "gpick-camerabench", dependencies: ["GpickBase", "GpickKit", "GstCore", "GpickBenchSupport"], path: "bench/camerabench"),
         // What those two benches share: arguments, the clock, the printed summary.
         .target(name: "GpickBenchSupport", path: "bench/support"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.

@@ -13,12 +13,14 @@ public final class OwnedBuffer: @unchecked Sendable {
 
     /// A new buffer of `size` bytes from the default allocator (writable: we hold the only ref).
     public static func allocate(size: Int) -> OwnedBuffer? {
-        gst_buffer_new_allocate(nil, gsize(size), nil).map { OwnedBuffer(adopting: $0) }
+        // The default allocator exists once GStreamer is initialised (before, this crashed).
+        guard (try? Gst.initialize()) != nil else { return nil }
+        return gst_buffer_new_allocate(nil, gsize(size), nil).map { OwnedBuffer(adopting: $0) }
     }
 
     /// A new buffer holding a copy of `bytes` (a frame made outside GStreamer: a file's).
     public static func copying(_ bytes: UnsafeRawBufferPointer) -> OwnedBuffer? {
-        guard let b = gst_buffer_new_allocate(nil, gsize(bytes.count), nil) else { return nil }
+        guard (try? Gst.initialize()) != nil, let b = gst_buffer_new_allocate(nil, gsize(bytes.count), nil) else { return nil }
         guard gst_buffer_fill(b, 0, bytes.baseAddress, gsize(bytes.count)) == gsize(bytes.count) else {
             cgst_buffer_unref(b)
             return nil

@@ -29,10 +29,11 @@ SECTION_TOOLS = {"library": {"exiftool": "libimage-exiftool-perl", "find": "find
                  "avatar": {"rsvg-convert": "librsvg2-bin", "chromium": "chromium", "chromedriver": "chromium-driver"}}
 HELPERS = {"library": ("gpick-library", "gpick-libbench"), "thumbs": ("gpick-library",),
            "realfiles": ("gpick-library", "gpick-imagebench"), "imagesource": ("gpick-imagebench",),
-           "picker": ("gpick-library",), "rest": ("gpick-library",), "avatar": ("gpick-avatar", "gpick-avatarbench")}
+           "picker": ("gpick-library",), "rest": ("gpick-library",), "avatar": ("gpick-avatar", "gpick-avatarbench"),
+           "camera": ("gpick-camerabench",)}
 # The small in-process benches, built beside gpick for the sections that run them.
 BENCH_PRODUCTS = {"library": "gpick-libbench", "realfiles": "gpick-imagebench", "imagesource": "gpick-imagebench",
-                  "avatar": "gpick-avatarbench"}
+                  "avatar": "gpick-avatarbench", "camera": "gpick-camerabench"}
 ELEMENTS = ("videotestsrc", "compositor", "y4menc", "jpegenc", "x264enc", "mp4mux")
 
 

@@ -5,6 +5,7 @@ import statistics
 from . import targets as T
 from .report_picker import picker, rest
 from .report_realfiles import realfiles
+from .report_camera import camera
 from .report_stream import stream
 
 
@@ -416,7 +417,7 @@ def avatar_editor(e, c):
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
             ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs),
             ("realfiles", realfiles), ("imagesource", imagesource), ("picker", picker), ("rest", rest),
-            ("avatar", avatar), ("stream", stream))
+            ("avatar", avatar), ("stream", stream), ("camera", camera))
 
 
 def render(results):

@@ -45,6 +45,8 @@ AVATAR_RENDER_MS = 15.0     # A1: AvatarRenderer.render of it, in-process (media
 AVATAR_RATIO = 1.2          # A2: `gpick avatar` / rsvg-convert drawing the same SVG to PNG, whole process, wall (means)
 AVATAR_EDITOR_MS = 100      # A3: the editor: a field changed → the new preview shown in headless Chromium (median)
 # Network streams (the streaming issue): gpick serve at 720p30, viewers over RTSP/TCP.
+MODE_CHOICE_MS = 1.0        # C1: ModeChoice.choose on a table of 200 modes or more, in-process (median)
+MJPEG_CPU_RATIO = 1.0       # C2: the camera stage decoding 1080p30 MJPEG / ffmpeg -f mjpeg -i FRAMES -f null -, CPU per video second
 STREAM_VIEWERS_RATIO = 1.15  # N2: gpick serve's CPU with ten viewers / with one (one shared encode)
 STREAM_CPU_RATIO = 0.80      # N3: gpick serving a raw 720p file to one viewer, CPU per video second / ffmpeg libx264 encoding it, same settings
 STREAM_GLASS_MS = 150        # N1: RTSP at 720p30, stamp drawn → decoded by a viewer on loopback, median
@@ -236,7 +238,30 @@ def checks(results):
         out += avatar_checks(r)
     if (r := results.get("stream")):
         out += stream_checks(r)
+    if (r := results.get("camera")):
+        out += camera_checks(r)
     return out
+
+
+def camera_checks(r):
+    """C1: the choice's median on a table of at least 200 modes; C2: CPU per video second, mean of
+    gpick's stage over the mean of ffmpeg's, every frame decoded by both."""
+    if "absent" in r:
+        return [Check("Choosing a camera's mode, 200-mode table, in-process (median)", "not run: camera data absent",
+                      f"<= {MODE_CHOICE_MS:g} ms", None, "C1"),
+                Check("MJPEG 1080p30 decode, CPU per video second, gpick's camera stage / ffmpeg", "not run: camera data absent",
+                      f"<= {MJPEG_CPU_RATIO:g}x", None, "C2")]
+    c, d = r["choice"], r["decode"]
+    ms = c["choice"]["median_ms"]
+    g = mean([x["cpu_seconds"] for x in d["gpick"]]) / (d["frames"] / 30)
+    f = mean([x["cpu_seconds"] for x in d["ffmpeg"]]) / (d["frames"] / 30)
+    whole = all(x["frames"] == d["frames"] and x["dropped"] == 0 for x in d["gpick"])
+    return [Check(f"Choosing a camera's mode, {c['modes']}-mode table, in-process (median)",
+                  f"{ms:.3f} ms (max {c['choice']['max_ms']:.2f})", f"<= {MODE_CHOICE_MS:g} ms",
+                  ms <= MODE_CHOICE_MS and c["modes"] >= 200, "C1"),
+            Check("MJPEG 1080p30 decode, CPU per video second, gpick's camera stage / ffmpeg",
+                  f"{g / f:.2f}x ({g:.3f} / {f:.3f} s)" + ("" if whole else " (frames missing)"),
+                  f"<= {MJPEG_CPU_RATIO:g}x", g / f <= MJPEG_CPU_RATIO and whole, "C2")]
 
 
 def stream_checks(r):

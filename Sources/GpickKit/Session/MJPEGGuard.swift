@@ -7,16 +7,16 @@ import Synchronization
 /// picture. The decoder is told never to fail the stream on a frame it cannot decode (GStreamer's
 /// video decoders give up after ten in a row by default, and the session would end): it drops
 /// that frame instead. Either way the camera goes on.
-final class MJPEGGuard: Sendable {
+public final class MJPEGGuard: Sendable {
     private let dropped = Mutex<(count: Int, last: JPEGFrameCheck.Problem?)>((0, nil))
 
     /// Frames dropped so far, and the last reason.
-    var droppedFrames: (count: Int, last: JPEGFrameCheck.Problem?) { dropped.withLock { $0 } }
+    public var droppedFrames: (count: Int, last: JPEGFrameCheck.Problem?) { dropped.withLock { $0 } }
 
     /// Installs the check on `bin`'s mode filter and the decoders made inside it; `onDrop` hears
     /// of each frame dropped (on the camera's streaming thread: it must not block).
     @discardableResult
-    static func install(on bin: Bin, onDrop: @escaping @Sendable (_ total: Int, JPEGFrameCheck.Problem) -> Void) -> MJPEGGuard? {
+    public static func install(on bin: Bin, onDrop: @escaping @Sendable (_ total: Int, JPEGFrameCheck.Problem) -> Void) -> MJPEGGuard? {
         guard let pad = bin.element(named: "mode")?.staticPad("src") else { return nil }
         let guardian = MJPEGGuard()
         pad.addProbe(.buffer) { info in

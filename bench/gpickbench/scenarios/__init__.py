@@ -1,6 +1,6 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
-from . import avatar, flips, imagesource, library, live, memory, picker, realfiles, record, rest, session, snap, stream, terminal, thumbs
+from . import avatar, camera, flips, imagesource, library, live, memory, picker, realfiles, record, rest, session, snap, stream, terminal, thumbs
 
 ALL = {
     "snap": snap.run,
@@ -26,4 +26,6 @@ ALL = {
     "avatar": avatar.run,
     # Network streams (N2-N4): gpick serve's CPU with one viewer and ten, against ffmpeg; serve + record at 1080p30.
     "stream": stream.run,
+    # Real cameras (C1, C2): choosing a mode from a real table, MJPEG decoding as the camera's stage does.
+    "camera": camera.run,
 }
