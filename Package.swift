@@ -71,7 +71,9 @@ let package = Package(
         // program that depends on this package finds them with no checkout and no install.
         // libwayland-client's log, where a compositor's reason for ending a connection appears.
         .target(name: "CWaylandLog"),
-        .target(name: "GpickKit", dependencies: ["GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
+        // V4L2's control ioctls (a camera's exposure, focus, white balance…), each a few lines of C.
+        .target(name: "CV4L2"),
+        .target(name: "GpickKit", dependencies: ["CV4L2", "GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
                                               "CWaylandLog", "CYAML"],
                 resources: [
                     .embedInCode("Pipelines/files/audio-auto.yaml"),

@@ -65,21 +65,27 @@ package struct SourceOptions: ParsableArguments {
 }
 
 
-/// `--mode`: a V4L2 camera's mode chosen by hand, for the commands that capture (the script
-/// commands' `--mode` is photo or live; a script's camera takes `?mode=` in its source).
-package struct CameraModeOptions: ParsableArguments {
+/// `--mode` and `--control`: a V4L2 camera's mode chosen by hand and its controls, for the
+/// commands that capture (the script commands' `--mode` is photo or live; a script's camera takes
+/// `?mode=` in its source).
+package struct CameraOptions: ParsableArguments {
     package init() {}
 
     @Option(name: .long, help: ArgumentHelp("The camera's mode by hand: WxH, WxH@FPS or WxH@FPS/FORMAT (1920x1080@30/MJPG), or max; default: the cheapest the camera has that keeps --width, --height and --fps (gpick devices lists them).", valueName: "MODE"))
     package var mode: String?
 
+    @Option(name: .long, help: ArgumentHelp("A V4L2 camera's control, set as it opens (repeatable): exposure-mode=manual, exposure-time=200, focus-mode=auto, focus=40, white-balance=4500, gain, zoom, pan, tilt, brightness, contrast, saturation, sharpness, backlight-compensation, power-line-frequency=50, or any control by the kernel's name.", valueName: "NAME=VALUE"))
+    package var control: [String] = []
+
     package func validate() throws {
         if let mode { do { _ = try ModeRequest(parsing: mode) } catch { throw ValidationError("--mode: " + error.message) } }
+        for c in control { do { _ = try ControlSetting(parsing: c) } catch { throw ValidationError("--control: " + error.message) } }
     }
 
     /// Sets the mode on `c`. A mode of a given size and rate is also what the session delivers,
     /// unless --width, --height or --fps say otherwise.
     package func apply(to c: inout SessionConfiguration, capture: SourceOptions) throws(GpickError) {
+        c.controls = try control.map { (text: String) throws(GpickError) in try ControlSetting(parsing: text) }
         guard let mode else { return }
         let request = try ModeRequest(parsing: mode)
         c.mode = request

@@ -78,6 +78,9 @@ extension CaptureSession {
             sourcePart = .init(try lib.load("source-test"), values: ["pattern": .string(o.pattern)])
         case .v4l2(let dev, let mode):
             sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
+            if !configuration.controls.isEmpty {
+                emit(.cameraControls(position, spec, try V4L2ControlDevice(path: dev).apply(configuration.controls)))
+            }
             if let chosen = try chooseMode(device: dev, asked: mode ?? configuration.mode, file: sourcePart.file) {
                 sourcePart.values["mode"] = .string(CapsModes.caps(for: chosen.mode))
                 state.withLock { $0.modes[position] = chosen.mode }
@@ -93,6 +96,9 @@ extension CaptureSession {
             label = path
         case .auto, .pipewire(nil), .libcamera(nil):
             throw GpickError(.runtime, "source \(spec) not resolved")
+        }
+        if !configuration.controls.isEmpty, spec.cameraKind != .v4l2 {
+            throw GpickError(.usage, "\(spec) has no controls gpick can set: it sets them on V4L2 cameras (v4l2:/dev/videoN)")
         }
         if let custom = configuration.sourceFile, position == configuration.position {
             sourcePart = custom

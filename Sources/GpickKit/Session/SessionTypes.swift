@@ -44,6 +44,9 @@ public struct SessionConfiguration: Sendable {
     /// A V4L2 camera's mode chosen by hand (`--mode`); nil: gpick chooses it from the modes the
     /// camera advertises, for `format` (`ModeChoice`).
     public var mode: ModeRequest?
+    /// A V4L2 camera's controls, set as it is opened (`--control exposure-time=200`): checked
+    /// against the controls it has first, so one it refuses sets nothing.
+    public var controls: [ControlSetting] = []
     public var library = PipelineLibrary()
     /// Frames dropped after start before anything is delivered; nil = 0 for test and file sources,
     /// 10 for cameras (exposure and white balance settle).
@@ -97,6 +100,8 @@ public enum SessionEvent: Sendable {
     /// The camera's frames dropped so far, damaged on their way (an MJPEG frame cut short,
     /// without its end marker…), and the last reason; said at most once a second.
     case framesDropped(CameraPosition, SourceSpec, Int, JPEGFrameCheck.Problem)
+    /// The controls set on a camera as it was opened (automatic modes first).
+    case cameraControls(CameraPosition, SourceSpec, [ResolvedControl])
 }
 
 /// An event record's fields: JSON values, typed when the code is compiled.
@@ -122,6 +127,9 @@ extension SessionEvent {
                              "width": c.mode.width, "height": c.mode.height, "framerate": c.mode.framerate, "reason": c.reason])
         case .framesDropped(let p, let spec, let total, let problem):
             ("frames-dropped", ["position": p.rawValue, "source": "\(spec)", "dropped": total, "reason": problem.rawValue])
+        case .cameraControls(let p, let spec, let set):
+            ("camera-controls", ["position": p.rawValue, "source": "\(spec)",
+                                 "controls": set.map { JSONValue(fields: ["name": $0.asked, "control": $0.control.name, "value": Int($0.value)]) }])
         }
     }
 }

@@ -24,6 +24,12 @@ struct Devices: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A camera's `v4l2-ctl --list-formats-ext` listing: print its modes and the one gpick chooses, without a camera.", valueName: "FILE"))
     var formats: String?
 
+    @Option(name: .long, help: ArgumentHelp("A camera's `v4l2-ctl --list-ctrls-menus` listing: print its controls by gpick's names, and check --control values against them, without a camera.", valueName: "FILE"))
+    var controls: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --controls: a control to check (repeatable), as capture commands take it.", valueName: "NAME=VALUE"))
+    var control: [String] = []
+
     @Option(name: .long, help: ArgumentHelp("With --formats: a mode chosen by hand, WxH, WxH@FPS, WxH@FPS/FORMAT (1920x1080@30/MJPG) or max.", valueName: "MODE"))
     var mode: String?
 
@@ -39,6 +45,9 @@ struct Devices: AsyncParsableCommand {
     func validate() throws {
         let asked = [mode != nil ? "--mode" : nil, width != nil ? "--width" : nil, height != nil ? "--height" : nil, fps != nil ? "--fps" : nil].compactMap { $0 }
         if formats == nil, let first = asked.first { throw ValidationError("\(first) goes with --formats FILE") }
+        if controls == nil, !control.isEmpty { throw ValidationError("--control goes with --controls FILE") }
+        if controls != nil, formats != nil { throw ValidationError("give --formats or --controls, not both") }
+        for c in control { do { _ = try ControlSetting(parsing: c) } catch { throw ValidationError("--control: " + error.message) } }
         if mode != nil, asked.count > 1 { throw ValidationError("--mode chooses the mode by hand: give it without --width, --height or --fps") }
         if (width == nil) != (height == nil) { throw ValidationError("give --width and --height together") }
         for (name, v) in [("--width", width), ("--height", height)] { if let v, !(1...65536).contains(v) { throw ValidationError("\(name) \(v): give 1 to 65536 pixels") } }
@@ -48,6 +57,7 @@ struct Devices: AsyncParsableCommand {
     func run() async throws {
         let events = Events(json: out.json, command: "devices")
         if let formats { return try await reporting(events) { try Self.answer(formats: formats, request: try request(), events: events) } }
+        if let controls { return try await reporting(events) { try Self.answer(controls: controls, settings: control, events: events) } }
         try await reporting(events) {
             let cameras = await CameraDirectory.checked(await CameraDirectory.cameras())
             if out.json {

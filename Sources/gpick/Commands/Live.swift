@@ -35,7 +35,7 @@ struct Live: AsyncParsableCommand {
     var quality: Int?
 
     @OptionGroup var capture: SourceOptions
-    @OptionGroup var camera: CameraModeOptions
+    @OptionGroup var camera: CameraOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions

@@ -27,7 +27,7 @@ struct PreviewCommand: AsyncParsableCommand {
     var outputDir = "."
 
     @OptionGroup var capture: SourceOptions
-    @OptionGroup var camera: CameraModeOptions
+    @OptionGroup var camera: CameraOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var out: OutputOptions
 

@@ -41,7 +41,7 @@ struct Publish: AsyncParsableCommand {
 
     @OptionGroup var set: SetOptions
     @OptionGroup var capture: SourceOptions
-    @OptionGroup var camera: CameraModeOptions
+    @OptionGroup var camera: CameraOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var out: OutputOptions
 

@@ -35,7 +35,7 @@ struct Record: AsyncParsableCommand {
     @OptionGroup var set: SetOptions
 
     @OptionGroup var capture: SourceOptions
-    @OptionGroup var camera: CameraModeOptions
+    @OptionGroup var camera: CameraOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions

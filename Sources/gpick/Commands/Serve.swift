@@ -39,7 +39,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var set: SetOptions
     @OptionGroup var capture: SourceOptions
-    @OptionGroup var camera: CameraModeOptions
+    @OptionGroup var camera: CameraOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var out: OutputOptions
 

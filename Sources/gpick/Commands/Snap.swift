@@ -27,7 +27,7 @@ struct Snap: AsyncParsableCommand {
     var every = 1
 
     @OptionGroup var capture: SourceOptions
-    @OptionGroup var camera: CameraModeOptions
+    @OptionGroup var camera: CameraOptions
     @OptionGroup var pipelines: PipelineOptions
     @OptionGroup var saving: LibrarySaveOptions
     @OptionGroup var out: OutputOptions

@@ -17,6 +17,9 @@ extension Events {
         case .framesDropped(_, let spec, let total, let problem) where !json:
             // Damaged frames a camera sent, with --verbose (the camera goes on without them).
             if Console.verbose { Console.notice("\(spec): \(total) damaged frame\(total == 1 ? "" : "s") dropped (the last \(problem.rawValue))") }
+        case .cameraControls(_, let spec, let set) where !json:
+            // What was set on the camera, with --verbose.
+            if Console.verbose { Console.notice("\(spec): set " + set.map { "\($0.asked)=\($0.value) (\($0.control.name))" }.joined(separator: ", ")) }
         case .reconnecting(_, let why) where !json:
             // A recording goes on with a gap: the user hears of it, as of any notice.
             Console.notice("\(why); opening it again")

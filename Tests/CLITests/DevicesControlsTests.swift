@@ -1,0 +1,46 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+/// `gpick devices --controls FILE` and `--control`: a camera's controls from a pasted listing, the
+/// values checked as capture commands check them against the camera; `--control` on a source that
+/// has no controls gpick can set.
+struct DevicesControlsTests {
+    static let c922 = "controls/logitech-c922.txt"
+
+    @Test func theControlsAndWhatWouldBeSet() async throws {
+        try #require(CameraData.verified.contains(Self.c922), "\(Self.c922) is not in ../shared/cameras: the camera tests need it")
+        let r = try await Subprocess.gpick(["devices", "--controls", CameraData.path(Self.c922), "--control", "exposure-time=120",
+                                            "--control", "power-line-frequency=50", "--json"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let lines = r.stdoutLines.filter { !$0.isEmpty }
+        try #require(lines.count == 1, "\(r.stdout)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        let controls = try #require(o["controls"] as? [[String: Any]])
+        #expect(controls.count == 17)
+        let time = try #require(controls.first { $0["control"] as? String == "exposure_time_absolute" })
+        #expect(time["name"] as? String == "exposure-time" && time["min"] as? Int == 3 && time["max"] as? Int == 2047)
+        #expect(time["flags"] as? [String] == ["inactive"])
+        let set = try #require(o["set"] as? [[String: Any]])
+        #expect(set.map { "\($0["control"] ?? "")=\($0["value"] ?? "")" }
+                == ["auto_exposure=1", "exposure_time_absolute=120", "power_line_frequency=1"])
+
+        let plain = try await Subprocess.gpick(["devices", "--controls", CameraData.path(Self.c922)])
+        #expect(plain.stdoutLines.contains("  exposure-time (exposure_time_absolute): 3…2047, default 250, now 250 [inactive]"), "\(plain.stdout)")
+    }
+
+    @Test func refusedControlsAreOneLine() async throws {
+        try #require(CameraData.verified.contains(Self.c922), "\(Self.c922) is not in ../shared/cameras: the camera tests need it")
+        let range = try await Subprocess.gpick(["devices", "--controls", CameraData.path(Self.c922), "--control", "focus=42"])
+        #expect(range.status == 64 && range.stderrLines.count == 1 && range.stderr.contains("focus 42 is outside what camera"), "\(range.stderr)")
+        #expect(range.stderr.contains("0…250 (step 5)"))
+        let syntax = try await Subprocess.gpick(["snap", "--source", "test", "--control", "exposure", "-o", TestEnvironment.tempDir() + "/x.jpg"])
+        #expect(syntax.status == 64 && syntax.stderrLines.count == 1 && syntax.stderr.contains("--control: control \"exposure\": give NAME=VALUE"),
+                "\(syntax.stderr)")
+        let dir = TestEnvironment.tempDir()
+        let test = try await Subprocess.gpick(["snap", "--source", "test", "--control", "gain=10", "-o", dir + "/x.jpg"])
+        #expect(test.status == 64 && test.stderrLines.count == 1, "\(test.stderr)")
+        #expect(test.stderr.contains("test:smpte has no controls gpick can set: it sets them on V4L2 cameras"), "\(test.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.jpg"))
+    }
+}
