@@ -156,6 +156,12 @@ public actor ScriptRunner {
             try await report(rec, line: s.line, throwing: true)
         case .wait(let d):
             try await Task.sleep(nanoseconds: UInt64(d * 1e9))
+        case .set("camera", let control, let value):
+            // A V4L2 camera's control (exposure-time, focus-mode…), checked against the camera.
+            let session = try await runningSession()
+            let set = try await session.setCameraControls([ControlSetting(name: control.lowercased(), value: value)])
+            emit("set", ["element": "camera", "property": control, "value": value,
+                         "controls": set.map { JSONValue(fields: ["control": $0.control.name, "value": Int($0.value)]) }])
         case .set(let element, let property, let value):
             let session = try await runningSession()
             try session.setProperty(element: element, property: property, value: value)
