@@ -67,10 +67,24 @@ apt-packages:
 
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib
 
+# Release binaries are stripped, their symbols and debug info kept beside them in BIN.debug
+# (objcopy --only-keep-debug), which the binary names in its .gnu_debuglink: gdb, and anything
+# else that symbolises a crash report, finds it there (or under /usr/lib/debug once installed).
+# Checked each time: no debug info left in the binary, and the link in place.
+define strip-keeping-debug
+	objcopy --only-keep-debug $(1) $(1).debug
+	objcopy --strip-all --add-gnu-debuglink=$(1).debug $(1)
+	@readelf -S $(1) | grep -q ' .gnu_debuglink' || { echo "$(1): no .gnu_debuglink after stripping" >&2; exit 1; }
+	@! readelf -S $(1) | grep -q ' .debug_info' || { echo "$(1): debug info left after stripping" >&2; exit 1; }
+endef
+
 build: setup
 	$(RELEASE_BUILD) --product gpick
 	$(RELEASE_BUILD) --product gpick-library
 	$(RELEASE_BUILD) --product gpick-avatar
+	$(call strip-keeping-debug,$(BIN))
+	$(call strip-keeping-debug,$(LIBRARY_BIN))
+	$(call strip-keeping-debug,$(AVATAR_BIN))
 
 # C pixel loops (CImaging) at -O2 in the debug build as well: the tests time flips and
 # placeholders. Given here, not in Package.swift, where SwiftPM would refuse it to dependants.
@@ -113,6 +127,7 @@ demo: release-gpick
 
 release-gpick: setup
 	$(RELEASE_BUILD) --product gpick
+	$(call strip-keeping-debug,$(BIN))
 
 # The API documentation of the libraries (DocC, through swift-docc-plugin), as static pages in
 # out/docs: open out/docs/documentation/gpickkit/index.html through any web server. The symbol
@@ -133,6 +148,9 @@ install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpick
 	install -D -m 0755 $(LIBRARY_BIN) $(DESTDIR)$(PREFIX)/bin/gpick-library
 	install -D -m 0755 $(AVATAR_BIN) $(DESTDIR)$(PREFIX)/bin/gpick-avatar
+	install -D -m 0644 $(BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/bin/gpick.debug
+	install -D -m 0644 $(LIBRARY_BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/bin/gpick-library.debug
+	install -D -m 0644 $(AVATAR_BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/bin/gpick-avatar.debug
 	install -d $(DESTDIR)$(PREFIX)/share/gpick/pipelines
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
 
