@@ -30,17 +30,10 @@ public enum CameraData {
         "mjpeg/gst-uvch264demux_valid_h264_yuy2.mjpg": "e7e66347d264fcb3f185cfa2580823a78447f36125a116994a271ef0ef1b444a",
     ]
 
-    public static let directory: String? = {
-        let env = ProcessInfo.processInfo.environment["GPICK_CAMERA_DATA"]
-        let beside = URL(fileURLWithPath: TestEnvironment.repoRoot).deletingLastPathComponent().appendingPathComponent("shared/cameras").path
-        return [env, beside].compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0 + "/INDEX.txt") }
-    }()
+    public static let directory = SharedData.folder(env: "GPICK_CAMERA_DATA", name: "cameras", marker: "INDEX.txt")
 
     /// The files present with the right content.
-    public static let verified: Set<String> = {
-        guard let dir = directory else { return [] }
-        return Set(manifest.keys.filter { RealFiles.sha256("\(dir)/\($0)") == manifest[$0] })
-    }()
+    public static let verified = Set(SharedData.verified(manifest, in: directory))
 
     public static func path(_ name: String) -> String { "\(directory ?? "")/\(name)" }
 

@@ -21,21 +21,32 @@ public enum RealFiles {
         "samsung-s24ultra-200mp.heic": "4dd7209010986a50b1049e54de47ae2188faef6d548213a9799e11fae1a317c6",
     ]
 
-    public static let directory: String? = {
-        let env = ProcessInfo.processInfo.environment["GPICK_REAL_FILES"]
-        let beside = URL(fileURLWithPath: TestEnvironment.repoRoot).deletingLastPathComponent().appendingPathComponent("shared/real-files").path
-        return [env, beside].compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0 + "/README.md") }
-    }()
+    public static let directory = SharedData.folder(env: "GPICK_REAL_FILES", name: "real-files", marker: "README.md")
 
     /// The names present with the right content.
-    public static let verified: [String] = {
-        guard let dir = directory else { return [] }
-        return manifest.keys.sorted().filter { sha256("\(dir)/\($0)") == manifest[$0] }
-    }()
+    public static let verified = SharedData.verified(manifest, in: directory)
 
     public static var available: Bool { !verified.isEmpty }
 
     public static func path(_ name: String) -> String { "\(directory ?? "")/\(name)" }
+
+    static func sha256(_ path: String) -> String? { SharedData.sha256(path) }
+}
+
+/// Data that lives in the shared folder beside the checkout (`../shared/NAME`), or where an
+/// environment variable says: found by a file it holds, each file checked against its SHA-256.
+public enum SharedData {
+    static func folder(env: String, name: String, marker: String) -> String? {
+        let given = ProcessInfo.processInfo.environment[env]
+        let beside = URL(fileURLWithPath: TestEnvironment.repoRoot).deletingLastPathComponent().appendingPathComponent("shared/\(name)").path
+        return [given, beside].compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0 + "/" + marker) }
+    }
+
+    /// The names of `manifest` present in `dir` with the right content, sorted.
+    static func verified(_ manifest: [String: String], in dir: String?) -> [String] {
+        guard let dir else { return [] }
+        return manifest.keys.sorted().filter { sha256("\(dir)/\($0)") == manifest[$0] }
+    }
 
     /// sha256sum's answer (the tests run Debian's tools; no crypto library is linked).
     static func sha256(_ path: String) -> String? {

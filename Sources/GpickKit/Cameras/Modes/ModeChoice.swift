@@ -72,9 +72,9 @@ public enum ModeChoice {
             chosenSize = (best.width, best.height)
         }
         // 3 and 4. Format, then rate, at that size.
-        let atSize = (keeping.isEmpty ? all : pool).filter { ($0.width, $0.height) == chosenSize }
+        let atSize = pool.filter { ($0.width, $0.height) == chosenSize }
         let mode = bestFormatAndRate(atSize, rate: rate, keepingRate: !keeping.isEmpty)
-        if let why = formatNote(mode, among: all, rate: rate) { notes.append(why) }
+        if let why = formatNote(mode, among: all) { notes.append(why) }
         if !mode.rateListed { notes.append("the camera lists no frame rates: \(ModeRate.text(mode.rate)) fps asked for") }
         return Chosen(mode: mode, reason: notes.joined(separator: "; "))
     }
@@ -97,7 +97,7 @@ public enum ModeChoice {
     }
 
     /// Says why a raw format at the chosen size was passed over: `YUYV 1920x1080 only at 5 fps: MJPG used`.
-    static func formatNote(_ mode: CameraMode, among all: [CameraMode], rate: Fraction) -> String? {
+    static func formatNote(_ mode: CameraMode, among all: [CameraMode]) -> String? {
         guard mode.format.encoding != .raw else { return nil }
         let raw = all.filter { $0.format.encoding == .raw && $0.width == mode.width && $0.height == mode.height }
         guard let fastest = raw.max(by: { !ModeRate.atLeast($0.rate, $1.rate) }) else { return nil }
@@ -123,7 +123,7 @@ public enum ModeChoice {
         let atSize = all.filter { $0.width == top.width && $0.height == top.height }
         let mode = bestFormatAndRate(atSize, rate: defaultRate, keepingRate: false)
         var notes: [String] = []
-        if let why = formatNote(mode, among: all, rate: mode.rate) { notes.append(why) }
+        if let why = formatNote(mode, among: all) { notes.append(why) }
         if !mode.rateListed { notes.append("the camera lists no frame rates: \(ModeRate.text(mode.rate)) fps asked for") }
         return Chosen(mode: mode, reason: notes.joined(separator: "; "))
     }
@@ -145,7 +145,7 @@ public enum ModeChoice {
         let keeps = matching.contains { ModeRate.atLeast($0.rate, wanted) }
         let mode = bestFormatAndRate(matching, rate: wanted, keepingRate: keeps)
         var notes: [String] = []
-        if format == nil, let why = formatNote(mode, among: all, rate: wanted) { notes.append(why) }
+        if format == nil, let why = formatNote(mode, among: all) { notes.append(why) }
         if !mode.rateListed { notes.append("the camera lists no frame rates: \(ModeRate.text(mode.rate)) fps asked for") }
         return Chosen(mode: mode, reason: notes.joined(separator: "; "))
     }
