@@ -42,6 +42,23 @@ import Testing
         #expect(!r.stdout.contains("MISSING"))
     }
 
+    /// The MJPEG decoder doctor names is the one decodebin takes, by rank: libjpeg-turbo's jpegdec
+    /// here, another that ranks above it (as a hardware decoder does; GStreamer's own rank
+    /// override stands in for one), and none is a missing package.
+    @Test func doctorNamesTheMJPEGDecoderByRank() async throws {
+        func decoder(_ ranks: String?) async throws -> (Int32, [String: Any]?) {
+            let r = try await Subprocess.gpick(["doctor", "--json"], env: ranks.map { ["GST_PLUGIN_FEATURE_RANK": $0] } ?? [:])
+            let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            return (r.status, events.first { $0["check"] as? String == "MJPEG cameras" })
+        }
+        let here = try await decoder(nil)
+        #expect(here.0 == 0 && here.1?["decoder"] as? String == "jpegdec", "\(String(describing: here.1))")
+        let ranked = try await decoder("avdec_mjpeg:MAX")
+        #expect(ranked.1?["decoder"] as? String == "avdec_mjpeg", "\(String(describing: ranked.1))")
+        let none = try await decoder("jpegdec:NONE,avdec_mjpeg:NONE")
+        #expect(none.0 == 69 && none.1?["ok"] as? Bool == false && none.1?["packages"] as? [String] == ["gstreamer1.0-plugins-good"])
+    }
+
     @Test func devicesListsOrSaysNone() async throws {
         let r = try await Subprocess.gpick(["devices", "--json"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -39,11 +39,28 @@ struct Doctor: AsyncParsableCommand {
                     print("MISSING  \(check.name): \(named.joined(separator: ", ")); apt-get install \(packages.joined(separator: " "))")
                 }
             }
+            failed = mjpegDecoder(events) || failed
             failed = try previewWindow(library, events) || failed
             if !out.json { print(Gst.version) }
             events.finished(["ok": !failed])
             if failed { throw ExitCode(69) }
         }
+    }
+
+    /// What decodes a camera's MJPEG: decodebin takes the highest-ranked JPEG decoder, so a
+    /// hardware one (v4l2jpegdec, vajpegdec) that ranks above libjpeg-turbo's jpegdec takes its
+    /// place. Returns whether it failed (none installed).
+    private func mjpegDecoder(_ events: Events) -> Bool {
+        let decoder = Gst.readers(of: "image/jpeg").first
+        if out.json {
+            events.emit("check", ["check": "MJPEG cameras", "decoder": decoder.map { JSONValue.string($0) } ?? .null,
+                                  "packages": decoder == nil ? ["gstreamer1.0-plugins-good"] : [], "ok": decoder != nil])
+        } else if let decoder {
+            print("ok       MJPEG cameras: decoded by \(decoder)")
+        } else {
+            print("MISSING  MJPEG cameras: no JPEG decoder; apt-get install gstreamer1.0-plugins-good")
+        }
+        return decoder == nil
     }
 
     /// The window preview: what `gpick preview --sink window` would open on this display. No
