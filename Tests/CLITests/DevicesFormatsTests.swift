@@ -38,6 +38,12 @@ struct DevicesFormatsTests {
         #expect(r.stdoutLines.contains("    YUYV 2304x1536 @ 2 fps"), "\(r.stdout)")
         #expect(r.stdoutLines.filter { $0.hasPrefix("  *") }.count == 1)
         #expect(r.stdoutLines.last == "default: MJPG 1920x1080 @ 30 fps (YUYV 1920x1080 only at 5 fps: MJPG used)")
+        // Piped, as `v4l2-ctl --list-formats-ext | gpick devices --formats -`.
+        let piped = try await Subprocess.gpick(["devices", "--formats", "-", "--mode", "1280x720@60"], stdin: try String(contentsOfFile: file, encoding: .utf8))
+        #expect(piped.status == 0 && piped.stdoutLines.last == "for 1280x720@60: MJPG 1280x720 @ 60 fps (YUYV 1280x720 only at 10 fps: MJPG used)", "\(piped.stdout)\(piped.stderr)")
+        let nothing = try await Subprocess.gpick(["devices", "--formats", "-"], stdin: "")
+        #expect(nothing.status == 65 && nothing.stderrLines == ["gpick: error: standard input: no format list found (v4l2-ctl's list of formats, with their sizes and frame intervals)"],
+                "\(nothing.stderr)")
     }
 
     /// A mode the camera lacks, a missing file, a file with no listing, a flag without --formats:

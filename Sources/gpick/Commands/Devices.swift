@@ -21,10 +21,10 @@ struct Devices: AsyncParsableCommand {
 
     @OptionGroup var out: OutputOptions
 
-    @Option(name: .long, help: ArgumentHelp("A camera's `v4l2-ctl --list-formats-ext` listing: print its modes and the one gpick chooses, without a camera.", valueName: "FILE"))
+    @Option(name: .long, help: ArgumentHelp("A camera's `v4l2-ctl --list-formats-ext` listing (- for standard input): print its modes and the one gpick chooses, without a camera.", valueName: "FILE"))
     var formats: String?
 
-    @Option(name: .long, help: ArgumentHelp("A camera's `v4l2-ctl --list-ctrls-menus` listing: print its controls by gpick's names, and check --control values against them, without a camera.", valueName: "FILE"))
+    @Option(name: .long, help: ArgumentHelp("A camera's `v4l2-ctl --list-ctrls-menus` listing (- for standard input): print its controls by gpick's names, and check --control values against them, without a camera.", valueName: "FILE"))
     var controls: String?
 
     @Option(name: .long, help: ArgumentHelp("With --controls: a control to check (repeatable), as capture commands take it.", valueName: "NAME=VALUE"))

@@ -8,7 +8,7 @@ import GpickKit
 extension Devices {
     static func answer(controls path: String, settings: [String], events: Events) throws(GpickError) {
         let listing = try V4L2ControlListing.read(path: path)
-        let device = ListedControlDevice(camera: path, controls: listing.controls)
+        let device = ListedControlDevice(camera: path == "-" ? "standard input" : path, controls: listing.controls)
         let asked = try settings.map { (text: String) throws(GpickError) in try ControlSetting(parsing: text) }
         let set = asked.isEmpty ? [] : try device.apply(asked)
         if events.json {

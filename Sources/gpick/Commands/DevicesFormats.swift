@@ -14,11 +14,12 @@ extension Devices {
 
     static func answer(formats path: String, request: ModeRequest, events: Events) throws(GpickError) {
         let listing = try V4L2FormatListing.read(path: path)
+        let shown = path == "-" ? "standard input" : path
         let chosen: ModeChoice.Chosen
         do {
             chosen = try ModeChoice.choose(from: listing.offers, for: request)
         } catch {
-            throw GpickError(error.kind, "\(path): \(error.message)", detail: error.detail)
+            throw GpickError(error.kind, "\(shown): \(error.message)", detail: error.detail)
         }
         let m = chosen.mode
         if events.json {
@@ -31,7 +32,7 @@ extension Devices {
             events.emit("mode-chosen", fields)
             return
         }
-        print("\(listing.card ?? path):")
+        print("\(listing.card ?? shown):")
         for offer in listing.offers {
             let marked = offer.format == m.format && offer.sizes.contains(width: m.width, height: m.height)
             print("  \(marked ? "*" : " ") \(line(offer))")

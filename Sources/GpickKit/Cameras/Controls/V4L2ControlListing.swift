@@ -78,18 +78,12 @@ public struct V4L2ControlListing: Sendable {
 }
 
 extension V4L2ControlListing {
-    /// The listing in the file at `path`; a file that holds no control is an error that says so.
+    /// The listing in the file at `path` (`-`: standard input); one that holds no control is an
+    /// error that says so.
     public static func read(path: String) throws(GpickError) -> V4L2ControlListing {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            throw GpickError(.input, errno == EACCES ? "permission denied: cannot read \(path)" : "no such file: \(path)")
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG, st.st_size <= 4 << 20, let data = FileManager.default.contents(atPath: path) else {
-            throw GpickError(.input, "\(path) is not a readable text file of at most 4 MiB")
-        }
-        let listing = V4L2ControlListing(parsing: String(decoding: data, as: UTF8.self))
+        let listing = V4L2ControlListing(parsing: try ListingText.read(path))
         guard !listing.controls.isEmpty else {
-            throw GpickError(.input, "\(path): no control list found (v4l2-ctl's list of controls, with their ranges)")
+            throw GpickError(.input, "\(path == "-" ? "standard input" : path): no control list found (v4l2-ctl's list of controls, with their ranges)")
         }
         return listing
     }

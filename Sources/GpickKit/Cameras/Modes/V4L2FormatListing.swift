@@ -163,22 +163,16 @@ public struct V4L2FormatListing: Sendable {
 }
 
 extension V4L2FormatListing {
-    /// The listing in the file at `path`; a file that holds no format list is an error that says so.
+    /// The listing in the file at `path` (`-`: standard input); one that holds no format list is
+    /// an error that says so.
     public static func read(path: String) throws(GpickError) -> V4L2FormatListing {
-        var st = stat()
-        guard stat(path, &st) == 0 else {
-            throw GpickError(.input, errno == EACCES ? "permission denied: cannot read \(path)" : "no such file: \(path)")
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GpickError(.input, "\(path) is not a regular file") }
-        guard st.st_size <= 4 << 20, let data = FileManager.default.contents(atPath: path) else {
-            throw GpickError(.input, st.st_size > 4 << 20 ? "\(path) is too large for a format listing (over 4 MiB)" : "permission denied: cannot read \(path)")
-        }
-        let listing = V4L2FormatListing(parsing: String(decoding: data, as: UTF8.self))
+        let name = path == "-" ? "standard input" : path
+        let listing = V4L2FormatListing(parsing: try ListingText.read(path))
         guard !listing.offers.isEmpty else {
             if !listing.skipped.isEmpty {
-                throw GpickError(.input, "\(path): the camera lists only formats gpick cannot take (\(listing.skipped.joined(separator: ", ")))")
+                throw GpickError(.input, "\(name): the camera lists only formats gpick cannot take (\(listing.skipped.joined(separator: ", ")))")
             }
-            throw GpickError(.input, "\(path): no format list found (v4l2-ctl's list of formats, with their sizes and frame intervals)")
+            throw GpickError(.input, "\(name): no format list found (v4l2-ctl's list of formats, with their sizes and frame intervals)")
         }
         return listing
     }
