@@ -114,7 +114,7 @@ struct MJPEGStreamTests {
         }
         try await pipeline.setState(.null)
         #expect(errors.isEmpty, "\(errors)")
-        #expect(guardian.droppedFrames.count == bad)
+        #expect(guardian.droppedFrames == bad)
         #expect(reported.withLock { $0 } == Array(1...bad))
         // Every whole frame decoded, and the corrupt one decoded (smeared) or dropped.
         #expect((whole...whole + 1).contains(decoded.withLock { $0 }), "decoded \(decoded.withLock { $0 }) of \(whole) whole frames")

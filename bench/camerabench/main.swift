@@ -116,6 +116,6 @@ func decode(_ path: String, frames count: Int) async throws -> [String: Any] {
     let wall = BenchTool.milliseconds(ContinuousClock().now - start) / 1000, cpu = cpuSeconds() - before
     try await pipeline.setState(.null) as StateChange
     let frames = decoded.withLock { $0 }
-    return ["frames": frames, "dropped": guardian?.droppedFrames.count ?? -1, "cpu_seconds": cpu, "wall_seconds": wall,
+    return ["frames": frames, "dropped": guardian?.droppedFrames ?? -1, "cpu_seconds": cpu, "wall_seconds": wall,
             "video_seconds": Double(frames) / 30, "cpu_per_video_second": cpu / max(Double(frames) / 30, 0.001)]
 }

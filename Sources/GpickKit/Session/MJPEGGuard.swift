@@ -8,10 +8,10 @@ import Synchronization
 /// video decoders give up after ten in a row by default, and the session would end): it drops
 /// that frame instead. Either way the camera goes on.
 public final class MJPEGGuard: Sendable {
-    private let dropped = Mutex<(count: Int, last: JPEGFrameCheck.Problem?)>((0, nil))
+    private let dropped = Mutex(0)
 
-    /// Frames dropped so far, and the last reason.
-    public var droppedFrames: (count: Int, last: JPEGFrameCheck.Problem?) { dropped.withLock { $0 } }
+    /// Frames dropped so far.
+    public var droppedFrames: Int { dropped.withLock { $0 } }
 
     /// Installs the check on `bin`'s mode filter and the decoders made inside it; `onDrop` hears
     /// of each frame dropped (on the camera's streaming thread: it must not block).
@@ -21,7 +21,7 @@ public final class MJPEGGuard: Sendable {
         let guardian = MJPEGGuard()
         pad.addProbe(.buffer) { info in
             guard let problem = info.buffer?.withBytes({ JPEGFrameCheck.problem($0) }) ?? nil else { return .ok }
-            let total = guardian.dropped.withLock { d -> Int in d.count += 1; d.last = problem; return d.count }
+            let total = guardian.dropped.withLock { n -> Int in n += 1; return n }
             onDrop(total, problem)
             return .drop
         }

@@ -5,7 +5,7 @@ import GpickBase
 extension CaptureSession {
     /// The current camera's controls as the device reports them now.
     public func cameraControls() async throws(GpickError) -> [CameraControl] {
-        let device = try controlDevice()
+        let device = try V4L2ControlDevice.of(source)
         return try await OffPool.run { () throws(GpickError) in try device.controls() }
     }
 
@@ -13,16 +13,9 @@ extension CaptureSession {
     /// returns what was set, automatic modes first.
     @discardableResult
     public func setCameraControls(_ settings: [ControlSetting]) async throws(GpickError) -> [ResolvedControl] {
-        let device = try controlDevice()
+        let device = try V4L2ControlDevice.of(source)
         let set = try await OffPool.run { () throws(GpickError) in try device.apply(settings) }
         emit(.cameraControls(position, source, set))
         return set
-    }
-
-    func controlDevice() throws(GpickError) -> V4L2ControlDevice {
-        guard case .v4l2(let dev, _) = source else {
-            throw GpickError(.usage, "\(source) has no controls gpick can set: it sets them on V4L2 cameras (v4l2:/dev/videoN)")
-        }
-        return V4L2ControlDevice(path: dev)
     }
 }

@@ -71,22 +71,14 @@ extension CaptureSession {
         var sourcePart: PipelineBuilder.Part
         var testOptions: SourceSpec.TestOptions?
         var label = "\(spec)"
-        var mjpeg = false
+        var v4l2: (device: String, mode: ModeRequest?)? = nil
         switch spec {
         case .test(let o):
             testOptions = o
             sourcePart = .init(try lib.load("source-test"), values: ["pattern": .string(o.pattern)])
         case .v4l2(let dev, let mode):
             sourcePart = .init(try lib.load("source-v4l2"), values: ["device": .string(dev)])
-            if !configuration.controls.isEmpty {
-                emit(.cameraControls(position, spec, try V4L2ControlDevice(path: dev).apply(configuration.controls)))
-            }
-            if let chosen = try chooseMode(device: dev, asked: mode ?? configuration.mode, file: sourcePart.file) {
-                sourcePart.values["mode"] = .string(CapsModes.caps(for: chosen.mode))
-                state.withLock { $0.modes[position] = chosen.mode }
-                mjpeg = chosen.mode.format.encoding == .mjpeg
-                emit(.cameraMode(position, spec, chosen))
-            }
+            v4l2 = (dev, mode ?? configuration.mode)
         case .pipewire(let target?):
             sourcePart = .init(try lib.load("source-pipewire"), values: ["target": .string(target)])
         case .libcamera(let name?):
@@ -97,8 +89,9 @@ extension CaptureSession {
         case .auto, .pipewire(nil), .libcamera(nil):
             throw GpickError(.runtime, "source \(spec) not resolved")
         }
-        if !configuration.controls.isEmpty, spec.cameraKind != .v4l2 {
-            throw GpickError(.usage, "\(spec) has no controls gpick can set: it sets them on V4L2 cameras (v4l2:/dev/videoN)")
+        // The camera's controls, set before it opens (checked first: one refused sets nothing).
+        if !configuration.controls.isEmpty {
+            emit(.cameraControls(position, spec, try V4L2ControlDevice.of(spec).apply(configuration.controls)))
         }
         if let custom = configuration.sourceFile, position == configuration.position {
             sourcePart = custom
@@ -156,6 +149,22 @@ extension CaptureSession {
         }
         let stage = try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
                                     testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
+        // A V4L2 camera's mode, asked of the stage's own v4l2src (opened once, for both).
+        var mjpeg = false
+        if let v4l2 {
+            let chosen: ModeChoice.Chosen?
+            do throws(GpickError) {
+                chosen = try chooseMode(in: stage.bin, device: v4l2.device, asked: v4l2.mode)
+            } catch {
+                stage.abandon()
+                throw error
+            }
+            if let chosen {
+                mjpeg = chosen.mode.format.encoding == .mjpeg
+                emit(.cameraMode(position, spec, chosen))
+            }
+            state.withLock { $0.modes[position] = chosen?.mode }
+        }
         if mjpeg {
             // Damaged frames are dropped and counted; the count is reported at most once a second.
             let reported = Mutex<UInt64>(0)
@@ -185,24 +194,32 @@ extension CaptureSession {
         return stage
     }
 
-    /// The mode a V4L2 camera runs in, from the modes it advertises: by hand (`mode`), or for
-    /// what the session delivers. nil when the device lists none (v4l2src then chooses), or when
-    /// a pipeline file of the user's own has no mode to set.
+    /// The mode a V4L2 camera runs in, from the modes the stage's own v4l2src reports once open
+    /// (the device is probed once, by the element that streams), fixed in the stage's mode
+    /// filter: by hand (`asked`), or for what the session delivers. nil when the device lists
+    /// none (v4l2src then chooses), or when a pipeline file of the user's own has no mode filter.
     @available(*, noasync, message: "it opens the device: make stages in OffPool")
-    func chooseMode(device: String, asked: ModeRequest?, file: PipelineFile) throws(GpickError) -> ModeChoice.Chosen? {
-        guard file.parameter("mode") != nil else {
-            if asked != nil { throw GpickError(.usage, "\(file.name) has no mode parameter: the camera's mode cannot be set") }
+    func chooseMode(in bin: Bin, device: String, asked: ModeRequest?) throws(GpickError) -> ModeChoice.Chosen? {
+        guard let filter = bin.element(named: "mode"), let src = bin.element(named: "src"), src.factoryName == "v4l2src" else {
+            if asked != nil { throw GpickError(.usage, "the camera's pipeline file has no mode filter after v4l2src (capsfilter name=mode): its mode cannot be set") }
             return nil
         }
-        let offers = CapsModes.offers(from: CapsModes.probe(device: device))
+        let offers = CapsModes.offers(from: CapsModes.probe(src))
         guard !offers.isEmpty else { return nil }
         let f = configuration.format
         let request = asked ?? .deliver(size: ModeSize(width: f.width, height: f.height), rate: Fraction(f.fps, 1))
+        let chosen: ModeChoice.Chosen
         do {
-            return try ModeChoice.choose(from: offers, for: request)
+            chosen = try ModeChoice.choose(from: offers, for: request)
         } catch {
             throw GpickError(error.kind, "camera \(device): \(error.message)")
         }
+        do throws(GStreamerError) {
+            try filter.set("caps", caps: try Caps(CapsModes.caps(for: chosen.mode)))
+        } catch {
+            throw GpickError(.pipeline, "camera \(device): cannot fix its mode: \(error.message)")
+        }
+        return chosen
     }
 
     func warmupFrames(for spec: SourceSpec) -> Int {

@@ -87,6 +87,13 @@ final class SourceStage: Sendable {
     }
 
     /// Stops the source and removes it, off the cooperative pool (it waits for its streaming thread).
+    /// Closes a stage that never joined the pipeline: its camera may have been opened (READY)
+    /// to ask its modes.
+    @available(*, noasync, message: "it changes states: call it off the cooperative pool")
+    func abandon() {
+        _ = try? bin.element(named: "src")?.setState(.null)
+    }
+
     func stop(in pipeline: Pipeline) async {
         await OffPool.run { self.stopBlocking(in: pipeline) }
     }
@@ -98,7 +105,7 @@ final class SourceStage: Sendable {
             l.stopped = true
             return l.added
         }
-        guard added else { return }
+        guard added else { return abandon() }
         // A start still waiting (another thread holds the state lock there) stops waiting, so
         // the stage can go to NULL now rather than when its source gives up.
         if let pad = bin.element(named: "src")?.staticPad("src") { _ = pad.sendEvent(.flushStart()) }

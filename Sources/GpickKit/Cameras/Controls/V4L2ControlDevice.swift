@@ -9,7 +9,8 @@ public protocol CameraControlDevice: Sendable {
     /// The camera's name in messages (its device path).
     var camera: String { get }
     func controls() throws(GpickError) -> [CameraControl]
-    func set(_ control: CameraControl, to value: Int64) throws(GpickError)
+    /// Sets the values in order.
+    func set(_ values: [ResolvedControl]) throws(GpickError)
 }
 
 extension CameraControlDevice {
@@ -18,7 +19,7 @@ extension CameraControlDevice {
     @discardableResult
     public func apply(_ settings: [ControlSetting]) throws(GpickError) -> [ResolvedControl] {
         let resolved = try ControlResolver.resolve(settings, against: try controls(), camera: camera)
-        for r in resolved { try set(r.control, to: r.value) }
+        try set(resolved)
         return resolved
     }
 }
@@ -31,6 +32,14 @@ public struct V4L2ControlDevice: CameraControlDevice {
     public var camera: String { path }
 
     public init(path: String) { self.path = path }
+
+    /// The control device of the camera `spec` opens; only V4L2 cameras have controls gpick sets.
+    public static func of(_ spec: SourceSpec) throws(GpickError) -> V4L2ControlDevice {
+        guard case .v4l2(let dev, _) = spec else {
+            throw GpickError(.usage, "\(spec) has no controls gpick can set: it sets them on V4L2 cameras (v4l2:/dev/videoN)")
+        }
+        return V4L2ControlDevice(path: dev)
+    }
 
     static let kinds: [UInt32: CameraControl.Kind] = [1: .int, 2: .bool, 3: .menu, 4: .button, 5: .int64, 7: .string, 8: .bitmask, 9: .intmenu]
 
@@ -64,13 +73,15 @@ public struct V4L2ControlDevice: CameraControlDevice {
     }
 
     @available(*, noasync, message: "it opens the device: run it off the cooperative pool")
-    public func set(_ control: CameraControl, to value: Int64) throws(GpickError) {
-        guard let id = control.id else { throw GpickError(.runtime, "\(control.name) of camera \(path) has no id to set it by") }
-        let type = Self.kinds.first { $0.value == control.kind }?.key ?? 1
+    public func set(_ values: [ResolvedControl]) throws(GpickError) {
         try withDevice { fd throws(GpickError) in
-            guard cv4l2_set(fd, id, type, value) == 0 else {
-                let e = errno
-                throw GpickError(.device, "cannot set \(control.name) to \(value) on camera \(path): \(String(cString: strerror(e)))")
+            for r in values {
+                guard let id = r.control.id else { throw GpickError(.runtime, "\(r.control.name) of camera \(path) has no id to set it by") }
+                let type = Self.kinds.first { $0.value == r.control.kind }?.key ?? 1
+                guard cv4l2_set(fd, id, type, r.value) == 0 else {
+                    let e = errno
+                    throw GpickError(.device, "cannot set \(r.control.name) to \(r.value) on camera \(path): \(String(cString: strerror(e)))")
+                }
             }
         }
     }
@@ -104,7 +115,7 @@ public final class ListedControlDevice: CameraControlDevice, @unchecked Sendable
 
     public func controls() throws(GpickError) -> [CameraControl] { listed }
 
-    public func set(_ control: CameraControl, to value: Int64) throws(GpickError) { written.withLock { $0.append((control.name, value)) } }
+    public func set(_ values: [ResolvedControl]) throws(GpickError) { written.withLock { $0 += values.map { ($0.control.name, $0.value) } } }
 
     /// What was set, in order: kernel name and value.
     public var writes: [(name: String, value: Int64)] { written.withLock { $0.map { ($0.0, $0.1) } } }

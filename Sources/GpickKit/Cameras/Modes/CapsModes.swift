@@ -76,15 +76,16 @@ public enum CapsModes {
         }
     }
 
-    /// The modes a V4L2 device advertises: v4l2src opened (READY) and asked, then closed.
-    /// Blocking (it opens the device). Empty when the device does not answer: the caller then
-    /// leaves the choice to v4l2src, and the camera's own error, if any, comes when it starts.
+    /// The modes a camera element advertises: opened (READY) and asked. It is left open, so the
+    /// element that asked streams without probing the device again; one that cannot open goes
+    /// back to NULL and the answer is empty (the camera's own error comes when it starts).
+    /// Blocking (it opens the device).
     @available(*, noasync, message: "it opens the device: run it off the cooperative pool")
-    public static func probe(device: String) -> [CapsStructure] {
-        guard let src = try? Element.make("v4l2src") else { return [] }
-        defer { _ = try? src.setState(.null) }
-        guard (try? src.set("device", device)) != nil, (try? src.setState(.ready)) != nil,
-              let caps = src.staticPad("src")?.queryCaps() else { return [] }
+    public static func probe(_ src: Element) -> [CapsStructure] {
+        guard (try? src.setState(.ready)) != nil, let caps = src.staticPad("src")?.queryCaps() else {
+            _ = try? src.setState(.null)
+            return []
+        }
         return caps.structures
     }
 }

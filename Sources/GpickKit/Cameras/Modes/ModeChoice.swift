@@ -74,9 +74,7 @@ public enum ModeChoice {
         // 3 and 4. Format, then rate, at that size.
         let atSize = pool.filter { ($0.width, $0.height) == chosenSize }
         let mode = bestFormatAndRate(atSize, rate: rate, keepingRate: !keeping.isEmpty)
-        if let why = formatNote(mode, among: all) { notes.append(why) }
-        if !mode.rateListed { notes.append("the camera lists no frame rates: \(ModeRate.text(mode.rate)) fps asked for") }
-        return Chosen(mode: mode, reason: notes.joined(separator: "; "))
+        return chosen(mode, among: all, notes: notes)
     }
 
     /// Among modes of one size: the most economical format that keeps the rate, at the slowest
@@ -94,6 +92,15 @@ public enum ModeChoice {
             if !ModeRate.equal(a.rate, b.rate) { return ModeRate.atLeast(a.rate, b.rate) }
             return a.format.cost < b.format.cost
         }!
+    }
+
+    /// The choice with its reasons: `notes` of the rate and size, why a raw format was passed
+    /// over (unless the format was asked for), and a rate the camera does not list.
+    static func chosen(_ mode: CameraMode, among all: [CameraMode], notes: [String] = [], explainFormat: Bool = true) -> Chosen {
+        var notes = notes
+        if explainFormat, let why = formatNote(mode, among: all) { notes.append(why) }
+        if !mode.rateListed { notes.append("the camera lists no frame rates: \(ModeRate.text(mode.rate)) fps asked for") }
+        return Chosen(mode: mode, reason: notes.joined(separator: "; "))
     }
 
     /// Says why a raw format at the chosen size was passed over: `YUYV 1920x1080 only at 5 fps: MJPG used`.
@@ -122,10 +129,7 @@ public enum ModeChoice {
         let top = all.max { $0.area < $1.area }!
         let atSize = all.filter { $0.width == top.width && $0.height == top.height }
         let mode = bestFormatAndRate(atSize, rate: defaultRate, keepingRate: false)
-        var notes: [String] = []
-        if let why = formatNote(mode, among: all) { notes.append(why) }
-        if !mode.rateListed { notes.append("the camera lists no frame rates: \(ModeRate.text(mode.rate)) fps asked for") }
-        return Chosen(mode: mode, reason: notes.joined(separator: "; "))
+        return chosen(mode, among: all)
     }
 
     // MARK: - By hand
@@ -144,10 +148,7 @@ public enum ModeChoice {
         // Without a rate: the slowest at that size that keeps 30 fps, else the fastest.
         let keeps = matching.contains { ModeRate.atLeast($0.rate, wanted) }
         let mode = bestFormatAndRate(matching, rate: wanted, keepingRate: keeps)
-        var notes: [String] = []
-        if format == nil, let why = formatNote(mode, among: all) { notes.append(why) }
-        if !mode.rateListed { notes.append("the camera lists no frame rates: \(ModeRate.text(mode.rate)) fps asked for") }
-        return Chosen(mode: mode, reason: notes.joined(separator: "; "))
+        return chosen(mode, among: all, explainFormat: format == nil)
     }
 
     static func sameJPEG(_ a: String, _ b: String) -> Bool { Set([a, b]).isSubset(of: ["MJPG", "JPEG"]) }
