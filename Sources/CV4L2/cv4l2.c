@@ -63,3 +63,15 @@ int cv4l2_get(int fd, uint32_t id, uint32_t type, int64_t *value) {
 }
 
 int cv4l2_set(int fd, uint32_t id, uint32_t type, int64_t value) { return ext(fd, VIDIOC_S_EXT_CTRLS, id, type, &value); }
+
+int cv4l2_query_capture(int fd, char *card, int size, int *captures) {
+    struct v4l2_capability cap;
+    memset(&cap, 0, sizeof cap);
+    *captures = 0;
+    if (size > 0) card[0] = 0;
+    if (xioctl(fd, VIDIOC_QUERYCAP, &cap) < 0) return -1;
+    uint32_t caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
+    *captures = (caps & (V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE)) != 0;
+    if (size > 0) snprintf(card, (size_t)size, "%.*s", (int)sizeof cap.card, (const char *)cap.card);
+    return 0;
+}

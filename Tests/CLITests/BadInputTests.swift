@@ -13,6 +13,8 @@ import Testing
     static let cases: [Case] = [
         Case(args: ["record", "--duration", "1", "-o", "OUT/x.mp4", "--source", "foo:bar"], mentions: "unknown source scheme \"foo\""),
         Case(args: ["record", "--duration", "1", "-o", "OUT/x.mp4", "--source", "v4l2:/dev/video99"], mentions: "/dev/video99"),
+        // A character device that is no camera: gpick's own line, not v4l2src's refusal.
+        Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "v4l2:/dev/null"], mentions: "/dev/null is not a camera (not a V4L2 device)"),
         Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "test", "--width", "0"], mentions: "width 0"),
         Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "test", "--height", "-4"], mentions: "height -4"),
         Case(args: ["record", "--duration", "1", "-o", "OUT/x.mp4", "--source", "test", "--width", "641"], mentions: "641 must be even"),

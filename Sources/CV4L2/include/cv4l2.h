@@ -21,4 +21,8 @@ int cv4l2_menu_entry(int fd, uint32_t id, uint32_t type, uint32_t index, char *n
 int cv4l2_get(int fd, uint32_t id, uint32_t type, int64_t *value);
 int cv4l2_set(int fd, uint32_t id, uint32_t type, int64_t value);
 
+// What the device is (VIDIOC_QUERYCAP): its card name and whether it captures video. 0 on
+// success; -1 with errno when it is no V4L2 device at all (ENOTTY).
+int cv4l2_query_capture(int fd, char *card, int size, int *captures);
+
 #endif

@@ -1,3 +1,4 @@
+import CV4L2
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -153,12 +154,33 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             guard access(dev, R_OK | W_OK) == 0 else {
                 throw GpickError(.device, "permission denied opening \(dev): add your user to the video group (sudo usermod -aG video $USER) and log in again")
             }
+            try Self.checkCaptures(dev)
         case .file(let p):
             guard FileManager.default.isReadableFile(atPath: p) else {
                 throw GpickError(.input, FileManager.default.fileExists(atPath: p) ? "cannot read \(p): permission denied" : "no such file: \(p)")
             }
         case .auto, .test, .pipewire, .libcamera:
             break  // a PipeWire or libcamera camera is checked by asking its provider (CameraDirectory)
+        }
+    }
+}
+
+extension SourceSpec {
+    /// A V4L2 node that captures video, asked of the driver (VIDIOC_QUERYCAP): not any character
+    /// device (/dev/null would otherwise reach v4l2src, whose refusal names no device), and not
+    /// the metadata node every UVC camera has beside its video one.
+    static func checkCaptures(_ dev: String) throws(GpickError) {
+        let fd = open(dev, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return }  // busy or gone: v4l2src's own error names it when it opens
+        defer { close(fd) }
+        var card = [CChar](repeating: 0, count: 64)
+        var captures: Int32 = 0
+        guard cv4l2_query_capture(fd, &card, Int32(card.count), &captures) == 0 else {
+            throw GpickError(.device, "\(dev) is not a camera (not a V4L2 device)")
+        }
+        if captures == 0 {
+            let name = String(decoding: card.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw GpickError(.device, "\(dev)\(name.isEmpty ? "" : " (\(name))") captures no video (a UVC camera's second node carries only metadata): use the node that gpick devices lists")
         }
     }
 }
