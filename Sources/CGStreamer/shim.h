@@ -153,6 +153,7 @@ static inline void cgst_buffer_unref(GstBuffer *b) { gst_buffer_unref(b); }
 static inline GstSample *cgst_sample_ref(GstSample *s) { return gst_sample_ref(s); }
 static inline void cgst_sample_unref(GstSample *s) { gst_sample_unref(s); }
 static inline GstCaps *cgst_caps_ref(GstCaps *c) { return gst_caps_ref(c); }
+static inline GstCaps *cgst_caps_copy(const GstCaps *c) { return gst_caps_copy(c); }
 static inline void cgst_caps_unref(GstCaps *c) { gst_caps_unref(c); }
 static inline void cgst_message_unref(GstMessage *m) { gst_message_unref(m); }
 static inline void cgst_event_unref(GstEvent *e) { gst_event_unref(e); }

@@ -21,6 +21,13 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible {
 
     public var description: String { takeString(gst_caps_to_string(pointer)) ?? "" }
 
+    /// The first structure with every range and list narrowed to one value, as a source fixes
+    /// its format (nil for empty or ANY caps).
+    public func fixated() -> Caps? {
+        guard gst_caps_is_any(pointer) == 0, gst_caps_is_empty(pointer) == 0 else { return nil }
+        return Caps(adopting: gst_caps_fixate(cgst_caps_copy(pointer)))
+    }
+
     /// Media type of the first structure, e.g. "video/x-raw".
     public var mediaType: String? {
         guard gst_caps_get_size(pointer) > 0, let s = gst_caps_get_structure(pointer, 0),

@@ -46,6 +46,12 @@ public final class Pad: @unchecked Sendable {
     /// with the modes its device advertises).
     public func queryCaps() -> Caps? { gst_pad_query_caps(pointer, nil).map { Caps(adopting: $0) } }
 
+    /// What the linked element takes of `filter` (a caps query on the peer): how a source learns
+    /// which of its formats downstream has fixed.
+    public func peerQueryCaps(filter: Caps?) -> Caps? {
+        gst_pad_peer_query_caps(pointer, filter?.pointer).map { Caps(adopting: $0) }
+    }
+
     /// Adds a probe. The closure runs on a streaming thread: it must not block or change states.
     @discardableResult
     public func addProbe(_ mask: ProbeMask, _ callback: @escaping @Sendable (ProbeInfo) -> ProbeReturn) -> UInt {

@@ -91,7 +91,7 @@ struct MJPEGStreamTests {
         let pipeline = try await Pipeline.parse(text)
         try pipeline.requireElement(named: "mode").set("caps", caps: try Caps(caps))
         let reported = Locked<[Int]>([])
-        let guardian = try #require(MJPEGGuard.install(on: pipeline) { total, _ in reported.withLock { $0.append(total) } })
+        let guardian = try #require(MJPEGGuard.install(on: pipeline, interval: 0) { total, _ in reported.withLock { $0.append(total) } })
         let decoded = Locked(0)
         try #require(pipeline.requireElement(named: "decoded").staticPad("sink")).addProbe(.buffer) { _ in
             decoded.withLock { $0 += 1 }

@@ -17,6 +17,8 @@ public final class CaptureSession: Sendable {
     let frames: FrameHub
     /// The switch, made with the graph: the hub asks it which frames it made itself.
     let switchRef = SwitchRef()
+    /// Damaged MJPEG frames dropped, over every camera the session opened.
+    let droppedTally = MJPEGGuard.Tally()
     let state: Locked<State>
 
     /// Everything that changes while the session runs. Each field is read and written only
@@ -128,7 +130,8 @@ public final class CaptureSession: Sendable {
         guard graph == nil else { return }
         try configuration.format.validate()
         let first = try await resolvedSpec(for: position)
-        try await Self.checkPlayable(first)
+        // A pipeline file of one's own in the camera's place opens no device of the spec's.
+        if configuration.sourceFile == nil { try await Self.checkPlayable(first) }
         let sessionPart = try loadSessionFile()
         // The first camera's stage and the session pipeline are parsed side by side (each loads
         // its plugins, a few ms on a one-shot command); the stage's job waits for GStreamer's
@@ -238,6 +241,10 @@ public final class CaptureSession: Sendable {
 
     /// Frames delivered by cameras since the session started (after warm-up).
     public var deliveredFrames: Int { frames.frameCount }
+
+    /// Frames a camera sent damaged (MJPEG cut short, without its end marker, with a stray
+    /// marker) and the session dropped before decoding, since it started.
+    public var droppedFrames: Int { droppedTally.value }
 
     /// The retained frame: the newest camera frame the session has seen (nil while a camera
     /// switches or is suspended).

@@ -167,14 +167,7 @@ extension CaptureSession {
         }
         if mjpeg {
             // Damaged frames are dropped and counted; the count is reported at most once a second.
-            let reported = Mutex<UInt64>(0)
-            MJPEGGuard.install(on: stage.bin) { [weak self] total, problem in
-                let now = Monotonic.nanoseconds()
-                guard reported.withLock({ last in
-                    guard last == 0 || now - last >= 1_000_000_000 else { return false }
-                    last = now
-                    return true
-                }) else { return }
+            MJPEGGuard.install(on: stage.bin, tally: droppedTally) { [weak self] total, problem in
                 self?.emit(.framesDropped(position, spec, total, problem))
             }
         }
@@ -198,9 +191,12 @@ extension CaptureSession {
     /// (the device is probed once, by the element that streams), fixed in the stage's mode
     /// filter: by hand (`asked`), or for what the session delivers. nil when the device lists
     /// none (v4l2src then chooses), or when a pipeline file of the user's own has no mode filter.
+    /// A pipeline file of one's own may put another element named "src" in v4l2src's place (one
+    /// that replays a camera's modes and frames, say): its mode is chosen from what it advertises,
+    /// in the same way.
     @available(*, noasync, message: "it opens the device: make stages in OffPool")
     func chooseMode(in bin: Bin, device: String, asked: ModeRequest?) throws(GpickError) -> ModeChoice.Chosen? {
-        guard let filter = bin.element(named: "mode"), let src = bin.element(named: "src"), src.factoryName == "v4l2src" else {
+        guard let filter = bin.element(named: "mode"), let src = bin.element(named: "src") else {
             if asked != nil { throw GpickError(.usage, "the camera's pipeline file has no mode filter after v4l2src (capsfilter name=mode): its mode cannot be set") }
             return nil
         }

@@ -76,6 +76,33 @@ public enum CapsModes {
         }
     }
 
+    /// One line of a camera's table as the caps its element advertises (the reverse of
+    /// `offers(from:)`): what a device source says it can give, for an element that stands in
+    /// for one.
+    public static func caps(for offer: ModeOffer) -> String {
+        let media: String
+        switch offer.format.encoding {
+        case .mjpeg: media = "image/jpeg"
+        case .h264: media = "video/x-h264,stream-format=byte-stream,alignment=au"
+        case .raw: media = "video/x-raw,format=\(gstNames[offer.format.fourcc] ?? offer.format.fourcc)"
+        }
+        let size: String
+        switch offer.sizes {
+        case .discrete(let w, let h): size = "width=\(w),height=\(h)"
+        case .stepwise(let w0, let h0, let w1, let h1, let sw, let sh):
+            size = "width=[\(w0),\(w1),\(max(sw, 1))],height=[\(h0),\(h1),\(max(sh, 1))]"
+        }
+        let rate: String
+        switch offer.rates {
+        case .discrete(let fs): rate = fs.count == 1 ? "\(fs[0].numerator)/\(fs[0].denominator)"
+            : "{" + fs.map { "\($0.numerator)/\($0.denominator)" }.joined(separator: ",") + "}"
+        case .range(let r):
+            rate = "[\(r.lowerBound.numerator)/\(r.lowerBound.denominator),\(r.upperBound.numerator)/\(r.upperBound.denominator)]"
+        case .unlisted: rate = "[0/1,2147483647/1]"
+        }
+        return "\(media),\(size),framerate=\(rate)"
+    }
+
     /// The modes a camera element advertises: opened (READY) and asked. It is left open, so the
     /// element that asked streams without probing the device again; one that cannot open goes
     /// back to NULL and the answer is empty (the camera's own error comes when it starts).

@@ -1,0 +1,161 @@
+import Foundation
+@testable import GpickKit
+import GpickTestSupport
+import GstCore
+import Synchronization
+import Testing
+
+/// Sessions on a real camera's mode table, without the camera: `CameraStandIn` advertises the
+/// Logitech C922's modes (its `v4l2-ctl --list-formats-ext`, from `../shared/cameras`) in the
+/// place of v4l2src, inside `source-v4l2.yaml`'s own text. So the mode choice, negotiation,
+/// decoding, the session, a recording and an RTSP stream all run for real; only the element that
+/// would open /dev/video0 differs.
+struct CameraStandInTests {
+    static let table = "formats/logitech-c922.txt"
+
+    static func c922() throws -> [ModeOffer] {
+        try #require(CameraData.verified.contains(table), "\(table) is not in ../shared/cameras: the camera tests need it")
+        return V4L2FormatListing(parsing: try CameraData.text(table)).offers
+    }
+
+    static func config(_ standIn: CameraStandIn, width: Int, height: Int, mode: String? = nil) throws -> SessionConfiguration {
+        var c = SessionConfiguration()
+        c.source = .v4l2(device: "/dev/video-c922")
+        c.sourceFile = try standIn.sourcePart(TestEnvironment.library)
+        c.format = SessionFormat(width: width, height: height, fps: 30)
+        c.library = TestEnvironment.library
+        if let mode { c.mode = try ModeRequest(parsing: mode) }
+        return c
+    }
+
+    /// Asked for 640x480 at 30 fps, the C922 runs YUYV 640x480 at 30 (raw keeps the rate: no
+    /// decoding), and a recording holds the stand-in's frames, each once and in order.
+    @Test func aRawModeIsChosenAndEveryFrameIsRecordedOnce() async throws {
+        let standIn = CameraStandIn(offers: try Self.c922(), frames: .stamped)
+        let session = CaptureSession(try Self.config(standIn, width: 640, height: 480))
+        defer { standIn.stop() }
+        try await session.prepare()
+        #expect(session.cameraMode?.description == "YUYV 640x480 @ 30 fps")
+        let dir = TestEnvironment.tempDir()
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/raw.mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 2))
+        try standIn.start(in: try #require(session.pipeline))
+        try await session.play()
+        let result = try await rec.finished()
+        #expect(session.failureReason == nil, "\(session.failureReason?.message ?? "")")
+        await session.stop()
+        #expect(standIn.negotiated?.description == "video/x-raw, format=(string)YUY2, width=(int)640, height=(int)480, framerate=(fraction)30/1")
+        let indices = try await Media.stampIndices(result.path)
+        #expect(indices.count == 60, "\(indices.count) frames")
+        let first = try #require(indices.first ?? nil, "the first frame carries no stamp")
+        #expect(Media.isConsecutive(indices, from: first), "\(indices.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
+    }
+
+    /// Damaged MJPEG as webcams send it, through a recording and an RTSP viewer: the C922 at
+    /// 1920x1080 MJPEG 30 fps by hand (the session itself at 640x360, so that the encoders stay
+    /// small beside the other tests: the decoding is at full size). Frames cut at random lengths,
+    /// without their end marker, with a stray marker, and with bits flipped in the coded data.
+    /// Nothing ends; every frame the check can see is dropped and counted; the decoder gets every
+    /// other frame; the file and the viewer hold the camera's picture in every frame but the few
+    /// made from frames whose flipped bits only a decoder could find.
+    @Test func damagedFramesAtFullHDAreDroppedAndCountedThroughARecordingAndAViewer() async throws {
+        let good = try JPEGFrameCheckTests.frame(JPEGFrameCheckTests.good)
+        let scanStart = try #require(Self.scanStart(good))
+        // 8 s of frames, one in four damaged, then whole frames until the test ends.
+        var random = SeededRandom(state: 45)
+        var plan: [[UInt8]] = []
+        var visible = 0, flipped = 0
+        for i in 0..<240 {
+            guard i % 4 == 3 else { plan.append(good); continue }
+            var f = good
+            switch Int(random.next() % 4) {
+            case 0: f = Array(good.prefix(Int(random.next() % UInt64(good.count - 10)) + 4))      // cut short
+            case 1: f = Array(good.dropLast(2))                                                      // no end marker
+            case 2: let at = scanStart + Int(random.next() % UInt64(good.count - scanStart - 4)); f[at] = 0xFF; f[at + 1] = 0xC4
+            default:
+                // One to eight bits flipped in the coded data (kept from making a marker).
+                for _ in 0..<(1 + Int(random.next() % 8)) {
+                    let at = scanStart + Int(random.next() % UInt64(good.count - scanStart - 4))
+                    let v = f[at] ^ UInt8(1 << (random.next() % 8))
+                    if v != 0xFF, f[at - 1] != 0xFF { f[at] = v }
+                }
+            }
+            if JPEGFrameCheck.problem(f) != nil { visible += 1 } else { flipped += 1 }
+            plan.append(f)
+        }
+        let frames = plan
+        let standIn = CameraStandIn(offers: try Self.c922(), frames: .jpeg { i in i < frames.count ? frames[i] : good })
+        let session = CaptureSession(try Self.config(standIn, width: 640, height: 360, mode: "1920x1080@30/MJPG"))
+        defer { standIn.stop() }
+        let dropped = Mutex(0)
+        session.onEvent { if case .framesDropped(_, _, let total, _) = $0 { dropped.withLock { $0 = max($0, total) } } }
+        try await session.prepare()
+        #expect(session.cameraMode?.description == "MJPG 1920x1080 @ 30 fps")
+        let pipeline = try #require(session.pipeline)
+        let decoded = Mutex(0)
+        try #require(pipeline.element(named: "decoded")?.staticPad("sink")).addProbe(.buffer) { _ in
+            decoded.withLock { $0 += 1 }
+            return .ok
+        }
+        let dir = TestEnvironment.tempDir()
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/mjpeg.mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 7))
+        try standIn.start(in: pipeline)
+        try await session.play()
+        let server = try RTSPServer(port: 0)
+        let stream = try await session.serve(on: server)
+        let viewer = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", "rtsp://127.0.0.1:\(server.port)/cam",
+                                                                  "-frames:v", "90", "-c", "copy", "-y", "\(dir)/viewer.mkv"], timeout: 60)
+        #expect(viewer.status == 0, "\(viewer.stderr)")
+        let result = try await rec.finished()
+        // The whole plan has reached the camera's decoder before the counts are read.
+        #expect(try await TestEnvironment.eventually(30) { standIn.pushed > frames.count + 15 })
+        #expect(session.failureReason == nil, "\(session.failureReason?.message ?? "")")
+        await stream.stop()
+        await server.close()
+        await session.stop()
+        #expect(standIn.failure == nil, "\(standIn.failure ?? "")")
+
+        // Every damaged frame the check sees is dropped and counted (the events' count catches
+        // up within a second: it is told at most once a second); every other one is decoded (a
+        // frame with flipped bits the decoder cannot use is dropped by it, never an error).
+        #expect(visible > 30 && flipped > 5, "visible \(visible), flipped \(flipped)")
+        #expect(session.droppedFrames == visible, "dropped \(session.droppedFrames) of \(visible)")
+        #expect(try await TestEnvironment.eventually(10) { dropped.withLock { $0 } == visible }, "events told \(dropped.withLock { $0 })")
+        let seen = standIn.pushed
+        #expect((seen - visible - flipped...seen - visible).contains(decoded.withLock { $0 }),
+                "decoded \(decoded.withLock { $0 }) of \(seen) sent, \(visible) visibly damaged")
+
+        // The file (7 s at 30 fps) and the viewer: the camera's picture in every frame but those
+        // made from frames with flipped bits, which no check short of decoding sees (a flipped
+        // coefficient bit decodes into a wrong block, or a brightness step where it was a DC
+        // difference, in every decoder). No grey or half-drawn frame from a dropped one: a
+        // dropped frame's slot repeats the frame before it, so a flipped frame shows at most twice.
+        let reference = try await Self.meanLuma(of: CameraData.path(JPEGFrameCheckTests.good))
+        for (file, count) in [(result.path, 210), ("\(dir)/viewer.mkv", 90)] {
+            let measured = try await Media.frames(file, measure: true)
+            #expect(measured.count == count, "\(file): \(measured.count) frames")
+            let means = measured.compactMap { $0.measure?.meanY }
+            #expect(means.count == measured.count)
+            let off = means.filter { abs($0 - reference) > 3 }
+            #expect(off.count <= 2 * flipped * measured.count / frames.count + 2,
+                    "\(file): \(off.count) frames unlike the camera's picture (mean luma \(off.prefix(5)) against \(reference))")
+        }
+    }
+
+    /// Where a JPEG's coded data begins: after its start-of-scan header.
+    static func scanStart(_ f: [UInt8]) -> Int? {
+        var i = 2
+        while i + 4 <= f.count, f[i] == 0xFF {
+            let length = Int(f[i + 2]) << 8 | Int(f[i + 3])
+            if f[i + 1] == 0xDA { return i + 2 + length }
+            i += 2 + length
+        }
+        return nil
+    }
+
+    static func meanLuma(of jpeg: String) async throws -> Double {
+        let frames = try await Media.frames(jpeg, measure: true)
+        return try #require(frames.first?.measure?.meanY)
+    }
+}
