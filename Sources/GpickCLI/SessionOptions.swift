@@ -25,16 +25,17 @@ package struct SourceOptions: ParsableArguments {
     @Flag(name: .customLong("mirror-front"), help: "Mirror the front camera left-right, as phones show selfies.")
     package var mirrorFront = false
 
-    @Option(name: .long, parsing: .unconditional, help: "Frame width in pixels (even, 16…8192; default 1280).")
+    @Option(name: .long, parsing: .unconditional, help: "Frame width in pixels (even, 16…8192; default 1280, or with none of --width, --height and --fps a V4L2 camera's own mode: its largest up to 1920x1080 that keeps 30 fps).")
     package var width: Int?
 
-    @Option(name: .long, parsing: .unconditional, help: "Frame height in pixels (even, 16…8192; default 720).")
+    @Option(name: .long, parsing: .unconditional, help: "Frame height in pixels (even, 16…8192; default 720, or a V4L2 camera's own, as for --width).")
     package var height: Int?
 
-    @Option(name: .long, parsing: .unconditional, help: "Frames per second (1…240; default 30).")
+    @Option(name: .long, parsing: .unconditional, help: "Frames per second (1…240; default 30, or a V4L2 camera's own, as for --width).")
     package var fps: Int?
 
-    /// What the session delivers: as given, else 1280x720 at 30 fps.
+    /// What the session delivers: as given, else a V4L2 camera's own mode (`formatFromCamera`),
+    /// else 1280x720 at 30 fps.
     package var format: SessionFormat { SessionFormat(width: width ?? 1280, height: height ?? 720, fps: fps ?? 30) }
 
     @Option(name: .long, help: "Sound: none, test (a tone) or auto (the default microphone).")
@@ -59,6 +60,7 @@ package struct SourceOptions: ParsableArguments {
         c.mirrorFront = mirrorFront
         c.audio = AudioSpec(rawValue: audio) ?? audioDefault
         c.format = format
+        c.formatFromCamera = width == nil && height == nil && fps == nil
         c.library = library
         return c
     }

@@ -9,8 +9,9 @@ import Testing
 /// Logitech C922's modes (its `v4l2-ctl --list-formats-ext`, from `../shared/cameras`) in the
 /// place of v4l2src, inside `source-v4l2.yaml`'s own text. So the mode choice, negotiation,
 /// decoding, the session, a recording and an RTSP stream all run for real; only the element that
-/// would open /dev/video0 differs.
-struct CameraStandInTests {
+/// would open /dev/video0 differs. One at a time: each decodes or stamps full frames in real
+/// time, and together beside the other suites they starved each other's first frames.
+@Suite(.serialized) struct CameraStandInTests {
     static let table = "formats/logitech-c922.txt"
 
     static func c922() throws -> [ModeOffer] {
@@ -51,9 +52,34 @@ struct CameraStandInTests {
         #expect(Media.isConsecutive(indices, from: first), "\(indices.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
     }
 
+    /// With nothing asked, a session that follows its camera delivers the camera's default mode:
+    /// the C922's largest up to 1920x1080 that keeps 30 fps is MJPG 1920x1080 (its YUYV 1080p
+    /// runs at 5 fps), and the frames are 1920x1080, though the session's own format says 720p.
+    @Test func withNothingAskedTheSessionDeliversTheCamerasDefaultMode() async throws {
+        let good = try JPEGFrameCheckTests.frame(JPEGFrameCheckTests.good)
+        let standIn = CameraStandIn(offers: try Self.c922(), frames: .jpeg { _ in good })
+        var config = try Self.config(standIn, width: 1280, height: 720)
+        config.formatFromCamera = true
+        let session = CaptureSession(config)
+        defer { standIn.stop() }
+        try await session.prepare()
+        #expect(session.cameraMode?.description == "MJPG 1920x1080 @ 30 fps")
+        #expect(session.format == SessionFormat(width: 1920, height: 1080, fps: 30))
+        try standIn.start(in: try #require(session.pipeline))
+        try await session.play()
+        var sizes: [String] = []
+        for try await frame in session.nextFrames(3) {
+            sizes.append("\(frame.videoInfo?.width ?? 0)x\(frame.videoInfo?.height ?? 0)")
+        }
+        #expect(sizes == ["1920x1080", "1920x1080", "1920x1080"])
+        #expect(session.failureReason == nil, "\(session.failureReason?.message ?? "")")
+        await session.stop()
+    }
+
     /// Damaged MJPEG as webcams send it, through a recording and an RTSP viewer: the C922 at
-    /// 1920x1080 MJPEG 30 fps by hand (the session itself at 640x360, so that the encoders stay
-    /// small beside the other tests: the decoding is at full size). Frames cut at random lengths,
+    /// 1920x1080 MJPEG by hand, at 15 fps (the session itself at 640x360): the frames are full
+    /// size and decoded at full size, at a rate a debug build keeps beside the other suites (the
+    /// release build's cost at 30 fps is bench/'s C2). Frames cut at random lengths,
     /// without their end marker, with a stray marker, and with bits flipped in the coded data.
     /// Nothing ends; every frame the check can see is dropped and counted; the decoder gets every
     /// other frame; the file and the viewer hold the camera's picture in every frame but the few
@@ -61,11 +87,11 @@ struct CameraStandInTests {
     @Test func damagedFramesAtFullHDAreDroppedAndCountedThroughARecordingAndAViewer() async throws {
         let good = try JPEGFrameCheckTests.frame(JPEGFrameCheckTests.good)
         let scanStart = try #require(Self.scanStart(good))
-        // 8 s of frames, one in four damaged, then whole frames until the test ends.
+        // 160 frames (10.7 s), one in four damaged, then whole frames until the test ends.
         var random = SeededRandom(state: 45)
         var plan: [[UInt8]] = []
         var visible = 0, flipped = 0
-        for i in 0..<240 {
+        for i in 0..<160 {
             guard i % 4 == 3 else { plan.append(good); continue }
             var f = good
             switch Int(random.next() % 4) {
@@ -85,12 +111,12 @@ struct CameraStandInTests {
         }
         let frames = plan
         let standIn = CameraStandIn(offers: try Self.c922(), frames: .jpeg { i in i < frames.count ? frames[i] : good })
-        let session = CaptureSession(try Self.config(standIn, width: 640, height: 360, mode: "1920x1080@30/MJPG"))
+        let session = CaptureSession(try Self.config(standIn, width: 640, height: 360, mode: "1920x1080@15/MJPG"))
         defer { standIn.stop() }
         let dropped = Mutex(0)
         session.onEvent { if case .framesDropped(_, _, let total, _) = $0 { dropped.withLock { $0 = max($0, total) } } }
         try await session.prepare()
-        #expect(session.cameraMode?.description == "MJPG 1920x1080 @ 30 fps")
+        #expect(session.cameraMode?.description == "MJPG 1920x1080 @ 15 fps")
         let pipeline = try #require(session.pipeline)
         let decoded = Mutex(0)
         try #require(pipeline.element(named: "decoded")?.staticPad("sink")).addProbe(.buffer) { _ in
@@ -108,29 +134,31 @@ struct CameraStandInTests {
                                                                   "-frames:v", "90", "-c", "copy", "-y", "\(dir)/viewer.mkv"], timeout: 60)
         #expect(viewer.status == 0, "\(viewer.stderr)")
         let result = try await rec.finished()
-        // The whole plan has reached the camera's decoder before the counts are read.
-        #expect(try await TestEnvironment.eventually(30) { standIn.pushed > frames.count + 15 })
         #expect(session.failureReason == nil, "\(session.failureReason?.message ?? "")")
+        #expect(standIn.failure == nil, "\(standIn.failure ?? "")")
+
+        // Every damaged frame the check sees is dropped and counted, once the whole plan has
+        // passed the check (whole frames follow it); the events' count catches up within a
+        // second of that, told with the next frame. Every other frame is decoded (one whose
+        // flipped bits the decoder cannot use is dropped by it, never an error).
+        #expect(visible > 25 && flipped > 3, "visible \(visible), flipped \(flipped)")
+        #expect(try await TestEnvironment.eventually(30) { session.droppedFrames == visible && dropped.withLock { $0 } == visible },
+                "dropped \(session.droppedFrames) of \(visible), events told \(dropped.withLock { $0 })")
+        standIn.stop()
+        let seen = standIn.pushed
+        #expect(try await TestEnvironment.eventually(30) { decoded.withLock { $0 } >= seen - visible - flipped })
+        #expect((seen - visible - flipped...seen - visible).contains(decoded.withLock { $0 }),
+                "decoded \(decoded.withLock { $0 }) of \(seen) sent, \(visible) visibly damaged")
         await stream.stop()
         await server.close()
         await session.stop()
-        #expect(standIn.failure == nil, "\(standIn.failure ?? "")")
 
-        // Every damaged frame the check sees is dropped and counted (the events' count catches
-        // up within a second: it is told at most once a second); every other one is decoded (a
-        // frame with flipped bits the decoder cannot use is dropped by it, never an error).
-        #expect(visible > 30 && flipped > 5, "visible \(visible), flipped \(flipped)")
-        #expect(session.droppedFrames == visible, "dropped \(session.droppedFrames) of \(visible)")
-        #expect(try await TestEnvironment.eventually(10) { dropped.withLock { $0 } == visible }, "events told \(dropped.withLock { $0 })")
-        let seen = standIn.pushed
-        #expect((seen - visible - flipped...seen - visible).contains(decoded.withLock { $0 }),
-                "decoded \(decoded.withLock { $0 }) of \(seen) sent, \(visible) visibly damaged")
-
-        // The file (7 s at 30 fps) and the viewer: the camera's picture in every frame but those
+        // The file (7 s at the session's 30 fps, each camera frame twice) and the viewer: the camera's picture in every frame but those
         // made from frames with flipped bits, which no check short of decoding sees (a flipped
         // coefficient bit decodes into a wrong block, or a brightness step where it was a DC
         // difference, in every decoder). No grey or half-drawn frame from a dropped one: a
-        // dropped frame's slot repeats the frame before it, so a flipped frame shows at most twice.
+        // dropped frame's slot repeats the frame before it, so a flipped frame shows at most four
+        // times (twice for the rate, twice more for a dropped frame after it).
         let reference = try await Self.meanLuma(of: CameraData.path(JPEGFrameCheckTests.good))
         for (file, count) in [(result.path, 210), ("\(dir)/viewer.mkv", 90)] {
             let measured = try await Media.frames(file, measure: true)
@@ -138,7 +166,7 @@ struct CameraStandInTests {
             let means = measured.compactMap { $0.measure?.meanY }
             #expect(means.count == measured.count)
             let off = means.filter { abs($0 - reference) > 3 }
-            #expect(off.count <= 2 * flipped * measured.count / frames.count + 2,
+            #expect(off.count <= 2 * flipped * measured.count / frames.count + 4,
                     "\(file): \(off.count) frames unlike the camera's picture (mean luma \(off.prefix(5)) against \(reference))")
         }
     }

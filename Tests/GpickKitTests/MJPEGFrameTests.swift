@@ -11,7 +11,7 @@ struct JPEGFrameCheckTests {
     static let good = "mjpeg/camera-streamer_capture.jpeg"     // 1920x1080, Exif and a thumbnail inside
     static let uvc = "mjpeg/gst-uvch264demux_valid_h264_jpg.mjpg"  // a UVC H.264 camera's frame, H.264 in APP4
     static let noScan = "mjpeg/gst-uvch264demux_valid_h264_yuy2.mjpg"  // YUY2 in APP4, no image scan
-    static let corrupt = "mjpeg/camera-streamer_broken.jpeg"   // bad Huffman codes: only a decoder sees them
+    static let corrupt = "mjpeg/camera-streamer_broken.jpeg"   // bad Huffman codes, markers intact
 
     static func frame(_ name: String) throws -> [UInt8] {
         try #require(CameraData.verified.contains(name), "\(name) is not in ../shared/cameras: the camera tests need it")
@@ -44,23 +44,71 @@ struct JPEGFrameCheckTests {
         #expect(JPEGFrameCheck.problem([0xFF, 0xD8]) == .noStart)
     }
 
-    /// A byte in the coded data that makes a marker where none may be is seen; a flip that
-    /// makes valid-looking data is a decoder's to find (the real corrupt frame is such a one).
+    /// A byte in the coded data that makes a marker where none may be is seen; so is coded data
+    /// out of step with its Huffman tables (the real corrupt frame, whose markers are intact).
     @Test func markersWhereNoneMayBeAreDamage() throws {
         var damaged = try Self.frame(Self.good)
         let middle = damaged.count / 2
         damaged[middle] = 0xFF
-        damaged[middle + 1] = 0xC4  // a DHT marker in the middle of the scan
+        damaged[middle + 1] = 0xC4  // a DHT marker in the middle of the scan: the scan ends short of its blocks
+        #expect(JPEGFrameCheck.problem(damaged) == .corrupt)
+        damaged = try Self.frame(Self.good)
+        damaged.insert(contentsOf: [0xFF, 0x00], at: 4)  // a marker that does not exist, among the segments
         #expect(JPEGFrameCheck.problem(damaged) == .damaged)
-        #expect(JPEGFrameCheck.problem(try Self.frame(Self.corrupt)) == nil)
+        #expect(JPEGFrameCheck.problem(try Self.frame(Self.corrupt)) == .corrupt)
+    }
+
+    /// Single bits flipped at 200 places in the real frame's coded data: a flip in a Huffman code
+    /// that throws the data out of step for good is seen; one in a coefficient's value bits is
+    /// not, nor one after which the codes fall back into step within the block (JPEG's codes
+    /// resynchronise within a few symbols): only the picture shows those. Measured: 36 of 200.
+    @Test func bitsFlippedInCodesAreSeen() throws {
+        let good = try Self.frame(Self.good)
+        let scan = try #require(CameraStandInTests.scanStart(good))
+        var random = SeededRandom(state: 46)
+        var seen = 0, tried = 0
+        while tried < 200 {
+            var f = good
+            let at = scan + Int(random.next() % UInt64(good.count - scan - 4))
+            let v = f[at] ^ UInt8(1 << (random.next() % 8))
+            guard v != 0xFF, f[at] != 0xFF, f[at - 1] != 0xFF else { continue }  // no marker made or unmade
+            f[at] = v
+            tried += 1
+            if JPEGFrameCheck.problem(f) == .corrupt { seen += 1 }
+        }
+        #expect(seen >= 30, "\(seen) of \(tried) flips seen")
+    }
+
+    /// Frames of every layout a camera or encoder makes pass whole: libjpeg-turbo's (jpegenc) at
+    /// 4:2:0, 4:2:2, 4:4:4 and grey, sizes that are not multiples of the MCU, noise (long codes)
+    /// and flat colour (short ones); the real frames with restart markers (the UVC camera's).
+    @Test(arguments: ["I420", "Y42B", "Y444", "GRAY8"])
+    func encodedFramesOfEveryLayoutPass(_ format: String) async throws {
+        let dir = TestEnvironment.tempDir("layout-\(format)")
+        for (pattern, size) in [("snow", "1920x1080"), ("smpte", "1366x766"), ("solid-color", "642x362"), ("ball", "88x40")] {
+            let wh = size.split(separator: "x")
+            let pipeline = try await Pipeline.parse("videotestsrc pattern=\(pattern) num-buffers=2 ! video/x-raw,format=\(format),width=\(wh[0]),height=\(wh[1]) "
+                                                    + "! jpegenc quality=90 ! multifilesink location=\(dir)/\(pattern)-%d.jpg")
+            let bus = pipeline.bus.messages()
+            try await pipeline.setState(.playing)
+            for await m in bus {
+                if case .endOfStream = m { break }
+                if case .error(let e) = m { Issue.record("\(e.message)"); break }
+            }
+            try await pipeline.setState(.null)
+            for i in 0..<2 {
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(pattern)-\(i).jpg")))
+                #expect(JPEGFrameCheck.problem(bytes) == nil, "\(format) \(pattern) \(size) frame \(i)")
+            }
+        }
+        #expect(JPEGFrameCheck.problem(try Self.frame(Self.uvc)) == nil)  // DRI: restart markers every few MCUs
     }
 }
 
 /// Damaged frames in a camera's MJPEG stream, through `source-v4l2.yaml`'s own text with the
 /// camera replaced by an appsrc that sends real frames (the guard installed as a session
 /// installs it): every whole frame is decoded, every damaged one that the check can see is
-/// dropped and counted, and nothing ends the stream. Frames the check cannot see (bad Huffman
-/// codes) reach the decoder; it decodes or drops them without failing.
+/// dropped and counted (the real corrupt frame among them), and nothing ends the stream.
 struct MJPEGStreamTests {
     @Test func damagedFramesAreDroppedAndCountedAndTheStreamGoesOn() async throws {
         let good = try JPEGFrameCheckTests.frame(JPEGFrameCheckTests.good)
@@ -80,9 +128,10 @@ struct MJPEGStreamTests {
             default: frames.append(good)
             }
         }
-        frames[100] = corrupt  // damage only a decoder sees
-        let whole = frames.enumerated().filter { $0.offset != 100 && JPEGFrameCheck.problem($0.element) == nil }.count
-        #expect(whole + bad + 1 == 120 && bad > 12)
+        if JPEGFrameCheck.problem(frames[100]) == nil { bad += 1 }
+        frames[100] = corrupt  // damaged Huffman codes, markers intact
+        let whole = frames.filter { JPEGFrameCheck.problem($0) == nil }.count
+        #expect(whole + bad == 120 && bad > 12)
 
         let file = try PipelineLibrary().load("source-v4l2")
         let caps = "image/jpeg,width=1920,height=1080,framerate=30/1"
@@ -116,7 +165,6 @@ struct MJPEGStreamTests {
         #expect(errors.isEmpty, "\(errors)")
         #expect(guardian.droppedFrames == bad)
         #expect(reported.withLock { $0 } == Array(1...bad))
-        // Every whole frame decoded, and the corrupt one decoded (smeared) or dropped.
-        #expect((whole...whole + 1).contains(decoded.withLock { $0 }), "decoded \(decoded.withLock { $0 }) of \(whole) whole frames")
+        #expect(decoded.withLock { $0 } == whole, "decoded \(decoded.withLock { $0 }) of \(whole) whole frames")
     }
 }

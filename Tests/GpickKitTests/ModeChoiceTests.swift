@@ -261,12 +261,9 @@ struct ModeRequestTests {
 /// open /dev/video0 replaced. The mode filter then carries exactly the chosen caps.
 struct ModeNegotiationTests {
     /// The table's modes of one encoding, written as a device's caps (lists of rates).
+    /// The caps a device with `offers` advertises, as CapsModes writes them for a stand-in.
     static func advertised(_ offers: [ModeOffer], _ encoding: ModeEncoding) -> String {
-        offers.filter { $0.format.encoding == encoding }.compactMap { o -> String? in
-            guard case .discrete(let w, let h) = o.sizes, case .discrete(let rates) = o.rates else { return nil }
-            let media = encoding == .mjpeg ? "image/jpeg" : "video/x-raw,format=\(CapsModes.gstNames[o.format.fourcc]!)"
-            return "\(media),width=\(w),height=\(h),framerate={ \(rates.map { "(fraction)\($0)" }.joined(separator: ", ")) }"
-        }.joined(separator: "; ")
+        offers.filter { $0.format.encoding == encoding }.map { CapsModes.caps(for: $0) }.joined(separator: "; ")
     }
 
     @Test(arguments: [(ModeChoiceTests.Asked.fullHD, "image/jpeg", 1920, 1080), (.vga, "video/x-raw", 640, 480), (.fullHD60, "image/jpeg", 1280, 720)])

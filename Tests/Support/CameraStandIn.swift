@@ -8,8 +8,9 @@ import Synchronization
 /// as v4l2src is, which advertises a real camera's mode table (one caps structure per line of its
 /// `v4l2-ctl --list-formats-ext`; an appsrc alone answers a caps query with ANY). The session probes it and
 /// fixes its mode filter as it does a camera's; the stand-in then learns the mode the way a
-/// driver does (a caps query downstream, fixated) and sends frames in it, in real time, stamped
-/// with the pipeline's clock as v4l2src stamps them. Raw modes get frames made here, each with its
+/// driver does (a caps query downstream, fixated) and sends frames in it, in real time. Each is
+/// stamped with its capture time on the pipeline's clock, at exact intervals from the first, as a
+/// driver stamps frames from the sensor's clock, however late the frame is read. Raw modes get frames made here, each with its
 /// index in the frame stamp (source id 1), so a test can tell which frames came through; MJPEG
 /// modes get the JPEG bytes the test gives (real frames, whole or damaged).
 public final class CameraStandIn: Sendable {
@@ -51,7 +52,7 @@ public final class CameraStandIn: Sendable {
         guard file.pipeline.value.contains(camera) else { throw TestFailure("source-v4l2.yaml no longer starts with \(camera)") }
         let caps = offers.map { CapsModes.caps(for: $0) }.joined(separator: "; ")
         file.pipeline.value = file.pipeline.value.replacingOccurrences(
-            of: camera, with: "appsrc name=camera is-live=true format=time do-timestamp=true max-bytes=0 max-buffers=0 ! capsfilter name=src caps=\"\(caps)\"")
+            of: camera, with: "appsrc name=camera is-live=true format=time max-bytes=0 max-buffers=0 ! capsfilter name=src caps=\"\(caps)\"")
         file.parameters.removeAll { $0.name == "device" }
         file.bindings.removeAll { $0.parameter == "device" }
         file.name = "camera-stand-in"
@@ -59,8 +60,7 @@ public final class CameraStandIn: Sendable {
     }
 
     /// Starts sending into the stand-in inside `pipeline` (a session's, once prepared), on a
-    /// thread of its own, at the negotiated rate, until `stop()`. Frames refused because the
-    /// pipeline is not yet playing are offered again (a camera starting up).
+    /// thread of its own, at the negotiated rate, once it plays, until `stop()`.
     public func start(in pipeline: Bin) throws {
         let src = try AppSrc(try pipeline.requireElement(named: "camera"))
         let thread = Thread { [self] in self.run(src) }
@@ -92,6 +92,7 @@ public final class CameraStandIn: Sendable {
         }
         var index = 0
         var start: Date?
+        var firstPTS: UInt64 = 0
         while !state.withLock({ $0.stopped }) {
             if let start {
                 let due = start.addingTimeInterval(Double(index) * interval).timeIntervalSinceNow
@@ -102,12 +103,18 @@ public final class CameraStandIn: Sendable {
             case .stamped: bytes = raw?.frame(index) ?? []
             case .jpeg(let make): bytes = make(index)
             }
+            if start == nil {
+                // A live camera sends only once playing, stamped on the running clock.
+                guard let now = src.playingRunningTime else { Thread.sleep(forTimeInterval: 0.005); continue }
+                firstPTS = now
+            }
             guard let buffer = bytes.withUnsafeBytes({ OwnedBuffer.copying($0) }) else { return }
+            let duration = UInt64(1e9 * interval)
+            buffer.view.setPTS(firstPTS + UInt64(index) * duration)
+            buffer.view.setDuration(duration)
             do {
                 try src.push(buffer)
             } catch {
-                // Not playing yet: the same frame again shortly.
-                if start == nil { Thread.sleep(forTimeInterval: 0.005); continue }
                 state.withLock { $0.failure = "push refused: \(error.message)" }
                 return
             }

@@ -30,6 +30,8 @@ public final class CaptureSession: Sendable {
         var identities: [CameraPosition: CameraIdentity] = [:]
         /// The modes the V4L2 cameras at each position were opened in.
         var modes: [CameraPosition: CameraMode] = [:]
+        /// What the session delivers when it follows its camera's mode (`formatFromCamera`).
+        var delivered: SessionFormat?
         var position: CameraPosition
         var graph: Graph?
         /// The session file every stage uses (its input stage).
@@ -83,7 +85,16 @@ public final class CaptureSession: Sendable {
     public init(_ configuration: SessionConfiguration) {
         self.configuration = configuration
         state = Locked(State(position: configuration.position))
-        let f = configuration.format
+        // Bounded for the largest frame the session may deliver: one that follows its camera's
+        // mode is 1080p at most, unless a mode by hand says larger (4K assumed for "max").
+        var f = configuration.format
+        if configuration.formatFromCamera {
+            switch configuration.mode {
+            case .exact(let size, _, _)?: (f.width, f.height) = (max(f.width, size.width), max(f.height, size.height))
+            case .largest?: (f.width, f.height) = (max(f.width, 3840), max(f.height, 2160))
+            case .deliver?, nil: (f.width, f.height) = (max(f.width, 1920), max(f.height, 1080))
+            }
+        }
         let ref = switchRef
         frames = FrameHub(pendingLimit: configuration.lagMemoryLimit / max(1, f.width * f.height * 3 / 2),
                           isSynthetic: { ref.isSynthetic($0) })
@@ -101,7 +112,7 @@ public final class CaptureSession: Sendable {
     /// The mode the current camera was opened in, when gpick chose it (a V4L2 camera).
     public var cameraMode: CameraMode? { state.withLock { $0.modes[$0.position] } }
 
-    public var format: SessionFormat { configuration.format }
+    public var format: SessionFormat { state.withLock { $0.delivered } ?? configuration.format }
     /// The camera at the current position.
     public var source: SourceSpec {
         state.withLock { $0.cameras[$0.position] } ?? (position == .back ? configuration.source : configuration.front ?? .auto)
@@ -139,6 +150,9 @@ public final class CaptureSession: Sendable {
         let position = self.position
         let made = OffPool.start { () throws(GpickError) in try self.makeStage(first, position: position, generation: 0) }
         do { try await Gst.initialized() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
+        // A session that follows its camera's mode knows what it delivers once the camera is
+        // asked: the pipeline is built after that.
+        if configuration.formatFromCamera, first.cameraKind == .v4l2 { _ = try await made.value() }
         let graph = try await OffPool.run { () throws(GpickError) in
             try self.configuration.framesOnly ? self.buildFramesOnly() : self.build(sessionPart)
         }

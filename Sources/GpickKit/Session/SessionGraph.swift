@@ -34,7 +34,7 @@ extension CaptureSession {
         // Cameras come and go (flips, a PipeWire node destroyed): the session's timeline must not
         // be one of their clocks.
         pipeline.useSystemClock()
-        let f = configuration.format
+        let f = format
         do {
             let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
             let feed = try AppSrc(try pipeline.requireElement(named: "feed"))
@@ -93,7 +93,8 @@ extension CaptureSession {
         if !configuration.controls.isEmpty {
             emit(.cameraControls(position, spec, try V4L2ControlDevice.of(spec).apply(configuration.controls)))
         }
-        if let custom = configuration.sourceFile, position == configuration.position {
+        let replaced = configuration.sourceFile != nil && position == configuration.position
+        if let custom = configuration.sourceFile, replaced {
             sourcePart = custom
             testOptions = nil
             label = custom.file.name
@@ -104,14 +105,14 @@ extension CaptureSession {
         // A test camera's latency: a queue that hands each frame on only once that many frames
         // came after it. (Counted in frames: a time threshold lets the first frame through.)
         if let latency = testOptions?.latency, latency > 0 {
-            let frames = max(1, Int((latency * Double(configuration.format.fps)).rounded()))
+            let frames = max(1, Int((latency * Double(format.fps)).rounded()))
             text += " ! queue name=latency min-threshold-buffers=\(frames) max-size-time=0 max-size-buffers=0 max-size-bytes=0"
         }
         let deliver: @Sendable (Sample) -> AppSink.Flow
         let ended: @Sendable () -> Void
         // A camera that goes quiet is lost (PipeWire reports no error when its node goes away).
         // (At least three frame intervals, for a session slower than one frame a second.)
-        let stall = max(configuration.stallTimeout, 3 / Double(max(configuration.format.fps, 1)))
+        let stall = max(configuration.stallTimeout, 3 / Double(max(format.fps, 1)))
         // A PipeWire stream that is never linked is silent for good: it is opened again after the
         // silent-start timeout. A V4L2 or libcamera camera may take seconds to start (exposure,
         // a slow USB bridge): it has the whole start timeout before that.
@@ -148,19 +149,23 @@ extension CaptureSession {
             ended = { [weak self, label] in self?.markSourceEnded(gen, label) }
         }
         let stage = try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
-                                    testOptions: testOptions, format: configuration.format, deliver: deliver, ended: ended)
+                                    testOptions: testOptions, format: format, deliver: deliver, ended: ended)
         // A V4L2 camera's mode, asked of the stage's own v4l2src (opened once, for both).
         var mjpeg = false
         if let v4l2 {
             let chosen: ModeChoice.Chosen?
             do throws(GpickError) {
-                chosen = try chooseMode(in: stage.bin, device: v4l2.device, asked: v4l2.mode)
+                chosen = try chooseMode(in: stage.bin, device: v4l2.device, asked: v4l2.mode, first: gen == 0)
             } catch {
                 stage.abandon()
                 throw error
             }
             if let chosen {
                 mjpeg = chosen.mode.format.encoding == .mjpeg
+                do throws(GpickError) { if gen == 0 { try followMode(chosen.mode, stage: stage) } } catch {
+                    stage.abandon()
+                    throw error
+                }
                 emit(.cameraMode(position, spec, chosen))
             }
             state.withLock { $0.modes[position] = chosen?.mode }
@@ -173,7 +178,10 @@ extension CaptureSession {
         }
         if let watchdog {
             let seconds = stall, silent = max(silentAfter, stall)
-            stage.watch(watchdog) { [weak self] loss in
+            // A pipeline file of one's own in the camera's place opens no device of the spec's:
+            // it is there while its stage is.
+            let present: @Sendable () async -> Bool = { @Sendable in replaced ? true : await CameraDirectory.isPresent(spec) }
+            stage.watch(watchdog, present: present) { [weak self] loss in
                 switch loss {
                 case .stopped:
                     self?.cameraStalled(gen, spec, why: "camera \(spec) stopped delivering frames for \(DurationText.format(seconds: seconds))")
@@ -195,15 +203,19 @@ extension CaptureSession {
     /// that replays a camera's modes and frames, say): its mode is chosen from what it advertises,
     /// in the same way.
     @available(*, noasync, message: "it opens the device: make stages in OffPool")
-    func chooseMode(in bin: Bin, device: String, asked: ModeRequest?) throws(GpickError) -> ModeChoice.Chosen? {
+    func chooseMode(in bin: Bin, device: String, asked: ModeRequest?, first: Bool = false) throws(GpickError) -> ModeChoice.Chosen? {
         guard let filter = bin.element(named: "mode"), let src = bin.element(named: "src") else {
             if asked != nil { throw GpickError(.usage, "the camera's pipeline file has no mode filter after v4l2src (capsfilter name=mode): its mode cannot be set") }
             return nil
         }
         let offers = CapsModes.offers(from: CapsModes.probe(src))
         guard !offers.isEmpty else { return nil }
-        let f = configuration.format
-        let request = asked ?? .deliver(size: ModeSize(width: f.width, height: f.height), rate: Fraction(f.fps, 1))
+        // A session that follows its camera asks nothing of the first one it opens (its default
+        // mode); every camera after that, for what the session delivers.
+        let following = first && configuration.formatFromCamera
+        let f = format
+        let request = asked ?? (following ? .deliver(size: nil, rate: nil)
+            : .deliver(size: ModeSize(width: f.width, height: f.height), rate: Fraction(f.fps, 1)))
         let chosen: ModeChoice.Chosen
         do {
             chosen = try ModeChoice.choose(from: offers, for: request)
@@ -216,6 +228,21 @@ extension CaptureSession {
             throw GpickError(.pipeline, "camera \(device): cannot fix its mode: \(error.message)")
         }
         return chosen
+    }
+
+    /// A session that follows its camera's mode delivers its first camera's size and rate (a
+    /// rate like 30000/1001 as the whole number above it, which the stage's videorate keeps): its
+    /// stage is told so before it plays. A mode the session cannot deliver (an odd size) leaves
+    /// the session's own format.
+    @available(*, noasync, message: "it sets up elements: make stages in OffPool")
+    func followMode(_ mode: CameraMode, stage: SourceStage) throws(GpickError) {
+        guard configuration.formatFromCamera else { return }
+        let delivered = SessionFormat(width: mode.width, height: mode.height, fps: max(1, Int(mode.rate.value.rounded(.up))))
+        guard (try? delivered.validate()) != nil else { return }
+        state.withLock { $0.delivered = delivered }
+        do throws(GStreamerError) { try SourceStage.deliver(delivered, in: stage.bin) } catch {
+            throw GpickError(.pipeline, "source \(stage.spec): \(error.message)")
+        }
     }
 
     func warmupFrames(for spec: SourceSpec) -> Int {

@@ -41,6 +41,11 @@ public struct SessionConfiguration: Sendable {
     public var mirrorFront = false
     public var audio: AudioSpec = .none
     public var format = SessionFormat()
+    /// Deliver the camera's own size and rate where gpick chooses its mode (a V4L2 camera): with
+    /// nothing asked, its largest mode up to 1920x1080 that keeps 30 fps; with `mode`, that mode.
+    /// `format` is then what the other sources deliver. Decided as the first camera opens, and
+    /// kept through flips and reconnections.
+    public var formatFromCamera = false
     /// A V4L2 camera's mode chosen by hand (`--mode`); nil: gpick chooses it from the modes the
     /// camera advertises, for `format` (`ModeChoice`).
     public var mode: ModeRequest?

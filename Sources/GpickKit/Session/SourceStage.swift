@@ -12,7 +12,7 @@ final class SourceStage: Sendable {
     let spec: SourceSpec
     let generation: Int
     /// For a camera: notices frames that stop (armed when the stage starts, disarmed when it stops).
-    private let watchdog = Mutex<(FrameWatchdog, @Sendable (FrameWatchdog.Loss) -> Void)?>(nil)
+    private let watchdog = Mutex<(FrameWatchdog, present: @Sendable () async -> Bool, lost: @Sendable (FrameWatchdog.Loss) -> Void)?>(nil)
     /// Whether the bin is in the pipeline, and whether the stage was stopped: a stage stopped
     /// before its start (another switch overtook it) never starts.
     private let life = Mutex<(added: Bool, stopped: Bool)>((false, false))
@@ -35,10 +35,8 @@ final class SourceStage: Sendable {
             // from a file: "no frame within 15 s", about once in 20 to 60 runs). The stage hands
             // its frames over through an appsink; the pipeline has nothing to wait for in it.
             try bin.set("async-handling", true)
-            let f = format
-            let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
+            try Self.deliver(format, in: bin)
             let formatElement = try bin.requireElement(named: "format")
-            try formatElement.set("caps", caps: caps)
             // A file source ends; its end stops at this appsink (the session's stream goes on).
             try AppSink(try bin.requireElement(named: "out")).setCallbacks(deciding: deliver, onEOS: ended)
             if let o = testOptions, let pad = formatElement.staticPad("src") {
@@ -49,10 +47,19 @@ final class SourceStage: Sendable {
         }
     }
 
+    /// Sets what the stage delivers (the input stage's `format` filter): the session's format, or
+    /// its camera's mode once chosen, for a session that follows it.
+    static func deliver(_ f: SessionFormat, in bin: Bin) throws(GStreamerError) {
+        let caps = try Caps("video/x-raw,format=I420,width=\(f.width),height=\(f.height),framerate=\(f.fps)/1,pixel-aspect-ratio=1/1")
+        try bin.requireElement(named: "format").set("caps", caps: caps)
+    }
+
     /// Watches the stage's frames with `watchdog`; `lost` runs when they stop, or when the
     /// camera is gone before its first frame.
-    func watch(_ watchdog: FrameWatchdog, lost: @escaping @Sendable (FrameWatchdog.Loss) -> Void) {
-        self.watchdog.withLock { $0 = (watchdog, lost) }
+    /// `present` says whether the camera is still there (its device, node or name).
+    func watch(_ watchdog: FrameWatchdog, present: @escaping @Sendable () async -> Bool,
+               lost: @escaping @Sendable (FrameWatchdog.Loss) -> Void) {
+        self.watchdog.withLock { $0 = (watchdog, present, lost) }
     }
 
     /// Adds the bin to the pipeline and starts it.
@@ -65,9 +72,8 @@ final class SourceStage: Sendable {
         }
         // Watched from before it starts: a PipeWire stream that is never linked holds its start
         // (the state change) for up to 30 s, and that is a silent camera too.
-        if let (dog, lost) = watchdog.withLock({ $0 }) {
-            let spec = spec
-            dog.start(present: { await CameraDirectory.isPresent(spec) }, lost: lost)
+        if let (dog, present, lost) = watchdog.withLock({ $0 }) {
+            dog.start(present: present, lost: lost)
         }
         do throws(GStreamerError) {
             let added = life.withLock { l -> Result<Bool, GStreamerError> in

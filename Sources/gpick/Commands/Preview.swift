@@ -71,7 +71,7 @@ struct PreviewCommand: AsyncParsableCommand {
                 keyInput.yield(.quit)
             }
             var started: JSONFields = ["sink": kind.rawValue, "source": "\(session.source)",
-                                          "width": config.format.width, "height": config.format.height]
+                                          "width": session.format.width, "height": session.format.height]
             if let window = preview.windowSinkName { started["window-sink"] = window }
             if let url = preview.url {
                 started["url"] = url

@@ -94,7 +94,7 @@ struct Publish: AsyncParsableCommand {
                 throw error
             }
             events.started((["url": "\(target)", "source": "\(session.source)",
-                              "width": config.format.width, "height": config.format.height, "fps": config.format.fps] as JSONFields).mode(of: session))
+                              "width": session.format.width, "height": session.format.height, "fps": session.format.fps] as JSONFields).mode(of: session))
             if !out.json { Console.notice("publishing to \(target)") }
 
             stopper.onSignal { _ in end.yield(nil) }

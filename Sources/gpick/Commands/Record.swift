@@ -89,12 +89,12 @@ struct Record: AsyncParsableCommand {
                 recording.requestStop()
             }
             events.started((["source": "\(session.source)", "path": target.path, "duration": duration,
-                              "width": config.format.width, "height": config.format.height, "fps": config.format.fps] as JSONFields).mode(of: session))
+                              "width": session.format.width, "height": session.format.height, "fps": session.format.fps] as JSONFields).mode(of: session))
             let progress = Task {
                 while true {
                     do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }  // cancelled
                     let p = recording.progress
-                    let secs = Double(p.frames) / Double(config.format.fps)
+                    let secs = Double(p.frames) / Double(session.format.fps)
                     events.emit("progress", ["frames": p.frames, "seconds": secs, "bytes": p.bytes])
                     Console.progress(cFormat("recording %.1f/%.1f s  ", secs, duration) + formatBytes(p.bytes))
                 }
@@ -125,7 +125,7 @@ struct Record: AsyncParsableCommand {
             }
             // Only a recording that ended well is saved (one cut short by its source is kept at -o).
             try await saving.save(parts.map(\.path), events: events)
-            var summary: JSONFields = ["frames": frames, "duration": Double(frames) / Double(config.format.fps)]
+            var summary: JSONFields = ["frames": frames, "duration": Double(frames) / Double(session.format.fps)]
             if case .split = recording { summary["parts"] = parts.count }
             events.finished(summary)
         }

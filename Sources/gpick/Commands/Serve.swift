@@ -111,7 +111,7 @@ struct Serve: AsyncParsableCommand {
             }
             let first = served[0]
             var started: JSONFields = ["url": first.stream.url, "source": "\(first.session.source)", "audio": first.session.hasAudio,
-                                       "width": config.format.width, "height": config.format.height, "fps": config.format.fps]
+                                       "width": first.session.format.width, "height": first.session.format.height, "fps": first.session.format.fps]
             if served.count > 1 {
                 started["mounts"] = served.map { JSONValue(fields: ["name": $0.stream.name, "url": $0.stream.url, "source": "\($0.session.source)"]) }
             }

@@ -72,11 +72,11 @@ struct Snap: AsyncParsableCommand {
             let encoderBuild = OffPool.start { () throws(GpickError) in
                 try StillEncoder(format: stillFormat, quality: quality, library: library)
             }
-            events.started((["source": "\(session.source)", "width": config.format.width, "height": config.format.height] as JSONFields).mode(of: session))
+            events.started((["source": "\(session.source)", "width": session.format.width, "height": session.format.height] as JSONFields).mode(of: session))
             // The five capture stages a session's snap reports (--json), the first two before the
             // camera plays: its first frames are the stills.
             events.emit("capture-settings-resolved", ["format": stillFormat.rawValue, "count": count, "every": every,
-                                                      "width": config.format.width, "height": config.format.height])
+                                                      "width": session.format.width, "height": session.format.height])
             events.emit("capture-exposure-started")
             do {
                 try await session.play()

@@ -4,8 +4,9 @@
 /// (grey where data is missing, smears where bits flipped), so a viewer or a recording would
 /// show them. The check reads only the markers: a frame must start with SOI, carry well-formed
 /// segments up to an image scan (SOS), hold no stray marker inside its entropy-coded data, and
-/// end with EOI (padding of zero bytes after it is allowed, as some cameras send). A bit flipped
-/// inside the coded data that makes no marker is not seen: no check short of decoding sees it.
+/// end with EOI (padding of zero bytes after it is allowed, as some cameras send). The coded data
+/// of a baseline frame is then walked code by code (`JPEGScanWalk`): a bit flipped in a Huffman
+/// code is seen there. One flipped in a coefficient's value is not: only the picture shows it.
 public enum JPEGFrameCheck {
     public enum Problem: String, Sendable, Equatable {
         /// Not a JPEG at its start (a frame that begins mid-stream).
@@ -18,6 +19,9 @@ public enum JPEGFrameCheck {
         case noScan = "no image data"
         /// A marker that cannot be there, inside the coded data or among the segments.
         case damaged = "damaged data"
+        /// Coded data out of step with its tables: a code no table has, too many coefficients in
+        /// a block, or more or fewer blocks than the frame holds (bits flipped on the way).
+        case corrupt = "corrupt coded data"
     }
 
     /// nil for a whole frame, else what is wrong with it.
@@ -30,6 +34,7 @@ public enum JPEGFrameCheck {
         let hasEnd = end >= 4 && b[end - 2] == 0xFF && b[end - 1] == 0xD9
         var i = 2
         var sawScan = false
+        var walk = JPEGScanWalk()
         while i < end {
             // Segments: FF, a marker byte (fill bytes FF may come first), and for most a length.
             guard b[i] == 0xFF else { return .damaged }
@@ -52,7 +57,15 @@ public enum JPEGFrameCheck {
                 let length = Int(b[i]) << 8 | Int(b[i + 1])
                 guard length >= 2 else { return .damaged }
                 guard i + length <= end else { return hasEnd ? .damaged : .truncated }
+                let header = i
                 i += length
+                switch marker {
+                case 0xC4: guard walk.huffmanTables(b, at: header, length: length) else { return .damaged }
+                case 0xDD: if length >= 4 { walk.restartInterval = Int(b[header + 2]) << 8 | Int(b[header + 3]) }
+                case 0xC0...0xCF where marker != 0xC8 && marker != 0xCC:
+                    walk.frameHeader(b, at: header, length: length, marker: marker)
+                default: break
+                }
                 guard marker == 0xDA else { continue }
                 // SOS: entropy-coded data follows, in which FF is followed only by 00 (a stuffed
                 // byte) or a restart marker, up to the next marker.
@@ -65,6 +78,8 @@ public enum JPEGFrameCheck {
                     if next == 0xFF { i += 1; continue }
                     break  // a marker: the scan is over
                 }
+                guard i < end, length >= 3, header + 2 + 2 * Int(b[header + 2]) < header + length else { continue }
+                if !walk.scanIsWhole(b, header: header, data: header + length, end: i) { return .corrupt }
             }
         }
         if !sawScan { return hasEnd ? .noScan : .truncated }
