@@ -43,7 +43,7 @@ struct DevicesControlsTests {
         #expect(test.stderr.contains("test:smpte has no controls gpick can set: it sets them on V4L2 cameras"), "\(test.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/x.jpg"))
         // While a script runs: the line that asked, and the same reason.
-        let script = try await Subprocess.gpick(["session", "--source", "test"], stdin: "snap a.jpg\nset camera.exposure-time 100\n")
+        let script = try await Subprocess.gpick(["session", "--source", "test", "--output-dir", dir], stdin: "snap a.jpg\nset camera.exposure-time 100\n")
         #expect(script.status != 0 && script.stderrLines.count == 1, "\(script.stderr)")
         #expect(script.stderr.contains("line 2: test:smpte has no controls gpick can set"), "\(script.stderr)")
     }
