@@ -30,9 +30,12 @@ import Testing
     }
 
     /// Asked for 640x480 at 30 fps, the C922 runs YUYV 640x480 at 30 (raw keeps the rate: no
-    /// decoding), and a recording holds the stand-in's frames, each once and in order.
+    /// decoding), and a recording holds the stand-in's frames, each once and in order, from the
+    /// first after the ten warm-up frames. The camera sends its first frame a second after it
+    /// starts playing, as real ones do: the stage's frame-rate adapter once filled that second
+    /// with copies of the first frame, and twenty of them reached the file.
     @Test func aRawModeIsChosenAndEveryFrameIsRecordedOnce() async throws {
-        let standIn = CameraStandIn(offers: try Self.c922(), frames: .stamped)
+        let standIn = CameraStandIn(offers: try Self.c922(), frames: .stamped, startDelay: 1)
         let session = CaptureSession(try Self.config(standIn, width: 640, height: 480))
         defer { standIn.stop() }
         try await session.prepare()
@@ -49,6 +52,7 @@ import Testing
         let indices = try await Media.stampIndices(result.path)
         #expect(indices.count == 60, "\(indices.count) frames")
         let first = try #require(indices.first ?? nil, "the first frame carries no stamp")
+        #expect(first == 10, "the first frame recorded is the camera's frame \(first), not the first after its ten warm-up frames")
         #expect(Media.isConsecutive(indices, from: first), "\(indices.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
     }
 

@@ -13,6 +13,9 @@ import Testing
 struct PreviewResizeTests {
     @Test func theBoxChangesTwoHundredTimesWhileFramesFlow() async throws {
         let session = CaptureSession(try SessionTests.config(width: 640, height: 480))
+        // GStreamer's warnings (an element that failed to negotiate says so) tell a failure's cause.
+        let warnings = Mutex<[String]>([])
+        session.onEvent { if case .warning(let w, let detail) = $0 { warnings.withLock { $0.append("\(w) [\(detail ?? "")]") } } }
         try await session.start()
         let last = Mutex<(width: Int, height: Int)?>(nil)
         var options = PreviewOptions()
@@ -33,7 +36,7 @@ struct PreviewResizeTests {
         let fitted = try await TestEnvironment.eventually(10) {
             session.failureReason == nil && last.withLock { $0.map { $0 == (268, 200) } ?? false }
         }
-        #expect(session.failureReason == nil, "\(session.failureReason?.message ?? "")")
+        #expect(session.failureReason == nil, "\(session.failureReason?.message ?? "") [\(session.failureReason?.detail ?? "")] warnings: \(warnings.withLock { $0 })")
         #expect(fitted, "frames at \(String(describing: last.withLock { $0 })), not 268×200")
         await preview.stop()
         await session.stop()

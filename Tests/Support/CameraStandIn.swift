@@ -23,6 +23,8 @@ public final class CameraStandIn: Sendable {
 
     public let offers: [ModeOffer]
     private let frames: Frames
+    /// Seconds from playing to the first frame (a camera that takes its time to start).
+    private let startDelay: Double
     private let state = Mutex(Feed())
 
     private struct Feed {
@@ -32,9 +34,10 @@ public final class CameraStandIn: Sendable {
         var failure: String?
     }
 
-    public init(offers: [ModeOffer], frames: Frames) {
+    public init(offers: [ModeOffer], frames: Frames, startDelay: Double = 0) {
         self.offers = offers
         self.frames = frames
+        self.startDelay = startDelay
     }
 
     /// Frames the stand-in has handed to the pipeline.
@@ -105,7 +108,9 @@ public final class CameraStandIn: Sendable {
             }
             if start == nil {
                 // A live camera sends only once playing, stamped on the running clock.
-                guard let now = src.playingRunningTime else { Thread.sleep(forTimeInterval: 0.005); continue }
+                guard src.playingRunningTime != nil else { Thread.sleep(forTimeInterval: 0.005); continue }
+                if startDelay > 0 { Thread.sleep(forTimeInterval: startDelay) }
+                guard let now = src.playingRunningTime else { return }
                 firstPTS = now
             }
             guard let buffer = bytes.withUnsafeBytes({ OwnedBuffer.copying($0) }) else { return }

@@ -6,7 +6,7 @@ import GstCore
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List cameras from PipeWire, libcamera and V4L2: kind, name, the --source that opens each, whether you can, and formats.",
+        abstract: "List cameras from PipeWire, libcamera and V4L2: kind, name, the --source that opens each, whether you can, and formats (a V4L2 camera's every mode, the default marked).",
         discussion: """
             Access is judged per kind: a PipeWire node is connected to for one frame; a V4L2 device's \
             permissions are checked, with the fix. When PipeWire shares the V4L2 cameras, they are \
@@ -79,6 +79,12 @@ struct Devices: AsyncParsableCommand {
                 }
                 print("\(c.kind.rawValue + String(repeating: " ", count: max(0, 10 - c.kind.rawValue.count)))\(c.name)  --source \(c.source)  [\(access)]")
                 if case .denied(_, let fix?) = c.access { print("    fix: \(fix)") }
+                // A V4L2 camera's every mode, and the one gpick runs it in when nothing is asked.
+                if let (offers, chosen) = Self.modes(of: c) {
+                    for l in Self.table(offers, chosen: chosen, indent: "  ") { print(l) }
+                    print("    default: \(chosen.mode)\(chosen.reason.isEmpty ? "" : " (\(chosen.reason))")")
+                    continue
+                }
                 let formats = FormatSummary.of(c.formats)
                 for f in formats { print("    \(f.line)") }
                 if formats.isEmpty { print("    (no formats reported)") }
@@ -94,6 +100,12 @@ struct Devices: AsyncParsableCommand {
         }
         let formats = FormatSummary.of(c.formats)
         f["formats"] = formats.map(\.line)
+        if let (offers, chosen) = modes(of: c) {
+            let m = chosen.mode
+            f["modes"] = offers.map(line)
+            f["mode"] = JSONValue(fields: ["format": m.format.fourcc, "width": m.width, "height": m.height, "framerate": m.framerate])
+            f["reason"] = chosen.reason
+        }
         f["ranges"] = formats.map { s -> JSONValue in
             var r: JSONFields = ["formats": s.formats]
             if let a = s.smallest, let b = s.largest { r["width"] = [a.width, b.width]; r["height"] = [a.height, b.height] }

@@ -33,12 +33,27 @@ extension Devices {
             return
         }
         print("\(listing.card ?? shown):")
-        for offer in listing.offers {
-            let marked = offer.format == m.format && offer.sizes.contains(width: m.width, height: m.height)
-            print("  \(marked ? "*" : " ") \(line(offer))")
-        }
+        for l in table(listing.offers, chosen: chosen, indent: "  ") { print(l) }
         if !listing.skipped.isEmpty { print("    not usable by gpick: \(listing.skipped.joined(separator: ", "))") }
         print("\(request == .automatic ? "default" : "for \(request)"): \(m)\(chosen.reason.isEmpty ? "" : " (\(chosen.reason))")")
+    }
+
+    /// A camera's modes, one line each, the chosen one marked with *.
+    static func table(_ offers: [ModeOffer], chosen: ModeChoice.Chosen, indent: String) -> [String] {
+        let m = chosen.mode
+        return offers.map { offer in
+            let marked = offer.format == m.format && offer.sizes.contains(width: m.width, height: m.height)
+            return "\(indent)\(marked ? "*" : " ") \(line(offer))"
+        }
+    }
+
+    /// What a V4L2 camera that `devices` found offers, and the mode a session given nothing
+    /// would run it in: nil when its caps list no mode gpick can take.
+    static func modes(of camera: Camera) -> (offers: [ModeOffer], chosen: ModeChoice.Chosen)? {
+        guard camera.kind == .v4l2 else { return nil }
+        let offers = CapsModes.offers(from: camera.formats)
+        guard let chosen = try? ModeChoice.choose(from: offers, for: .automatic) else { return nil }
+        return (offers, chosen)
     }
 
     /// One offer as v4l2-ctl users read it: `MJPG 1920x1080 @ 30, 24, 20, 15 fps`.
