@@ -25,16 +25,16 @@ package struct SourceOptions: ParsableArguments {
     @Flag(name: .customLong("mirror-front"), help: "Mirror the front camera left-right, as phones show selfies.")
     package var mirrorFront = false
 
-    @Option(name: .long, parsing: .unconditional, help: "Frame width in pixels (even, 16…8192; default 1280, or with none of --width, --height and --fps a V4L2 camera's own mode: its largest up to 1920x1080 that keeps 30 fps).")
+    @Option(name: .long, parsing: .unconditional, help: "Frame width in pixels (even, 16…8192; default 1280, or with none of --width, --height and --fps a camera's own mode: its largest up to 1920x1080 that keeps 30 fps).")
     package var width: Int?
 
-    @Option(name: .long, parsing: .unconditional, help: "Frame height in pixels (even, 16…8192; default 720, or a V4L2 camera's own, as for --width).")
+    @Option(name: .long, parsing: .unconditional, help: "Frame height in pixels (even, 16…8192; default 720, or a camera's own, as for --width).")
     package var height: Int?
 
-    @Option(name: .long, parsing: .unconditional, help: "Frames per second (1…240; default 30, or a V4L2 camera's own, as for --width).")
+    @Option(name: .long, parsing: .unconditional, help: "Frames per second (1…240; default 30, or a camera's own, as for --width).")
     package var fps: Int?
 
-    /// What the session delivers: as given, else a V4L2 camera's own mode (`formatFromCamera`),
+    /// What the session delivers: as given, else a camera's own mode (`formatFromCamera`),
     /// else 1280x720 at 30 fps.
     package var format: SessionFormat { SessionFormat(width: width ?? 1280, height: height ?? 720, fps: fps ?? 30) }
 
@@ -79,15 +79,21 @@ package struct CameraOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A V4L2 camera's control, set as it opens (repeatable): exposure-mode=manual, exposure-time=200, focus-mode=auto, focus=40, white-balance=4500, gain, zoom, pan, tilt, brightness, contrast, saturation, sharpness, backlight-compensation, power-line-frequency=50, or any control by the kernel's name.", valueName: "NAME=VALUE"))
     package var control: [String] = []
 
+    @Flag(name: .customLong("save-controls"), help: "Remember these --control values for this camera (in ~/.config/gpick/controls.conf): they are set each time it opens, before any --control given then.")
+    package var saveControls = false
+
     package func validate() throws {
         if let mode { do { _ = try ModeRequest(parsing: mode) } catch { throw ValidationError("--mode: " + error.message) } }
         for c in control { do { _ = try ControlSetting(parsing: c) } catch { throw ValidationError("--control: " + error.message) } }
+        if saveControls, control.isEmpty { throw ValidationError("--save-controls remembers --control values: give at least one --control NAME=VALUE") }
     }
 
     /// Sets the mode on `c`. A mode of a given size and rate is also what the session delivers,
     /// unless --width, --height or --fps say otherwise.
     package func apply(to c: inout SessionConfiguration, capture: SourceOptions) throws(GpickError) {
         c.controls = try control.map { (text: String) throws(GpickError) in try ControlSetting(parsing: text) }
+        c.controlMemory = ControlMemory.user()
+        c.saveControls = saveControls
         guard let mode else { return }
         let request = try ModeRequest(parsing: mode)
         c.mode = request

@@ -46,5 +46,14 @@ struct DevicesControlsTests {
         let script = try await Subprocess.gpick(["session", "--source", "test", "--output-dir", dir], stdin: "snap a.jpg\nset camera.exposure-time 100\n")
         #expect(script.status != 0 && script.stderrLines.count == 1, "\(script.stderr)")
         #expect(script.stderr.contains("line 2: test:smpte has no controls gpick can set"), "\(script.stderr)")
+        // --save-controls remembers only what was set: nothing without a --control, nothing
+        // for a camera that took none.
+        let config = dir + "/config"
+        let none = try await Subprocess.gpick(["snap", "--source", "test", "--save-controls", "-o", dir + "/y.jpg"], env: ["XDG_CONFIG_HOME": config])
+        #expect(none.status == 64 && none.stderrLines.count == 1 && none.stderr.contains("--save-controls remembers --control values"), "\(none.stderr)")
+        let refused = try await Subprocess.gpick(["snap", "--source", "test", "--control", "gain=10", "--save-controls", "-o", dir + "/y.jpg"],
+                                                 env: ["XDG_CONFIG_HOME": config])
+        #expect(refused.status == 64 && refused.stderrLines.count == 1, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: config + "/gpick/controls.conf"))
     }
 }

@@ -50,6 +50,27 @@ import Testing
         }
     }
 
+    /// A PipeWire camera's mode is chosen from the formats PipeWire lists for the node, by the
+    /// V4L2 camera's rules: with nothing asked, the largest size up to 1920x1080 at 30 fps (the
+    /// node takes any size and rate) in its 4:2:2 format before RGB, and the session delivers
+    /// it; asked for 640x360, that size. The still is the size chosen.
+    @Test func theNodesModeIsChosenFromWhatPipeWireLists() async throws {
+        let dir = TestEnvironment.tempDir()
+        try await PipeWireDaemon.with { pw in
+            for (args, mode, size) in [([String](), "UYVY 1920x1080 @ 30 fps", (1920, 1080)), (Self.small, "UYVY 640x360 @ 30 fps", (640, 360))] {
+                let out = "\(dir)/\(size.0).png"
+                let r = try await Subprocess.gpick(["snap", "--source", "pipewire:\(PipeWireDaemon.cameraNode)", "--json", "-o", out] + args, env: pw.env)
+                #expect(r.status == 0, "\(r.stderr)")
+                let started = try #require(Self.events(r).first { $0["event"] as? String == "started" }, "\(r.stdout)")
+                #expect(started["mode"] as? String == mode, "\(started)")
+                #expect(started["width"] as? Int == size.0 && started["height"] as? Int == size.1, "\(started)")
+                let img = try await Media.rgb(out)
+                #expect((img.width, img.height) == size)
+                #expect(try await Self.whiteBar(out) < 220, "the still is PipeWire's 75 % bars")
+            }
+        }
+    }
+
     @Test func devicesListsTheNodeAsAccessibleWithItsFormats() async throws {
         try await PipeWireDaemon.with { pw in
             let r = try await Subprocess.gpick(["devices", "--json"], env: pw.env)

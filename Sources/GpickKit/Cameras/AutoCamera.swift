@@ -9,6 +9,8 @@ public struct CameraChoice: Sendable {
     public var reason: String
     /// The camera as a still's EXIF names it.
     public var identity: CameraIdentity = .testSource
+    /// What its provider says it offers (GstDevice caps): the modes gpick chooses from.
+    public var formats: [CapsStructure] = []
 }
 
 /// `auto`: the camera a desktop user expects. A PipeWire node when a PipeWire daemon is
@@ -27,12 +29,12 @@ public enum AutoCamera {
         if pipewireRunning, let c = pipewire.first {
             return CameraChoice(source: c.source, kind: .pipewire, name: c.name,
                                 reason: "PipeWire is running and shares \"\(c.name)\" (PipeWire lets other apps use it too)",
-                                identity: .of(c))
+                                identity: .of(c), formats: c.formats)
         }
         var passed = [pipewireRunning ? "PipeWire is running but shares no camera" : "PipeWire is not running"]
         if let c = of(.libcamera).first {
             return CameraChoice(source: c.source, kind: .libcamera, name: c.name,
-                                reason: passed.joined(separator: "; ") + "; libcamera has \"\(c.name)\"", identity: .of(c))
+                                reason: passed.joined(separator: "; ") + "; libcamera has \"\(c.name)\"", identity: .of(c), formats: c.formats)
         }
         passed.append("libcamera found no camera")
         var refused: [String] = []

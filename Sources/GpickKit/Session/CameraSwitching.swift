@@ -147,15 +147,16 @@ extension CaptureSession {
         if let s = state.withLock({ $0.cameras[p] }) { return s }
         let resolved: SourceSpec
         let identity: CameraIdentity
+        var formats: [CapsStructure] = []
         switch p == .back ? configuration.source : configuration.front {
         case .auto? where p == .back:
             let choice = try await AutoCamera.choose()
             emit(.sourceChosen(choice))
-            (resolved, identity) = (choice.source, choice.identity)
+            (resolved, identity, formats) = (choice.source, choice.identity, choice.formats)
         case let given? where given != .auto:
             if given.cameraKind == .pipewire || given.cameraKind == .libcamera {
                 let camera = try await CameraDirectory.find(given)
-                (resolved, identity) = (camera.source, .of(camera))
+                (resolved, identity, formats) = (camera.source, .of(camera), camera.formats)
             } else {
                 (resolved, identity) = (given, .of(given))
             }
@@ -169,6 +170,9 @@ extension CaptureSession {
             if let existing = s.cameras[p] { return existing }
             s.cameras[p] = resolved
             s.identities[p] = identity
+            // A PipeWire or libcamera camera's modes are what its provider lists (its element
+            // opened alone says nothing until it streams).
+            if resolved.cameraKind == .pipewire || resolved.cameraKind == .libcamera { s.listedFormats[p] = formats }
             return resolved
         }
     }

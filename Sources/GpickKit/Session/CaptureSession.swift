@@ -32,6 +32,8 @@ public final class CaptureSession: Sendable {
         var modes: [CameraPosition: CameraMode] = [:]
         /// What the session delivers when it follows its camera's mode (`formatFromCamera`).
         var delivered: SessionFormat?
+        /// The formats PipeWire or libcamera list for the cameras at each position.
+        var listedFormats: [CameraPosition: [CapsStructure]] = [:]
         var position: CameraPosition
         var graph: Graph?
         /// The session file every stage uses (its input stage).
@@ -152,7 +154,7 @@ public final class CaptureSession: Sendable {
         do { try await Gst.initialized() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
         // A session that follows its camera's mode knows what it delivers once the camera is
         // asked: the pipeline is built after that.
-        if configuration.formatFromCamera, first.cameraKind == .v4l2 { _ = try await made.value() }
+        if configuration.formatFromCamera, first.isCamera { _ = try await made.value() }
         let graph = try await OffPool.run { () throws(GpickError) in
             try self.configuration.framesOnly ? self.buildFramesOnly() : self.build(sessionPart)
         }

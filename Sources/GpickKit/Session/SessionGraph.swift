@@ -72,6 +72,8 @@ extension CaptureSession {
         var testOptions: SourceSpec.TestOptions?
         var label = "\(spec)"
         var v4l2: (device: String, mode: ModeRequest?)? = nil
+        // A PipeWire or libcamera camera: its modes as its provider lists them.
+        var listed: [CapsStructure]? = nil
         switch spec {
         case .test(let o):
             testOptions = o
@@ -81,18 +83,19 @@ extension CaptureSession {
             v4l2 = (dev, mode ?? configuration.mode)
         case .pipewire(let target?):
             sourcePart = .init(try lib.load("source-pipewire"), values: ["target": .string(target)])
+            listed = state.withLock { $0.listedFormats[position] }
         case .libcamera(let name?):
             sourcePart = .init(try lib.load("source-libcamera"), values: ["camera": .string(name)])
+            listed = state.withLock { $0.listedFormats[position] }
         case .file(let path):
             sourcePart = .init(try lib.load("source-file"), outputs: ["path": .string(path)])
             label = path
         case .auto, .pipewire(nil), .libcamera(nil):
             throw GpickError(.runtime, "source \(spec) not resolved")
         }
-        // The camera's controls, set before it opens (checked first: one refused sets nothing).
-        if !configuration.controls.isEmpty {
-            emit(.cameraControls(position, spec, try V4L2ControlDevice.of(spec).apply(configuration.controls)))
-        }
+        // The camera's controls, set before it opens (checked first: one refused sets nothing):
+        // those remembered for it, then those given.
+        try applyControls(spec, position: position, first: gen == 0)
         let replaced = configuration.sourceFile != nil && position == configuration.position
         if let custom = configuration.sourceFile, replaced {
             sourcePart = custom
@@ -150,12 +153,16 @@ extension CaptureSession {
         }
         let stage = try SourceStage([sourcePart], text: text, position: position, spec: spec, generation: gen,
                                     testOptions: testOptions, format: format, deliver: deliver, ended: ended)
-        // A V4L2 camera's mode, asked of the stage's own v4l2src (opened once, for both).
+        // A V4L2 camera's mode, asked of the stage's own v4l2src (opened once, for both); a
+        // PipeWire or libcamera camera's, from what its provider lists (raw formats: their
+        // stages convert, they do not decode).
         var mjpeg = false
-        if let v4l2 {
+        if v4l2 != nil || (listed != nil && !replaced) {
             let chosen: ModeChoice.Chosen?
             do throws(GpickError) {
-                chosen = try chooseMode(in: stage.bin, device: v4l2.device, asked: v4l2.mode, first: gen == 0)
+                let offers = listed.map { CapsModes.offers(from: $0).filter { $0.format.encoding == .raw } }
+                chosen = try chooseMode(in: stage.bin, device: v4l2?.device ?? "\(spec)", asked: v4l2?.mode ?? configuration.mode,
+                                        first: gen == 0, listed: offers)
             } catch {
                 stage.abandon()
                 throw error
@@ -201,14 +208,16 @@ extension CaptureSession {
     /// none (v4l2src then chooses), or when a pipeline file of the user's own has no mode filter.
     /// A pipeline file of one's own may put another element named "src" in v4l2src's place (one
     /// that replays a camera's modes and frames, say): its mode is chosen from what it advertises,
-    /// in the same way.
+    /// in the same way. `listed`: the modes a PipeWire or libcamera camera's provider lists,
+    /// chosen from instead of asking the element.
     @available(*, noasync, message: "it opens the device: make stages in OffPool")
-    func chooseMode(in bin: Bin, device: String, asked: ModeRequest?, first: Bool = false) throws(GpickError) -> ModeChoice.Chosen? {
+    func chooseMode(in bin: Bin, device: String, asked: ModeRequest?, first: Bool = false,
+                    listed: [ModeOffer]? = nil) throws(GpickError) -> ModeChoice.Chosen? {
         guard let filter = bin.element(named: "mode"), let src = bin.element(named: "src") else {
-            if asked != nil { throw GpickError(.usage, "the camera's pipeline file has no mode filter after v4l2src (capsfilter name=mode): its mode cannot be set") }
+            if asked != nil { throw GpickError(.usage, "the camera's pipeline file has no mode filter after its camera element (capsfilter name=mode): its mode cannot be set") }
             return nil
         }
-        let offers = CapsModes.offers(from: CapsModes.probe(src))
+        let offers = listed ?? CapsModes.offers(from: CapsModes.probe(src))
         guard !offers.isEmpty else { return nil }
         // A session that follows its camera asks nothing of the first one it opens (its default
         // mode); every camera after that, for what the session delivers.
@@ -242,6 +251,30 @@ extension CaptureSession {
         state.withLock { $0.delivered = delivered }
         do throws(GStreamerError) { try SourceStage.deliver(delivered, in: stage.bin) } catch {
             throw GpickError(.pipeline, "source \(stage.spec): \(error.message)")
+        }
+    }
+
+    /// Sets the controls remembered for a V4L2 camera (`controlMemory`) and then those given;
+    /// with `saveControls`, remembers those given for it, once they were set (on the first
+    /// camera the session opens).
+    @available(*, noasync, message: "it opens the device: make stages in OffPool")
+    func applyControls(_ spec: SourceSpec, position: CameraPosition, first: Bool) throws(GpickError) {
+        let memory = spec.cameraKind == .v4l2 && configuration.sourceFile == nil ? configuration.controlMemory : nil
+        let key = memory.flatMap { m in spec.target.map { m.key(for: $0) } }
+        var saved: [ControlSetting] = []
+        if let memory, let key { saved = try memory.settings(for: key) }
+        let settings = ControlMemory.merged(saved, configuration.controls)
+        guard !settings.isEmpty else { return }
+        let resolved: [ResolvedControl]
+        do throws(GpickError) {
+            resolved = try V4L2ControlDevice.of(spec).apply(settings)
+        } catch {
+            guard let memory, !saved.isEmpty else { throw error }
+            throw GpickError(error.kind, "\(error.message) (controls saved for this camera in \(memory.path): remove its section to forget them)")
+        }
+        emit(.cameraControls(position, spec, resolved))
+        if configuration.saveControls, first, let memory, let key, !configuration.controls.isEmpty {
+            try memory.save(configuration.controls, for: key)
         }
     }
 

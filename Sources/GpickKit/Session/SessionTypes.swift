@@ -41,7 +41,8 @@ public struct SessionConfiguration: Sendable {
     public var mirrorFront = false
     public var audio: AudioSpec = .none
     public var format = SessionFormat()
-    /// Deliver the camera's own size and rate where gpick chooses its mode (a V4L2 camera): with
+    /// Deliver the camera's own size and rate where gpick chooses its mode (a V4L2, PipeWire or
+    /// libcamera camera whose modes are known): with
     /// nothing asked, its largest mode up to 1920x1080 that keeps 30 fps; with `mode`, that mode.
     /// `format` is then what the other sources deliver. Decided as the first camera opens, and
     /// kept through flips and reconnections.
@@ -52,6 +53,10 @@ public struct SessionConfiguration: Sendable {
     /// A V4L2 camera's controls, set as it is opened (`--control exposure-time=200`): checked
     /// against the controls it has first, so one it refuses sets nothing.
     public var controls: [ControlSetting] = []
+    /// Controls remembered per V4L2 camera, set as it opens before `controls`; with
+    /// `saveControls`, `controls` are remembered for it too (`--save-controls`).
+    public var controlMemory: ControlMemory?
+    public var saveControls = false
     public var library = PipelineLibrary()
     /// Frames dropped after start before anything is delivered; nil = 0 for test and file sources,
     /// 10 for cameras (exposure and white balance settle).
