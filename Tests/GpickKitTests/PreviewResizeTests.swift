@@ -46,7 +46,7 @@ struct PreviewResizeTests {
         try size.set("caps", caps: try Caps("video/x-raw,format=RGB,width=80,height=60,pixel-aspect-ratio=1/1"))
         let failed = Mutex<String?>(nil)
         let watch = Task {
-            for await m in bus { if case .error(let e) = m { failed.withLock { $0 = "\(e.message) \(e.diagnostic ?? "")" }; return } }
+            for await m in bus { if case .error(let e) = m { failed.withLock { $0 = "\(e.message) \(e.diagnostic)" }; return } }
         }
         let reachedOrFailed = try await TestEnvironment.eventually(10) { sizes.withLock { $0.last == "320x240" } || failed.withLock { $0 } != nil }
         try await pipeline.setState(.null)

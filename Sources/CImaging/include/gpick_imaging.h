@@ -59,4 +59,16 @@ double gpick_halo_strength(uint16_t distance, double near, double falloff);
 void gpick_halo_blend(uint8_t *bgra, int row_stride, int w, int h, const uint16_t *distance, double near, double falloff,
                       double alpha, uint8_t shade, uint8_t *alpha_out);
 
+/// Whether a baseline JPEG scan's entropy-coded data, `data[start..<end]` (`end`: the marker
+/// after it), holds exactly `mcus` MCUs of `nblocks` blocks each, with a restart marker every
+/// `restart` MCUs (0: none), every code one its table has, at most 64 coefficients a block, and
+/// only 1-bit padding before the marker. `blocks[k]` is block k's DC table << 3 | AC table
+/// (tables 0–3 DC, 4–7 AC); the eight tables are flat: `fast` 8 × 256 (first 8 bits → length
+/// << 8 | symbol, 0 for longer codes), `maxcode` and `offset` 8 × 17 (by code length), `values`
+/// 8 × 256; `both` 8 × 1024: the first 10 bits → a code with its value bits, length | run << 5 |
+/// size << 9, where they fit (0: not). Returns 1 when whole, 0 when not. Nothing is decoded.
+int gpick_jpeg_scan_whole(const uint8_t *data, long start, long end, const uint16_t *both, const uint16_t *fast, const int32_t *maxcode,
+                          const int32_t *offset, const uint8_t *values, const int32_t *blocks, int nblocks, long mcus,
+                          int restart);
+
 #endif
