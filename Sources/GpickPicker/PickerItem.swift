@@ -108,3 +108,11 @@ public struct PickerItem: Sendable, Equatable {
     }
 
 }
+
+extension PickerItem {
+    /// A reader's error as a cell shows it: its last clause ("cannot read PATH: the file is
+    /// truncated or damaged" is "the file is truncated or damaged"), as the page does.
+    static func shortReason(_ message: String) -> String {
+        message.split(separator: ": ").last.map(String.init) ?? message
+    }
+}

@@ -53,7 +53,8 @@ return Array.from(document.querySelectorAll('#grid .cell')).map(c => ({
   badges: Array.from(c.querySelectorAll('.badge')).map(b => b.textContent),
   label: c.getAttribute('aria-label'),
   selected: c.classList.contains('selected'),
-  painted: (() => { const i = c.querySelector('img'); return !!(i && i.complete && i.naturalWidth > 0); })()
+  painted: (() => { const i = c.querySelector('img'); return !!(i && i.complete && i.naturalWidth > 0); })(),
+  unreadable: (() => { const n = c.querySelector('.unreadable-note'); return n ? Array.from(n.children).map(e => e.textContent) : null; })()
 }));
 """
 
@@ -110,6 +111,11 @@ def run_step(driver, url, step, args, out):
                 return [c for c in d.execute_script(CELLS) if c["kind"] == "item"][:int(args[1])]
             wait(driver, lambda d: all(c["painted"] for c in first(d)))
             out["first"] = first(driver)
+    elif step == "unreadable":
+        # The first N cells settled: painted, or saying why they cannot be.
+        want = int(args[0])
+        wait(driver, lambda d: sum(1 for c in d.execute_script(CELLS) if c["kind"] == "item" and (c["painted"] or c["unreadable"])) >= want)
+        out["cells"] = driver.execute_script(CELLS)
     elif step == "snap":
         wait(driver, lambda d: d.execute_script(LUMA) >= 0)
         before = [c["id"] for c in driver.execute_script(CELLS) if c["kind"] == "item"]

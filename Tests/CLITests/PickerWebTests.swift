@@ -118,6 +118,28 @@ import Testing
         #expect(r.stdout == chosen.map { $0.path + "\n" }.joined(), "\(r.stdout)")
     }
 
+    /// A photo gpick lists but cannot decode (here a JPEG cut short in its image data; an iPhone
+    /// HEIC that Debian's libheif refuses is the same to the page) gets a cell that says what it
+    /// is and why, not a broken image, and it can still be chosen: its path is printed.
+    @Test func anUndecodablePhotoSaysWhatItIsAndStaysChoosable() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"], scan: false)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: lib.root + "/red.jpg"))
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: lib.root + "/cut.jpg"))
+        let scan = try await lib.run(["library", "scan"])
+        #expect(scan.status == 0, "\(scan.stderr)")
+        let listed = try await Self.listed(lib)
+        let cut = try #require(listed.first { $0.path.hasSuffix("/cut.jpg") }, "the cut photo is not listed: \(listed)")
+        let picker = try await Self.pick(lib, ["--no-camera"])
+        let answer = try await picker.drive("unreadable", ["2"], then: ["choose", cut.id])
+        let cells = Self.items(answer)
+        let shown = try #require(cells.first { $0["id"] as? String == cut.id })
+        #expect(shown["unreadable"] as? [String] == ["cut.jpg", "photo, no preview", "the file is truncated or damaged"], "\(shown)")
+        #expect(cells.first { $0["id"] as? String != cut.id }?["painted"] as? Bool == true, "\(cells)")
+        let r = try await picker.finish()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == cut.path + "\n", "\(r.stdout)")
+    }
+
     /// The camera rests when its cell is scrolled out of view, and wakes when it is seen again:
     /// the blurred last frame, then live frames, never a black one; events say both.
     @Test func theCameraCellRestsOutOfViewAndWakesWithoutABlackFrame() async throws {

@@ -89,8 +89,15 @@ struct TerminalPickerDrawing {
                 if let p = view.thumbnails.picture(for: item, box: box) {
                     picture = (p.rgb, p.width, p.height, Mark(image: imageID(item.id, &s.drawing), version: 0))
                 } else if let why = view.thumbnails.failure(for: item.id) {
-                    canvas.write("no preview: " + why, row: origin.row + l.imageRows / 2, column: origin.column + 1,
-                                 width: l.imageColumns - 2, style: Glyph(fg: view.palette.dimText, bg: view.palette.cell))
+                    // What it is and why it cannot be shown, as the page says it; still choosable.
+                    let name = item.path.split(separator: "/").last.map(String.init) ?? item.path
+                    let lines = [(name, view.palette.cellText, true), ("\(item.kind.rawValue), no preview", view.palette.dimText, false),
+                                 (PickerItem.shortReason(why), view.palette.dimText, false)]
+                    let top = origin.row + max(0, (l.imageRows - lines.count) / 2)
+                    for (i, line) in lines.enumerated() where i < l.imageRows {
+                        canvas.write(line.0, row: top + i, column: origin.column + 1, width: l.imageColumns - 2,
+                                     style: Glyph(fg: line.1, bg: view.palette.cell, bold: line.2))
+                    }
                 } else {
                     pending += 1
                 }

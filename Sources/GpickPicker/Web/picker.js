@@ -86,6 +86,9 @@ async function loadBatch(imgs, px) {
           waiting.delete(id);
           img.src = "data:image/png;base64," + text.slice(space + 4, nl);
           shown.push(settled(img));
+        } else if (img && text.startsWith(" error ", space)) {
+          waiting.delete(id);
+          unreadable(img, text.slice(space + 7, nl));
         }
         at = nl + 1;
       }
@@ -98,6 +101,33 @@ async function loadBatch(imgs, px) {
     shown.push(settled(img));
   }
   await Promise.all(shown);
+}
+
+// A picture gpick cannot decode (a HEIC the system's libheif refuses, a file cut short): its cell
+// says what it is and why, instead of a broken image, and stays choosable (its path is still what
+// a script wants). The reason is the server's, from the batch or from the picture's own answer.
+async function unreadable(img, reason) {
+  if (reason === undefined) {
+    try {
+      const r = await fetch(img.src);
+      reason = r.ok ? "" : (await r.text()).trim();
+    } catch (e) { reason = ""; }
+  }
+  const cell = img.closest(".cell");
+  if (!cell || cell.classList.contains("unreadable")) return;
+  const note = document.createElement("div");
+  note.className = "unreadable-note";
+  const name = document.createElement("strong");
+  name.textContent = img.dataset.name;
+  const kind = document.createElement("span");
+  kind.textContent = img.dataset.kind + ", no preview";
+  const why = document.createElement("span");
+  why.className = "why";
+  // "cannot read PATH: the file is truncated or damaged": the last clause is the reason.
+  why.textContent = (reason || "").split(": ").pop() || "gpick cannot decode it";
+  note.append(name, kind, why);
+  img.replaceWith(note);
+  cell.classList.add("unreadable");
 }
 
 function settled(img) {
@@ -120,7 +150,10 @@ function itemCell(item) {
   const img = document.createElement("img");
   img.alt = "";
   img.dataset.id = item.id;
+  img.dataset.name = item.name;
+  img.dataset.kind = item.kind;
   img.decoding = "async";
+  img.addEventListener("error", () => { if (!img.src.startsWith("data:")) unreadable(img); }, {once: true});
   el.appendChild(img);
   if (item.badges.length) {
     const b = document.createElement("span");
