@@ -83,7 +83,8 @@ import Testing
     /// Damaged MJPEG as webcams send it, through a recording and an RTSP viewer: the C922 at
     /// 1920x1080 MJPEG by hand, at 15 fps (the session itself at 640x360): the frames are full
     /// size and decoded at full size, at a rate a debug build keeps beside the other suites (the
-    /// release build's cost at 30 fps is bench/'s C2). Frames cut at random lengths,
+    /// release build's cost at 30 fps is bench/'s C2). With GPICK_CAMERA_SOAK=1 it runs as the
+    /// camera issue's proof asks, at 30 fps for 60 s (64 s here, by hand). Frames cut at random lengths,
     /// without their end marker, with a stray marker, and with bits flipped in the coded data.
     /// Nothing ends; every frame the check can see is dropped and counted; the decoder gets every
     /// other frame; the file and the viewer hold the camera's picture in every frame but the few
@@ -91,11 +92,13 @@ import Testing
     @Test func damagedFramesAtFullHDAreDroppedAndCountedThroughARecordingAndAViewer() async throws {
         let good = try JPEGFrameCheckTests.frame(JPEGFrameCheckTests.good)
         let scanStart = try #require(Self.scanStart(good))
-        // 160 frames (10.7 s), one in four damaged, then whole frames until the test ends.
+        // 160 frames (10.7 s; soaking, 1800: 60 s), one in four damaged, then whole frames until the test ends.
+        let soak = ProcessInfo.processInfo.environment["GPICK_CAMERA_SOAK"] == "1"
+        let (fps, planned, recorded, viewed) = soak ? (30, 1800, 58.0, 900) : (15, 160, 7.0, 90)
         var random = SeededRandom(state: 45)
         var plan: [[UInt8]] = []
         var visible = 0, flipped = 0
-        for i in 0..<160 {
+        for i in 0..<planned {
             guard i % 4 == 3 else { plan.append(good); continue }
             var f = good
             switch Int(random.next() % 4) {
@@ -115,12 +118,12 @@ import Testing
         }
         let frames = plan
         let standIn = CameraStandIn(offers: try Self.c922(), frames: .jpeg { i in i < frames.count ? frames[i] : good })
-        let session = CaptureSession(try Self.config(standIn, width: 640, height: 360, mode: "1920x1080@15/MJPG"))
+        let session = CaptureSession(try Self.config(standIn, width: 640, height: 360, mode: "1920x1080@\(fps)/MJPG"))
         defer { standIn.stop() }
         let dropped = Mutex(0)
         session.onEvent { if case .framesDropped(_, _, let total, _) = $0 { dropped.withLock { $0 = max($0, total) } } }
         try await session.prepare()
-        #expect(session.cameraMode?.description == "MJPG 1920x1080 @ 15 fps")
+        #expect(session.cameraMode?.description == "MJPG 1920x1080 @ \(fps) fps")
         let pipeline = try #require(session.pipeline)
         let decoded = Mutex(0)
         try #require(pipeline.element(named: "decoded")?.staticPad("sink")).addProbe(.buffer) { _ in
@@ -129,13 +132,13 @@ import Testing
         }
         let dir = TestEnvironment.tempDir()
         let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/mjpeg.mp4"),
-                                                 settings: RecordingSettings(container: .mp4, duration: 7))
+                                                 settings: RecordingSettings(container: .mp4, duration: recorded))
         try standIn.start(in: pipeline)
         try await session.play()
         let server = try RTSPServer(port: 0)
         let stream = try await session.serve(on: server)
         let viewer = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", "rtsp://127.0.0.1:\(server.port)/cam",
-                                                                  "-frames:v", "90", "-c", "copy", "-y", "\(dir)/viewer.mkv"], timeout: 60)
+                                                                  "-frames:v", "\(viewed)", "-c", "copy", "-y", "\(dir)/viewer.mkv"], timeout: 120)
         #expect(viewer.status == 0, "\(viewer.stderr)")
         let result = try await rec.finished()
         #expect(session.failureReason == nil, "\(session.failureReason?.message ?? "")")
@@ -146,7 +149,8 @@ import Testing
         // second of that, told with the next frame. Every other frame is decoded (one whose
         // flipped bits the decoder cannot use is dropped by it, never an error).
         #expect(visible > 25 && flipped > 3, "visible \(visible), flipped \(flipped)")
-        #expect(try await TestEnvironment.eventually(30) { session.droppedFrames == visible && dropped.withLock { $0 } == visible },
+        if soak { print("soak: plan sent; the session: \(session.failureReason?.message ?? "running")") }
+        #expect(try await TestEnvironment.eventually(soak ? 90 : 30) { session.droppedFrames == visible && dropped.withLock { $0 } == visible },
                 "dropped \(session.droppedFrames) of \(visible), events told \(dropped.withLock { $0 })")
         standIn.stop()
         let seen = standIn.pushed
@@ -164,7 +168,8 @@ import Testing
         // dropped frame's slot repeats the frame before it, so a flipped frame shows at most four
         // times (twice for the rate, twice more for a dropped frame after it).
         let reference = try await Self.meanLuma(of: CameraData.path(JPEGFrameCheckTests.good))
-        for (file, count) in [(result.path, 210), ("\(dir)/viewer.mkv", 90)] {
+        if soak { print("soak: \(standIn.pushed) frames sent, \(visible) damaged visibly (dropped: \(session.droppedFrames)), \(flipped) with flipped bits only, \(decoded.withLock { $0 }) decoded") }
+        for (file, count) in [(result.path, Int(recorded) * 30), ("\(dir)/viewer.mkv", viewed)] {
             let measured = try await Media.frames(file, measure: true)
             #expect(measured.count == count, "\(file): \(measured.count) frames")
             let means = measured.compactMap { $0.measure?.meanY }
