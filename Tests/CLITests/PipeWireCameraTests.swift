@@ -176,6 +176,35 @@ import Testing
         #expect(abs(duration - expected) < 0.05, "duration \(duration) for \(frames.count) frames")
     }
 
+    /// A camera unplugged while it is served (its node destroyed) is served as its blurred last
+    /// frame, and picked up again once it is back (the node made again): `source-failed`, then
+    /// `reconnecting` and `source-live`, and a viewer gets the camera's frames again.
+    @Test func aCameraPluggedBackInIsServedAgain() async throws {
+        let dir = TestEnvironment.tempDir()
+        try await PipeWireDaemon.with { pw in
+            let serve = try Subprocess.start(TestEnvironment.binary, ["serve", "--source", "pipewire:testcam", "--port", "0", "--json",
+                                                                      "--duration", "120"] + Self.small, env: pw.env)
+            defer { serve.signal(SIGKILL) }
+            let out = try await serve.waitForOutput("\"url\"", timeout: 30)
+            let started = out.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .first { $0["event"] as? String == "started" }
+            let url = try #require(started?["url"] as? String, "\(out)")
+            try await pw.destroy(node: PipeWireDaemon.cameraNode)
+            _ = try await serve.waitForOutput("\"source-failed\"", timeout: 30)
+            #expect(serve.isRunning, "serve ended when its camera was lost: \(serve.stderrSoFar)")
+            try await pw.recreateCamera()
+            _ = try await serve.waitForOutput("\"source-live\"", timeout: 30)
+            #expect(serve.stdoutSoFar.contains("\"reconnecting\""), "\(serve.stdoutSoFar)")
+            let viewer = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url, "-frames:v", "30",
+                                                                      "-update", "1", "-y", "\(dir)/after.png"], timeout: 60)
+            #expect(viewer.status == 0, "\(viewer.stderr)")
+            #expect(try await Self.whiteBar("\(dir)/after.png") < 220, "the stream after the return shows PipeWire's 75 % bars")
+            serve.signal(SIGTERM)
+            let r = try await serve.wait(timeout: 20)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+    }
+
     /// A stream whose link to the camera goes (a session manager re-routing it; WirePlumber
     /// suspending a node it believes idle just as a stream connects) gets nothing and is told
     /// nothing. The camera is still there, so gpick opens it again. Here the session manager

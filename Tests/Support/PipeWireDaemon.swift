@@ -174,6 +174,20 @@ public final class PipeWireDaemon: @unchecked Sendable {
         return state
     }
 
+    /// Makes the camera node again, as plugging its camera back in would (it outlives pw-cli).
+    public func recreateCamera() async throws {
+        let r = try await Subprocess.run("/usr/bin/pw-cli", ["create-node", "spa-node-factory",
+                                                             "factory.name=videotestsrc library.name=videotestsrc/libspa-videotestsrc node.name=\(Self.cameraNode) "
+                                                             + "node.description=\"\(Self.cameraName)\" media.class=Video/Source object.linger=true"],
+                                         env: env, timeout: 10)
+        guard r.status == 0 else { throw TestFailure("pw-cli create-node: \(r.stdout) \(r.stderr)") }
+        let deadline = Date().addingTimeInterval(HangBound.seconds(15))
+        while try await nodeID(Self.cameraNode) == nil {
+            guard Date() < deadline else { throw TestFailure("PipeWire did not list \(Self.cameraNode) again within 15 s") }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+    }
+
     /// Destroys a node, as unplugging its camera would.
     public func destroy(node name: String) async throws {
         guard let id = try await nodeID(name) else { throw TestFailure("no node \(name) to destroy") }

@@ -7,7 +7,8 @@ import GstCore
 /// was just connecting when it did waits for good with no error; so does a stream whose link
 /// it cuts when it re-routes. A USB camera can hiccup the same way. The same holds for a camera
 /// opened while the session runs (a flip, a resume, a reopening) that stays silent. A camera
-/// that is gone, or stalls again and again, is lost, as before.
+/// that is gone, or stalls again and again, is lost, as before; one that is lost is looked for
+/// until it is back, and then opened again (`watchForReturn`).
 extension CaptureSession {
     /// Reopenings allowed within `reconnectWindow`; past them a stall is a loss.
     static let reconnectLimit = 3
@@ -51,5 +52,31 @@ extension CaptureSession {
             try? await switchSource(to: position, requested: pipeline?.runningTime, replacing: gen)
         }
         state.withLock { $0.reconnect = task }
+    }
+
+    /// How often a lost camera is looked for: a stat for a V4L2 device, the provider's listing
+    /// for a PipeWire or libcamera camera (a few ms), so a second's wait costs nothing.
+    static let returnPoll: Duration = .seconds(1)
+
+    /// The camera of generation `gen` was lost (unplugged, its PipeWire node gone): it is looked
+    /// for until the session stops, and opened again once it is back, as a flip to it. A preview,
+    /// a stream and the picker's cell go on with it; a recording was finalised when it was lost.
+    func watchForReturn(after gen: Int, _ spec: SourceSpec) {
+        guard spec.isCamera, !configuration.framesOnly else { return }
+        let task = Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.returnPoll)
+                guard !Task.isCancelled, state.withLock({ !$0.stopBegun && $0.generation == gen }) else { return }
+                guard await CameraDirectory.isPresent(spec) else { continue }
+                DebugLog.log(.info, nil, "camera generation \(gen): \(spec) is back")
+                emit(.reconnecting(spec, "camera \(spec) is back"))
+                try? await switchSource(to: position, requested: pipeline?.runningTime, replacing: gen)
+                return
+            }
+        }
+        state.withLock { s in
+            s.returnWatch?.cancel()
+            s.returnWatch = task
+        }
     }
 }

@@ -248,6 +248,7 @@ extension CaptureSession {
         switcher?.hold(generation: gen)
         frames.hold(reason: error, after: nil)
         emit(.sourceFailed(error))
+        if let spec = state.withLock({ $0.cameras[$0.position] }) { watchForReturn(after: gen, spec) }
         if let old, let pipeline {
             // Called on the posting thread: the stage is stopped off it.
             sessionJob {

@@ -68,6 +68,8 @@ public final class CaptureSession: Sendable {
         /// under way, which stop() lets finish before it stops the camera.
         var reconnects: [ContinuousClock.Instant] = []
         var reconnect: Task<Void, Never>?
+        /// Looks for a lost camera until it is back (`watchForReturn`).
+        var returnWatch: Task<Void, Never>?
     }
 
     /// The parts of the graph made once, before the first frame.
@@ -215,6 +217,9 @@ public final class CaptureSession: Sendable {
             await job.value()
         }
         await state.withLock { $0.reconnect }?.value
+        let watch = state.withLock { $0.returnWatch }
+        watch?.cancel()
+        await watch?.value
         let graph = self.graph
         graph?.switcher?.shutdown()
         // Before the camera stops: a delivery waiting for a lagging subscriber must not hold up

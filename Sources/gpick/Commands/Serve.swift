@@ -85,16 +85,18 @@ struct Serve: AsyncParsableCommand {
             try camera.apply(to: &config, capture: capture)
             let mounts = try mounts(config, library: library)
             let server = try RTSPServer(address: listen, port: port, credentials: required)
-            // Ended by the duration, a signal, or a camera failing.
+            // Ended by the duration, a signal, or a source failing that cannot come back: a lost
+            // camera is served as its blurred last frame until it is back, and then live again.
             let (ends, end) = AsyncStream<Void>.makeStream()
             let stopper = SignalStopper()
             var served: [(session: CaptureSession, stream: RTSPStream)] = []
             do {
                 for (name, config) in mounts {
                     let session = CaptureSession(config)
+                    let camera = config.source.isCamera || config.source == .auto
                     session.onEvent { e in
                         events.sessionEvent(e)
-                        if case .sourceFailed = e { end.yield() }
+                        if case .sourceFailed = e, !camera { end.yield() }
                     }
                     try await session.start()
                     do {
