@@ -192,7 +192,7 @@ import Testing
         // It says so once it listens: Python, GObject and GStreamer's registry took over 10 s to
         // start beside the full suite on 2 cores.
         _ = try await server.waitForOutput("listening", timeout: 60)
-        #expect(StreamServers.tcpListening(port), "the RTSP server did not listen on \(port)")
+        #expect(try await TestEnvironment.eventually(10) { StreamServers.tcpListening(port) }, "the RTSP server did not listen on \(port)")
         let r = try await Subprocess.gpick(["publish", "rtsp://127.0.0.1:\(port)/live/cam", "--audio", "test", "--duration", "3", "--json"] + Self.small)
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
         #expect(Self.events(r.stdout).contains { $0["event"] as? String == "started" && $0["url"] as? String == "rtsp://127.0.0.1:\(port)/live/cam" },

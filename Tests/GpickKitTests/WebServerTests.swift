@@ -163,7 +163,7 @@ import Glibc
         let a = try WebServer(port: 0), b = try WebServer(port: 0)
         defer { a.close(); b.close() }
         #expect(a.token != b.token)
-        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let table = StreamServers.socketTable("/proc/net/tcp")
         let local = table.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
         let ours = local.filter { $0.hasSuffix(String(format: ":%04X", a.port)) }
         #expect(ours == ["0100007F:" + String(format: "%04X", a.port)], "\(ours)")
