@@ -110,8 +110,8 @@ public struct PickerItem: Sendable, Equatable {
 }
 
 extension PickerItem {
-    /// A reader's error as a cell shows it: its last clause ("cannot read PATH: the file is
-    /// truncated or damaged" is "the file is truncated or damaged"), as the page does.
+    /// A reader's error as a cell shows it, in the page and the terminal: its last clause
+    /// ("cannot read PATH: the file is truncated or damaged" is "the file is truncated or damaged").
     static func shortReason(_ message: String) -> String {
         message.split(separator: ": ").last.map(String.init) ?? message
     }

@@ -30,7 +30,8 @@ extension PickerRoutes {
             // Ids are stable while the picker runs: the browser may keep what it has.
             await response.send(.ok, type: "image/png", body: png, headers: ["Cache-Control": "private, max-age=3600"])
         } catch {
-            await response.text(.notFound, error.message + "\n")
+            // The reason as a cell shows it (the page puts it in the picture's place).
+            await response.text(.notFound, PickerItem.shortReason(error.message) + "\n")
         }
     }
 
@@ -66,11 +67,12 @@ extension PickerRoutes {
     }
 
     /// One line: `ID ok BASE64` (the PNG, for a data: URL: the page makes no Blob per picture,
-    /// a round trip to the browser's process each) or `ID error REASON`.
+    /// a round trip to the browser's process each) or `ID error REASON`, the reason as a cell
+    /// shows it.
     static func record(_ id: String, _ result: Result<[UInt8], GpickError>) -> [[UInt8]] {
         let line = switch result {
         case .success(let png): "\(id) ok \(Data(png).base64EncodedString())\n"
-        case .failure(let error): "\(id) error \(error.message.replacingOccurrences(of: "\n", with: " "))\n"
+        case .failure(let error): "\(id) error \(PickerItem.shortReason(error.message).replacingOccurrences(of: "\n", with: " "))\n"
         }
         return [Array(line.utf8)]
     }

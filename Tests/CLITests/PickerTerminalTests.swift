@@ -145,13 +145,7 @@ import Testing
     /// A photo gpick lists but cannot decode: its cell says what it is and why, as the page
     /// does, and Enter on it prints its path.
     @Test func anUndecodablePhotoSaysWhatItIsAndStaysChoosable() async throws {
-        let lib = try await Library(["red.jpg": "red.jpg"], scan: false)
-        let whole = try Data(contentsOf: URL(fileURLWithPath: lib.root + "/red.jpg"))
-        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: lib.root + "/cut.jpg"))
-        let scan = try await lib.run(["library", "scan"])
-        #expect(scan.status == 0, "\(scan.stderr)")
-        let listed = try await PickerWebTests.listed(lib)
-        let cut = try #require(listed.firstIndex { $0.path.hasSuffix("/cut.jpg") }, "the cut photo is not listed: \(listed)")
+        let (lib, listed, cut) = try await PickerWebTests.withUndecodablePhoto()
         let picker = try await Running(lib, ["--no-camera", "--columns", "2"], columns: 100, rows: 30)
         let pane = try await picker.waitFor(all: ["photo, no preview", "the file is truncated or damaged"])
         #expect(pane.contains("cut.jpg"), "\(pane)")

@@ -45,6 +45,19 @@ import Testing
     static func cells(_ answer: [String: Any]) -> [[String: Any]] { answer["cells"] as? [[String: Any]] ?? [] }
     static func items(_ answer: [String: Any]) -> [[String: Any]] { cells(answer).filter { $0["kind"] as? String == "item" } }
 
+    /// A library of red.jpg and cut.jpg, a copy cut short in its image data: listed (its header
+    /// reads), but no picture can be decoded from it. Its listing, and cut.jpg's place in it.
+    static func withUndecodablePhoto() async throws -> (Library, [(id: String, path: String, taken: String?)], Int) {
+        let lib = try await Library(["red.jpg": "red.jpg"], scan: false)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: lib.root + "/red.jpg"))
+        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: lib.root + "/cut.jpg"))
+        let scan = try await lib.run(["library", "scan"])
+        guard scan.status == 0 else { throw TestFailure("scan: \(scan.stderr)") }
+        let listed = try await listed(lib)
+        let at = try #require(listed.firstIndex { $0.path.hasSuffix("/cut.jpg") }, "the cut photo is not listed: \(listed)")
+        return (lib, listed, at)
+    }
+
     /// Ids of the library's assets by file name, as `library list` gives them (newest first).
     static func listed(_ lib: Library) async throws -> [(id: String, path: String, taken: String?)] {
         let r = try await lib.run(["library", "list", "--json"])
@@ -122,13 +135,8 @@ import Testing
     /// HEIC that Debian's libheif refuses is the same to the page) gets a cell that says what it
     /// is and why, not a broken image, and it can still be chosen: its path is printed.
     @Test func anUndecodablePhotoSaysWhatItIsAndStaysChoosable() async throws {
-        let lib = try await Library(["red.jpg": "red.jpg"], scan: false)
-        let whole = try Data(contentsOf: URL(fileURLWithPath: lib.root + "/red.jpg"))
-        try whole.prefix(whole.count * 2 / 3).write(to: URL(fileURLWithPath: lib.root + "/cut.jpg"))
-        let scan = try await lib.run(["library", "scan"])
-        #expect(scan.status == 0, "\(scan.stderr)")
-        let listed = try await Self.listed(lib)
-        let cut = try #require(listed.first { $0.path.hasSuffix("/cut.jpg") }, "the cut photo is not listed: \(listed)")
+        let (lib, listed, at) = try await Self.withUndecodablePhoto()
+        let cut = listed[at]
         let picker = try await Self.pick(lib, ["--no-camera"])
         let answer = try await picker.drive("unreadable", ["2"], then: ["choose", cut.id])
         let cells = Self.items(answer)

@@ -22,6 +22,8 @@ public final class CameraStandIn: Sendable {
     }
 
     public let offers: [ModeOffer]
+    /// The caps the stand-in advertises: one structure per line of the table.
+    private let advertised: String
     private let frames: Frames
     /// Seconds from playing to the first frame (a camera that takes its time to start).
     private let startDelay: Double
@@ -36,6 +38,7 @@ public final class CameraStandIn: Sendable {
 
     public init(offers: [ModeOffer], frames: Frames, startDelay: Double = 0) {
         self.offers = offers
+        self.advertised = offers.map { CapsModes.caps(for: $0) }.joined(separator: "; ")
         self.frames = frames
         self.startDelay = startDelay
     }
@@ -53,7 +56,7 @@ public final class CameraStandIn: Sendable {
         var file = try library.load("source-v4l2")
         let camera = "v4l2src name=src"
         guard file.pipeline.value.contains(camera) else { throw TestFailure("source-v4l2.yaml no longer starts with \(camera)") }
-        let caps = offers.map { CapsModes.caps(for: $0) }.joined(separator: "; ")
+        let caps = advertised
         file.pipeline.value = file.pipeline.value.replacingOccurrences(
             of: camera, with: "appsrc name=camera is-live=true format=time max-bytes=0 max-buffers=0 ! capsfilter name=src caps=\"\(caps)\"")
         file.parameters.removeAll { $0.name == "device" }
@@ -74,7 +77,7 @@ public final class CameraStandIn: Sendable {
     public func stop() { state.withLock { $0.stopped = true } }
 
     private func run(_ src: AppSrc) {
-        guard let pad = src.staticPad("src"), let own = try? Caps(offers.map { CapsModes.caps(for: $0) }.joined(separator: "; ")),
+        guard let pad = src.staticPad("src"), let own = try? Caps(advertised),
               let caps = pad.peerQueryCaps(filter: own)?.fixated(),
               let width = caps.int("width"), let height = caps.int("height"), let (num, den) = caps.fraction("framerate"), num > 0 else {
             state.withLock { $0.failure = "no mode could be fixed downstream" }

@@ -105,7 +105,8 @@ async function loadBatch(imgs, px) {
 
 // A picture gpick cannot decode (a HEIC the system's libheif refuses, a file cut short): its cell
 // says what it is and why, instead of a broken image, and stays choosable (its path is still what
-// a script wants). The reason is the server's, from the batch or from the picture's own answer.
+// a script wants). The reason is the server's, from the batch or from the picture's own answer,
+// already short (PickerItem.shortReason).
 async function unreadable(img, reason) {
   if (reason === undefined) {
     try {
@@ -123,8 +124,7 @@ async function unreadable(img, reason) {
   kind.textContent = img.dataset.kind + ", no preview";
   const why = document.createElement("span");
   why.className = "why";
-  // "cannot read PATH: the file is truncated or damaged": the last clause is the reason.
-  why.textContent = (reason || "").split(": ").pop() || "gpick cannot decode it";
+  why.textContent = reason || "gpick cannot decode it";
   note.append(name, kind, why);
   img.replaceWith(note);
   cell.classList.add("unreadable");
