@@ -209,63 +209,6 @@ public final class Picker: Sendable {
         }
     }
 
-    // MARK: The camera
-
-    func startCamera() async {
-        let server = serverBox.withLock { $0 }
-        let frames = terminalFrames.withLock { $0 }
-        guard server != nil || frames != nil else { return }
-        // `auto` with no camera at all: no cell, and one line saying what was looked for.
-        if configuration.capture.session.source == .auto {
-            do throws(GpickError) { _ = try await AutoCamera.choose() } catch {
-                let line = error.message.prefix(1).uppercased() + error.message.dropFirst() + "."
-                state.withLock { s in
-                    s.noCamera = true
-                    s.camera.state = .off
-                    s.notice = line
-                    s.version += 1
-                }
-                return
-            }
-        }
-        let camera = PickerCamera(settings: configuration.capture, directory: captureFolder)
-        cameraBox.withLock { $0 = camera }
-        setCamera { $0.state = .starting }
-        camera.session.onEvent { [weak self] event in self?.cameraEvent(event) }
-        do {
-            try await camera.start(on: server, frames: frames)
-            setCamera { s in
-                if s.state == .starting { s.state = .live }
-            }
-        } catch {
-            setCamera { $0.state = .failed; $0.reason = error.message }
-            problem(configuration.words(.cameraFailed(error.message)))
-        }
-    }
-
-    func cameraEvent(_ event: SessionEvent) {
-        switch event {
-        case .sourceLive(let p): setCamera { $0.state = .live; $0.position = p; $0.reason = nil }
-        case .switching(let p, _, _):
-            // A resting camera woken: starting again (its blurred last frame still shown), not
-            // suspended, until its first frame.
-            setCamera { s in
-                s.position = p
-                if s.state == .suspended { s.state = .starting; s.reason = nil }
-            }
-        case .suspended: setCamera { $0.state = .suspended; $0.reason = "the camera is suspended" }
-        case .sourceFailed(let e): setCamera { $0.state = .failed; $0.reason = e.message }
-        default: break
-        }
-    }
-
-    func setCamera(_ change: (inout CameraStatus) -> Void) {
-        state.withLock { s in
-            change(&s.camera)
-            s.version += 1
-        }
-    }
-
     /// A capture's files are done: into the library if asked, then at the head of the grid.
     func captured(_ files: [String], kind: Asset.Kind, duration: Double? = nil) async throws(GpickError) -> PickerItem {
         var paths = files

@@ -20,6 +20,9 @@ public enum PickerEvent: Sendable {
     /// unfocused): the camera is stopped and the cell shows its blurred last frame. Then seen again.
     case cameraSuspended
     case cameraResumed
+    /// `auto` found no camera when the picker started, and one has been plugged in since: the
+    /// camera cell is in the grid now, and the camera starting.
+    case cameraArrived
     /// The user chose an action item. The picker has ended.
     case action(String)
     /// The user cancelled (Esc, q, or closed the page). The picker has ended.
@@ -34,7 +37,7 @@ public enum PickerEvent: Sendable {
     public var isFinal: Bool {
         switch self {
         case .picked, .action, .cancelled, .failed: true
-        case .ready, .shown, .captured, .selected, .deselected, .cameraSuspended, .cameraResumed, .problem: false
+        case .ready, .shown, .captured, .selected, .deselected, .cameraSuspended, .cameraResumed, .cameraArrived, .problem: false
         }
     }
 }

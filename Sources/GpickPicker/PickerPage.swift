@@ -73,7 +73,8 @@ enum PickerPage {
                              total: Int, assets: Int, preload: String?, token: String) -> [UInt8] {
         let settings = PickerPageJSON.Settings(
             columns: c.layout.itemsPerRow, scroll: c.layout.scroll.rawValue, multi: c.allowsMultiple,
-            actions: layout.actions, camera: layout.showsCamera, cameraMode: c.capture.cameraMode.rawValue,
+            actions: layout.actions, camera: layout.showsCamera,
+            cameraMayAppear: stage == .grid && c.layout.showsCamera, cameraMode: c.capture.cameraMode.rawValue,
             stage: stage.rawValue, preloadedRows: preloadedRows, thumbnailSizes: thumbnailSizes,
             // The camera cell is shaped as the session's frames (every output sees this size).
             cameraWidth: c.capture.session.format.width, cameraHeight: c.capture.session.format.height,

@@ -13,6 +13,9 @@ enum PickerPageJSON {
         /// Take-or-pick's question: the actions offered.
         var actions: [String]
         var camera: Bool
+        /// The grid has a camera cell whenever its camera runs: `auto` may find none at first,
+        /// and one plugged in later gets its cell then.
+        var cameraMayAppear: Bool
         var cameraMode: String
         var stage: String
         var preloadedRows: Int

@@ -11,6 +11,8 @@ Steps:
   flip SECONDS         clicks Flip and samples the camera cell's mean luma every ~40 ms
   take                 take-or-pick: clicks "Take photo", waits for the live camera, clicks it
   nocamera             waits for the page to say there is no camera; the cells and that notice
+  arrive FILE          nocamera, then writes FILE (the test then plugs a camera in) and waits for the
+                       camera cell's first frame; the cells before and after, the focus before and after; then snap
   rest                 scrolls the live camera cell out of view until the page hears it rests, then back
                        until it is live again; how long each took, and the cell's luma while it woke
   toggle ID...         clicks each item in turn (selecting, or deselecting one selected), then waits
@@ -202,6 +204,19 @@ def run_step(driver, url, step, args, out):
         wait(driver, lambda d: not any(c["kind"] == "camera" for c in d.execute_script(CELLS)))
         out["cells"] = driver.execute_script(CELLS)
         out["notice"] = driver.execute_script(notice)
+    elif step == "arrive":
+        # No camera at first; the test is told so by FILE, plugs one in, and its cell comes.
+        run_step(driver, url, "nocamera", [], out)
+        out["before"] = out["cells"]
+        focused = "const f = document.querySelector('#grid .cell[tabindex=\"0\"]'); return f ? (f.dataset.id || f.id) : null"
+        notice = "const n = document.getElementById('notice'); return n.hidden ? '' : n.textContent"
+        out["focused_before"] = driver.execute_script(focused)
+        open(args[0], "w").close()
+        wait(driver, lambda d: d.execute_script(LUMA) > 0, 40)
+        out["arrived"] = driver.execute_script(CELLS)
+        out["focused_after"] = driver.execute_script(focused)
+        out["notice_after"] = driver.execute_script(notice)
+        run_step(driver, url, "snap", [], out)
     else:
         raise SystemExit("unknown step " + step)
 

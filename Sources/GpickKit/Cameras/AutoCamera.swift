@@ -22,6 +22,23 @@ public enum AutoCamera {
         return try choose(pipewireRunning: running, cameras: await CameraDirectory.cameras())
     }
 
+    /// How often `waitForOne` looks: each look asks every device provider (a few ms), so a camera
+    /// plugged in is found within a second and a half.
+    public static let arrivalPoll: Duration = .milliseconds(1500)
+
+    /// The camera `auto` chooses, waiting until one is plugged in: `missing` hears why there is
+    /// none after each look, and returns whether to go on waiting (nil is returned when it does
+    /// not, or the task is cancelled).
+    public static func waitForOne(poll: Duration = arrivalPoll, missing: (GpickError) -> Bool) async -> CameraChoice? {
+        while !Task.isCancelled {
+            do throws(GpickError) { return try await choose() } catch {
+                guard missing(error) else { return nil }
+            }
+            try? await Task.sleep(for: poll)
+        }
+        return nil
+    }
+
     /// The rule itself, on what was found; when nothing was, what was looked for.
     public static func choose(pipewireRunning: Bool, cameras: [Camera]) throws(GpickError) -> CameraChoice {
         let of = { (k: Camera.Kind) in cameras.filter { $0.kind == k } }

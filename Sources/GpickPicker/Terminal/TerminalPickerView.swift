@@ -52,6 +52,8 @@ final class TerminalPickerView: Sendable {
         /// Why the camera should rest: the terminal lost the focus; the cell is scrolled off the grid.
         var unfocused = false
         var cameraOffGrid = false
+        /// Whether the last frame drawn had the camera cell (`auto` may find a camera only later).
+        var cameraInGrid: Bool?
         /// What the picker was last told.
         var restingSent = false
     }
@@ -157,6 +159,16 @@ final class TerminalPickerView: Sendable {
                 s.firstLine = 0
             }
             let grew = selectNewCaptures(pickerState.2, &s)
+            // The camera cell came (a camera plugged in) or went (`auto` found none): the cursor
+            // stays on the cell it was on.
+            let camera = cells.firstIndex { if case .camera = $0 { true } else { false } }
+            if let was = s.cameraInGrid, was != (camera != nil) {
+                let at = camera ?? picker.currentLayout.actions.count
+                if s.cursor > at || (s.cursor == at && camera != nil && cells.count > 1) {
+                    s.cursor = max(0, s.cursor + (camera != nil ? 1 : -1))
+                }
+            }
+            s.cameraInGrid = camera != nil
             var d = TerminalPickerDrawing(view: self, cells: cells, camera: pickerState.0, problems: pickerState.1, notice: pickerState.5)
             return (d.frame(&s), grew ? s.selected : nil)
         }

@@ -420,7 +420,20 @@ function showState(s) {
   if (s.stage && config.stage && s.stage !== config.stage && !s.ended) { reloadForNextStage(); return; }
   camera = s.camera;
   wakeIfRestingUnasked();
-  const cell = document.getElementById("camera");
+  let cell = document.getElementById("camera");
+  if (!cell && camera.state !== "off" && config.cameraMayAppear) {
+    // A camera plugged in after all: its cell joins the grid after the actions, and the focus
+    // stays on the cell it was on.
+    config.camera = true;
+    grid.setAttribute("aria-label", "Camera, photos and videos");
+    const at = cells.findIndex(c => c.kind !== "action");
+    const index = at < 0 ? cells.length : at;
+    cells.splice(index, 0, cameraCell());
+    placeRows(index);
+    if (focus >= index && cells.length > 1) focus++;
+    setFocus(Math.min(focus, cells.length - 1), false);
+    cell = document.getElementById("camera");
+  }
   if (cell && camera.state === "off") {
     // No camera after all (`auto` found none): the cell goes, the rest of the grid stays.
     const was = cells.findIndex(c => c.kind === "camera");

@@ -238,6 +238,8 @@ struct PickCommand: AsyncParsableCommand {
                 events.emit("camera-suspended", [:])
             case .cameraResumed:
                 events.emit("camera-resumed", [:])
+            case .cameraArrived:
+                events.emit("camera-arrived", [:])
             case .problem(let text):
                 events.emit("problem", ["message": text])
             default:

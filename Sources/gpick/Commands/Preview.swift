@@ -11,7 +11,8 @@ struct PreviewCommand: AsyncParsableCommand {
         discussion: """
         Keys (window and terminal): f flips between the back and front camera (the blurred last \
         frame shows while the other one starts), s takes a still into --output-dir, q quits. \
-        Without --sink: a window when a display is available, the terminal when stdout is one.
+        Without --sink: a window when a display is available, the terminal when stdout is one. \
+        With --source auto and no camera, it waits for one to be plugged in.
         """)
 
     @Option(name: .long, help: "window | terminal | http")
@@ -50,6 +51,8 @@ struct PreviewCommand: AsyncParsableCommand {
             let library = pipelines.library
             var config = try capture.configuration(library: library)
             try camera.apply(to: &config, capture: capture)
+            let stopper = SignalStopper()
+            if config.source == .auto { try await Self.waitForACamera(events: events, stopper: stopper, duration: duration) }
             let session = CaptureSession(config)
             session.onEvent { events.sessionEvent($0) }
             try await session.start()
@@ -79,7 +82,6 @@ struct PreviewCommand: AsyncParsableCommand {
             }
             events.started(started.mode(of: session))
 
-            let stopper = SignalStopper()
             stopper.onSignal { _ in keyInput.yield(.quit) }
             let timer = duration.map { d in
                 Task { try? await Task.sleep(nanoseconds: UInt64(d * 1e9)); keyInput.yield(.quit) }
@@ -114,6 +116,31 @@ struct PreviewCommand: AsyncParsableCommand {
                 Console.notice("preview: \(shown) frames shown of \(offered) from the camera in \(cFormat("%.1f", seconds)) s (\(dropped) dropped while busy)")
             }
         }
+    }
+
+    /// `auto` with no camera at all: a preview, unlike a capture, waits for one to be plugged in,
+    /// as Cheese does, saying once what was looked for (`waiting-for-camera`). A signal or the
+    /// end of `--duration` first ends it with that reason, as a command that found no camera.
+    static func waitForACamera(events: Events, stopper: SignalStopper, duration: Double?) async throws(GpickError) {
+        let reason = Locked<GpickError?>(nil)
+        let waiting = Task {
+            await AutoCamera.waitForOne { error in
+                let first = reason.withLock { r in defer { r = error }; return r == nil }
+                if first {
+                    events.emit("waiting-for-camera", ["reason": error.message])
+                    if !events.json { Console.notice("preview: \(error.message): waiting for a camera to be plugged in (Ctrl-C stops)") }
+                }
+                return true
+            }
+        }
+        // A signal or the end of --duration stops the wait at once (not at the next look).
+        stopper.onSignal { _ in waiting.cancel() }
+        let timer = duration.map { d in Task { try? await Task.sleep(for: .milliseconds(Int64(d * 1000))); waiting.cancel() } }
+        let found = await waiting.value
+        timer?.cancel()
+        let missing = reason.withLock { $0 }
+        if found == nil, let missing { throw missing }
+        if missing != nil { events.emit("camera-arrived", [:]) }
     }
 }
 
