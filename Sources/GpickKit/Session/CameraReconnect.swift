@@ -67,9 +67,9 @@ extension CaptureSession {
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.returnPoll)
                 guard !Task.isCancelled, state.withLock({ !$0.stopBegun && $0.generation == gen }) else { return }
-                guard await CameraDirectory.isPresent(spec) else { continue }
-                DebugLog.log(.info, nil, "camera generation \(gen): \(spec) is back")
-                emit(.reconnecting(spec, "camera \(spec) is back"))
+                guard let back = await returned(spec) else { continue }
+                DebugLog.log(.info, nil, "camera generation \(gen): \(spec) is back\(back == spec ? "" : " as \(back)")")
+                emit(.reconnecting(back, back == spec ? "camera \(spec) is back" : "camera \(spec) is back as \(back)"))
                 try? await switchSource(to: position, requested: pipeline?.runningTime, replacing: gen)
                 return
             }
@@ -78,5 +78,20 @@ extension CaptureSession {
             s.returnWatch?.cancel()
             s.returnWatch = task
         }
+    }
+
+    /// The source to open a lost camera by once it is back, nil while it is not. A V4L2 camera
+    /// is followed by its stable link to the node it has now, and the session's cameras name
+    /// that node from then on (flips and the next loss included).
+    private func returned(_ spec: SourceSpec) async -> SourceSpec? {
+        guard case .v4l2 = spec else { return await CameraDirectory.isPresent(spec) ? spec : nil }
+        let link = state.withLock { s in spec.target.flatMap { s.v4l2Links[$0] } }
+        guard let back = V4L2Names.returned(spec, link: link) else { return nil }
+        guard back != spec else { return spec }
+        state.withLock { s in
+            for (p, c) in s.cameras where c == spec { s.cameras[p] = back }
+            if let link, let device = back.target { s.v4l2Links[device] = link }
+        }
+        return back
     }
 }

@@ -165,10 +165,13 @@ extension CaptureSession {
             resolved = try await defaultFront(for: try await resolvedSpec(for: .back))
             identity = .of(resolved)
         }
+        // Named now, while it is there: once unplugged, its link is gone too.
+        let link: String? = if case .v4l2(let device, _) = resolved { V4L2Names.system.stableLink(for: device) } else { nil }
         // The first resolution wins (two callers may race to the front camera's default).
         return state.withLock { s in
             if let existing = s.cameras[p] { return existing }
             s.cameras[p] = resolved
+            if let link, let device = resolved.target { s.v4l2Links[device] = link }
             s.identities[p] = identity
             // A PipeWire or libcamera camera's modes are what its provider lists (its element
             // opened alone says nothing until it streams).

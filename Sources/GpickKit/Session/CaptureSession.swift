@@ -32,6 +32,9 @@ public final class CaptureSession: Sendable {
         var modes: [CameraPosition: CameraMode] = [:]
         /// What the session delivers when it follows its camera's mode (`formatFromCamera`).
         var delivered: SessionFormat?
+        /// The stable link (`/dev/v4l/by-id/…`) of each V4L2 camera, by the node it was opened
+        /// by: a camera that is lost is looked for by it (it may come back as another node).
+        var v4l2Links: [String: String] = [:]
         /// The formats PipeWire or libcamera list for the cameras at each position.
         var listedFormats: [CameraPosition: [CapsStructure]] = [:]
         var position: CameraPosition

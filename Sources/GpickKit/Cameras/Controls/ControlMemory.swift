@@ -33,14 +33,7 @@ public struct ControlMemory: Sendable {
 
     /// The camera's stable name: a by-id (else by-path) link that resolves to `device`.
     public func key(for device: String) -> String {
-        let target = realpath(device)
-        for dir in links {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
-            for name in names.sorted() where realpath("\(dir)/\(name)") == target && target != nil {
-                return name
-            }
-        }
-        return device
+        V4L2Names(directories: links).stableLink(for: device).map { String($0.split(separator: "/").last ?? "") } ?? device
     }
 
     /// The settings saved for the camera named `key`, in the order they were given.
@@ -104,11 +97,5 @@ public struct ControlMemory: Sendable {
             all[camera] = Self.merged(all[camera] ?? [], [setting])
         }
         return all
-    }
-
-    private func realpath(_ p: String) -> String? {
-        guard let r = Glibc.realpath(p, nil) else { return nil }
-        defer { free(r) }
-        return String(cString: r)
     }
 }
