@@ -56,6 +56,33 @@ import Testing
         #expect(Media.isConsecutive(indices, from: first), "\(indices.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
     }
 
+    /// A C920's H.264 mode chosen by hand (`640x360@30/H264`): the camera's H.264 is decoded
+    /// in the stage, and a recording holds its frames, each once and in order, from the first
+    /// after warm-up. The frames are stamped raw frames encoded as the camera's encoder would.
+    @Test func anH264ModeIsDecodedAndEveryFrameIsRecordedOnce() async throws {
+        let units = try await CameraStandIn.h264Frames(width: 640, height: 360, count: 150)
+        let standIn = CameraStandIn(offers: try ModeChoiceTests.table("logitech-c920-h264"),
+                                    frames: .h264 { i in i < units.count ? units[i] : [] })
+        let session = CaptureSession(try Self.config(standIn, width: 640, height: 360, mode: "640x360@30/H264"))
+        defer { standIn.stop() }
+        try await session.prepare()
+        #expect(session.cameraMode?.description == "H264 640x360 @ 30 fps")
+        let dir = TestEnvironment.tempDir()
+        let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/h264.mp4"),
+                                                 settings: RecordingSettings(container: .mp4, duration: 2))
+        try standIn.start(in: try #require(session.pipeline))
+        try await session.play()
+        let result = try await rec.finished()
+        #expect(session.failureReason == nil, "\(session.failureReason?.message ?? "")")
+        await session.stop()
+        #expect(standIn.negotiated?.mediaType == "video/x-h264", "\(standIn.negotiated?.description ?? "-")")
+        let indices = try await Media.stampIndices(result.path)
+        #expect(indices.count == 60, "\(indices.count) frames")
+        let first = try #require(indices.first ?? nil, "the first frame carries no stamp")
+        #expect(first == 10, "the first frame recorded is the camera's frame \(first), not the first after its ten warm-up frames")
+        #expect(Media.isConsecutive(indices, from: first), "\(indices.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
+    }
+
     /// With nothing asked, a session that follows its camera delivers the camera's default mode:
     /// the C922's largest up to 1920x1080 that keeps 30 fps is MJPG 1920x1080 (its YUYV 1080p
     /// runs at 5 fps), and the frames are 1920x1080, though the session's own format says 720p.

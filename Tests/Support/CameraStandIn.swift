@@ -12,13 +12,16 @@ import Synchronization
 /// stamped with its capture time on the pipeline's clock, at exact intervals from the first, as a
 /// driver stamps frames from the sensor's clock, however late the frame is read. Raw modes get frames made here, each with its
 /// index in the frame stamp (source id 1), so a test can tell which frames came through; MJPEG
-/// modes get the JPEG bytes the test gives (real frames, whole or damaged).
+/// and H.264 modes get the bytes the test gives (real frames, whole or damaged; encoded ones).
 public final class CameraStandIn: Sendable {
     public enum Frames: Sendable {
         /// Raw frames, frame i stamped `FrameStamp(sourceID: 1, index: i)`.
         case stamped
         /// JPEG frame i's bytes.
         case jpeg(@Sendable (Int) -> [UInt8])
+        /// H.264 access unit i (byte-stream, as a UVC camera sends it); none: the camera has
+        /// no more to send.
+        case h264(@Sendable (Int) -> [UInt8])
     }
 
     public let offers: [ModeOffer]
@@ -107,8 +110,9 @@ public final class CameraStandIn: Sendable {
             let bytes: [UInt8]
             switch frames {
             case .stamped: bytes = raw?.frame(index) ?? []
-            case .jpeg(let make): bytes = make(index)
+            case .jpeg(let make), .h264(let make): bytes = make(index)
             }
+            if bytes.isEmpty { return }
             if start == nil {
                 // A live camera sends only once playing, stamped on the running clock.
                 guard src.playingRunningTime != nil else { Thread.sleep(forTimeInterval: 0.005); continue }
