@@ -207,6 +207,63 @@ import Testing
         }
     }
 
+    /// MJPEG against raw at 1920x1080 (issue target C3): the BRIO's table, the same stamped
+    /// frames sent once as NV12 and once JPEG-encoded with one in ten from the 15th cut short, as
+    /// damaged frames come. The raw run records each frame once, in order; the MJPEG run records
+    /// the very same frames but the damaged ones, whose slots repeat a neighbour (the session
+    /// keeps its rate): not one good frame lost to decoding or checking them. 1080p15
+    /// for 4 s beside the other suites; `GPICK_CAMERA_SOAK=1`: 1080p30 for 60 s.
+    @Test func mjpegAtFullHDDeliversTheRawFramesButTheDamagedOnes() async throws {
+        let soak = ProcessInfo.processInfo.environment["GPICK_CAMERA_SOAK"] == "1"
+        let (fps, seconds) = soak ? (30, 60) : (15, 4)
+        let count = (seconds + 3) * fps
+        let encoded = try await CameraStandIn.jpegFrames(width: 1920, height: 1080, count: count)
+        let damaged = Set((15..<count).filter { $0 % 10 == 5 })
+        let jpegs = encoded.enumerated().map { i, f in damaged.contains(i) ? Array(f.prefix(f.count / 2)) : f }
+        #expect(damaged.allSatisfy { JPEGFrameCheck.problem(jpegs[$0]) != nil })
+        var recorded: [String: [Int?]] = [:]
+        for (format, frames) in [("NV12", CameraStandIn.Frames.stamped), ("MJPG", .jpeg { i in i < jpegs.count ? jpegs[i] : [] })] {
+            let standIn = CameraStandIn(offers: try ModeChoiceTests.table("logitech-brio"), frames: frames)
+            let session = CaptureSession(try Self.config(standIn, width: 640, height: 360, mode: "1920x1080@\(fps)/\(format)"))
+            defer { standIn.stop() }
+            try await session.prepare()
+            #expect(session.cameraMode?.description == "\(format) 1920x1080 @ \(fps) fps")
+            let dir = TestEnvironment.tempDir()
+            let rec = try await MovieRecording.start(in: session, to: try OutputPath("\(dir)/\(format).mp4"),
+                                                     settings: RecordingSettings(container: .mp4, duration: Double(seconds)))
+            try standIn.start(in: try #require(session.pipeline))
+            try await session.play()
+            let result = try await rec.finished()
+            #expect(session.failureReason == nil, "\(format): \(session.failureReason?.message ?? "")")
+            #expect(standIn.failure == nil, "\(format): \(standIn.failure ?? "")")
+            let dropped = session.droppedFrames
+            await session.stop()
+            // The session runs at 30 fps: each camera frame fills 30 / fps slots.
+            recorded[format] = try await Media.stampIndices(result.path).enumerated().filter { $0.offset % (30 / fps) == 0 }.map(\.element)
+            if format == "MJPG" {
+                let sentBad = damaged.filter { $0 < standIn.pushed }.count
+                #expect(dropped >= sentBad - 1 && dropped <= sentBad, "dropped \(dropped), damaged frames sent \(sentBad)")
+                if soak { print("C3: \(standIn.pushed) frames sent, \(sentBad) damaged, \(dropped) dropped and counted") }
+            }
+        }
+        let raw = try #require(recorded["NV12"]), mjpeg = try #require(recorded["MJPG"])
+        let first = try #require(raw.first ?? nil, "no stamp")
+        // Ten warm-up frames at the session's 30 fps: the camera's first fps / 3.
+        #expect(raw.count == seconds * fps && first == fps / 3 && Media.isConsecutive(raw, from: first),
+                "raw: \(raw.count) frames: \(raw.map { $0.map(String.init) ?? "-" }.joined(separator: " "))")
+        // Slot by slot: the raw run's frame, or for a damaged one a neighbour (the rate adapter
+        // fills its slot with the nearer frame in time: the next one, at equal distance).
+        #expect(mjpeg.count == raw.count, "MJPEG \(mjpeg.count) frames, raw \(raw.count)")
+        let unlike = zip(raw, mjpeg).enumerated().filter { _, pair in
+            guard let r = pair.0, let m = pair.1 else { return true }
+            return damaged.contains(r) ? !(m == r - 1 || m == r + 1) : m != r
+        }
+        #expect(unlike.isEmpty, "MJPEG against raw: \(unlike.prefix(10).map { "slot \($0.offset): \($0.element.1.map(String.init) ?? "-") for \($0.element.0.map(String.init) ?? "-")" })")
+        let good = Set(raw.compactMap { $0 }).subtracting(damaged)
+        #expect(good.isSubset(of: Set(mjpeg.compactMap { $0 })), "good frames missing: \(good.subtracting(Set(mjpeg.compactMap { $0 })).sorted().prefix(10))")
+        if soak { print("C3: raw \(raw.count) frames from \(first), each once in order; MJPEG the same \(mjpeg.count) slots, \(good.count) good frames all there, damaged ones' slots a neighbour") }
+    }
+
     /// Where a JPEG's coded data begins: after its start-of-scan header.
     static func scanStart(_ f: [UInt8]) -> Int? {
         var i = 2

@@ -15,6 +15,12 @@ STREAM = {
              "stamps": {"frames": 1800, "stamps": 1800, "first": 2, "last": 1801, "breaks": 0, "missing": 2, "ok": False,
                         "unreadable": 0, "source_ids": ["1"]}},
     "x264enc": {"run": {"wall": 3, "user": 9, "sys": 0, "maxrss_kib": 1}, "cpu_per_video_second": 0.63, "command": "gst-launch-1.0"},
+    "own_cost": {
+        job: {"gpick": {"runs": [0.20, 0.21, 0.22], "cpu_per_video_second": 0.21, "command": f"gpick {job}"},
+              "gst-launch": {"runs": [0.19, 0.20, 0.21], "cpu_per_video_second": 0.20, "command": "gst-launch-1.0"},
+              "ffmpeg": {"runs": [0.18, 0.19, 0.20], "cpu_per_video_second": 0.19, "command": "ffmpeg"}}
+        for job in ("serve", "record", "publish")
+    },
     "glass": {
         "rtsp": {"command": "gpick serve", "viewer": "glass.py", "seconds": 60, "frames": 1790, "unreadable": 0, "matched": 1790,
                  "first": 40, "last": 1829, "breaks": 0, "median_ms": 21.0, "p95_ms": 30.0, "max_ms": 60.0, "min_ms": 18.0},
@@ -41,11 +47,12 @@ def by_ref(r):
 class StreamChecksTests(unittest.TestCase):
     def test_a_good_run_passes(self):
         c = by_ref(with_stream())
-        self.assertEqual(list(c), ["N1", "N1b", "N2", "N3", "N4"])
+        self.assertEqual(list(c), ["N1", "N1b", "N2", "N3", "N3b", "N4"])
         self.assertTrue(all(x.ok for x in c.values()), c)
         self.assertEqual(c["N1"].result, "21.0 ms (p95 30.0, max 60.0); 1790 frames in order")
         self.assertEqual(c["N2"].result, "1.10x")
-        self.assertEqual(c["N3"].result, "0.67x")  # 0.40 CPU s per video s / 0.6
+        self.assertEqual(c["N3"].result, "serve 1.05x, record 1.05x, publish 1.05x")  # 0.21 / 0.20
+        self.assertEqual(c["N3b"].result, "serve 1.11x, record 1.11x, publish 1.11x")  # 0.21 / 0.19
 
     def test_glass_to_glass_is_held_at_its_bounds(self):
         self.assertFalse(by_ref(with_stream(glass__rtsp=dict(STREAM["glass"]["rtsp"], median_ms=150.1)))["N1"].ok)
@@ -64,7 +71,18 @@ class StreamChecksTests(unittest.TestCase):
         self.assertFalse(by_ref(with_stream(ten__playing=9))["N2"].ok)
 
     def test_cpu_against_ffmpeg_and_the_long_run(self):
-        self.assertFalse(by_ref(with_stream(from_file__cpu_percent=49.0))["N3"].ok)  # 0.49 / 0.6 > 0.8
+        slow = with_stream()
+        slow["stream"]["own_cost"]["record"]["gpick"]["cpu_per_video_second"] = 0.221  # 1.105x the gst line, 1.16x ffmpeg
+        c = by_ref(slow)
+        self.assertFalse(c["N3"].ok)
+        self.assertFalse(c["N3b"].ok)
+        self.assertIn("record 1.10x", c["N3"].result)
+        edge = with_stream()
+        edge["stream"]["own_cost"]["serve"]["gpick"]["cpu_per_video_second"] = 0.2185  # 1.0925x, 1.15x
+        self.assertTrue(by_ref(edge)["N3"].ok and by_ref(edge)["N3b"].ok)
+        old = with_stream()
+        del old["stream"]["own_cost"]
+        self.assertIsNone(by_ref(old)["N3"].ok)
         self.assertFalse(by_ref(with_stream(long__run={"wall": 61, "user": 60, "sys": 5, "maxrss_kib": 201 * 1024}))["N4"].ok)
         broken = with_stream()
         broken["stream"]["long"]["stamps"] = dict(STREAM["long"]["stamps"], breaks=1)
@@ -80,6 +98,8 @@ class StreamChecksTests(unittest.TestCase):
         self.assertIn("## 13. Network streams: `gpick serve` 1280x720@30 (N1–N4)", text)
         self.assertIn("| test | 10 | 10 | 44.0 |", text)
         self.assertIn("0.630 CPU s per video s, **1.05x** ffmpeg's", text)
+        self.assertIn("| record | gst-launch | 0.200 | 0.190 / 0.200 / 0.210 | 1.05x |", text)
+        self.assertIn("- N3b, gpick / ffmpeg: **serve 1.11x, record 1.11x, publish 1.11x** (target <= 1.15x): **PASS**", text)
         self.assertIn("| RTSP, 60 s | 1790 | 40..1829, breaks 0, unreadable 0 | 21.0 | 30.0 | 18.0 | 60.0 |", text)
         self.assertIn("- N1b, SRT: **281.0 ms (p95 290.0) at latency 200 ms** (target <= 300 ms (median)): **PASS**", text)
 

@@ -228,10 +228,13 @@ def run(b):
     from_file = served_cpu(b, 1, source=f"file:{src}", tag="-file")
     ref = reference(b, src, frames)
     alone = encoder_alone(b, src, frames)
+    b.log("stream: N3, serve, record and publish of the raw file by gpick, the same gst-launch line and ffmpeg")
+    from . import encoder_cost  # it reuses this module's helpers
+    own = encoder_cost.run(b, src)
     os.remove(src)
     b.log(f"stream: {LONG} s 1080p30 served and recorded at once")
     long = served_and_recorded(b)
     b.log(f"stream: glass-to-glass, {GLASS} s over RTSP, then {GLASS_SRT} s over SRT")
     glass = {"rtsp": glass_rtsp(b), "srt": glass_srt(b)}
     return {"glass": glass, "width": WIDTH, "height": HEIGHT, "fps": FPS, "window": WINDOW, "one": one, "ten": ten,
-            "from_file": from_file, "ffmpeg": ref, "x264enc": alone, "x264": " ".join(X264), "long": long}
+            "from_file": from_file, "ffmpeg": ref, "x264enc": alone, "x264": " ".join(X264), "long": long, "own_cost": own}
