@@ -171,11 +171,14 @@ let package = Package(
         // The avatar renderer's in-process bench (bench/run.sh, A1): a 500 px initials avatar drawn and encoded.
         .executableTarget(name: "gpick-avatarbench", dependencies: ["GpickAvatar", "GpickBenchSupport"], path: "bench/avatarbench"),
         // The camera section's in-process bench: choosing a mode (C1), decoding MJPEG as the camera stage does (C2).
-        .executableTarget(name: "gpick-camerabench", dependencies: ["GpickBase", "GpickKit", "GstCore", "GpickBenchSupport"], path: "bench/camerabench"),
+        .executableTarget(name: "gpick-camerabench", dependencies: ["GpickBase", "GpickKit", "GstCore", "GpickBenchSupport", "GpickCameraStandIn"],
+                          path: "bench/camerabench"),
+        // A camera without the camera: a real camera's mode table advertised in v4l2src's place (tests and the camera bench).
+        .target(name: "GpickCameraStandIn", dependencies: ["GpickKit", "GstCore"], path: "Tests/StandIn"),
         // What those two benches share: arguments, the clock, the printed summary.
         .target(name: "GpickBenchSupport", path: "bench/support"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
-        .target(name: "GpickTestSupport", dependencies: ["GpickKit", "GpickFormats", "GstCore"], path: "Tests/Support"),
+        .target(name: "GpickTestSupport", dependencies: ["GpickKit", "GpickFormats", "GstCore", "GpickCameraStandIn"], path: "Tests/Support"),
         .testTarget(name: "GpickBaseTests", dependencies: ["GpickBase"]),
         .testTarget(name: "GpickCLITests", dependencies: ["GpickBase", "GpickCLI"]),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "CGStreamer", "GpickTestSupport"]),

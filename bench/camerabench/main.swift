@@ -2,13 +2,15 @@
 //
 //   gpick-camerabench choice LISTING [--runs N]     C1: choosing a mode from a camera's table
 //   gpick-camerabench decode FRAME.jpg [--frames N]  C2: the camera stage decoding MJPEG
+//   gpick-camerabench session SECONDS                C3: a session on the stand-in, raw then MJPEG
 //
 // C1 reads a `v4l2-ctl --list-formats-ext` listing once (timed too), then times
 // `ModeChoice.choose` for each of the six requests the mode tests ask (nothing, 640x480, 720p30,
 // 1080p30, 1080p60, 4K), N times after 20 warm-up. C2 runs `source-v4l2.yaml`'s own text with
 // the camera replaced by an appsrc that sends one real frame N times at 30 fps (the buffer's
 // memory shared, not copied), the damaged-frame check installed as a session installs it, to the
-// end, and measures the process's CPU time from PLAYING to the end. Each prints one JSON object.
+// end, and measures the process's CPU time from PLAYING to the end. C3 runs a whole session on the
+// camera stand-in (SessionRun.swift) twice. Each prints one JSON object.
 import Foundation
 import Glibc
 import GpickBase
@@ -20,8 +22,8 @@ let bench = BenchTool("gpick-camerabench")
 var arguments = Array(CommandLine.arguments.dropFirst())
 let runs = BenchTool.option("--runs", in: &arguments) ?? 500
 let frameCount = BenchTool.option("--frames", in: &arguments) ?? 300
-guard arguments.count == 2, ["choice", "decode"].contains(arguments[0]) else {
-    bench.fail("usage: gpick-camerabench choice LISTING [--runs N] | decode FRAME.jpg [--frames N]")
+guard arguments.count == 2, ["choice", "decode", "session"].contains(arguments[0]) else {
+    bench.fail("usage: gpick-camerabench choice LISTING [--runs N] | decode FRAME.jpg [--frames N] | session SECONDS")
 }
 
 func printJSON(_ object: [String: Any]) {
@@ -72,6 +74,12 @@ if arguments[0] == "choice" {
     }
     printJSON(["listing": arguments[1], "formats": listing.offers.count, "modes": modes, "runs": runs, "requests": requests.count,
                "choice": BenchTool.summary(times), "parse": BenchTool.summary(parses), "chosen": chosen])
+} else if arguments[0] == "session" {
+    do {
+        printJSON(try await sessions(seconds: Int(arguments[1]) ?? 60))
+    } catch {
+        bench.fail("\(error)")
+    }
 } else {
     do {
         printJSON(try await decode(arguments[1], frames: frameCount))

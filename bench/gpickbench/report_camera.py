@@ -1,11 +1,12 @@
-"""RESULTS.md's camera section (C1, C2)."""
+"""RESULTS.md's camera section (C1, C2, C3)."""
 from .report_realfiles import verdict
 from .report_stream import by_ref
+from .targets import session_compare
 
 
 def camera(r, c):
-    (c1,), (c2,) = by_ref(c, "C1"), by_ref(c, "C2")
-    head = ["## 13. Cameras: choosing a mode, decoding MJPEG (C1, C2)", ""]
+    (c1,), (c2,), (c3,) = by_ref(c, "C1"), by_ref(c, "C2"), by_ref(c, "C3")
+    head = ["## 13. Cameras: choosing a mode, decoding MJPEG, a session from MJPEG (C1–C3)", ""]
     if "absent" in r:
         return head + [f"Not run: no camera data in {' or '.join(r['absent'])}.", ""]
     ch, d = r["choice"], r["decode"]
@@ -39,4 +40,25 @@ def camera(r, c):
         "were damaged; that is nearly the work of the decoder's own entropy decoding, done a second "
         "time, since jpegdec keeps libjpeg's corrupt-data warnings to itself. Without the walk (the "
         "marker check alone) the stage measured 0.67x; with it, C2 cannot be met on a 316 KB 1080p "
-        "frame, and the walk is kept: a damaged frame shown is the worse failure.", ""]
+        "frame, and the walk is kept: a damaged frame shown is the worse failure.", "",
+        *session(r.get("session"), c3)]
+
+
+def session(s, c3):
+    if not s:
+        return ["### C3: a session from MJPEG against raw", "", "Not measured in this run.", ""]
+    x = session_compare(s)
+    raw, mj = s["raw"], s["mjpeg"]
+    return [
+        "### C3: a session from MJPEG against raw", "",
+        f"A whole session (640x360 at 30 fps) on the camera stand-in (an appsrc behind the BRIO's 1080p modes, in "
+        f"v4l2src's place in `source-v4l2.yaml`'s own text) for {s['seconds']} s, twice: the camera at NV12 1920x1080@30 "
+        "sending stamped frames, then at MJPG 1920x1080@30 sending the same frames JPEG-encoded (jpegenc, 4:2:0) with "
+        f"one in ten from the 15th cut in half. The stamps of the frames the session delivered, slot by slot.", "",
+        "```", s["command"], "```", "",
+        "| camera mode | frames sent | damaged sent | dropped and counted | delivered | stamps |", "|---|---|---|---|---|---|",
+        f"| {raw['mode']} | {raw['sent']} | 0 | {raw['dropped']} | {len(raw['stamps'])} | "
+        f"{raw['stamps'][0]}..{raw['stamps'][-1]}" + (", each once in order |" if x["raw_whole"] else ", NOT each once in order |"),
+        f"| {mj['mode']} | {mj['sent']} | {x['sent_bad']} | {mj['dropped']} | {len(mj['stamps'])} | "
+        f"{x['good'] - len(x['missing'])} of {x['good']} good frames; {len(x['unlike'])} slots unlike the raw run |", "",
+        f"- C3: **{c3.result}** — target {c3.target}: {verdict(c3.ok)}", ""]

@@ -251,7 +251,7 @@ def camera_checks(r):
         return [Check("Choosing a camera's mode, 200-mode table, in-process (median)", "not run: camera data absent",
                       f"<= {MODE_CHOICE_MS:g} ms", None, "C1"),
                 Check("MJPEG 1080p30 decode, CPU per video second, gpick's camera stage / ffmpeg", "not run: camera data absent",
-                      f"<= {MJPEG_CPU_RATIO:g}x", None, "C2")]
+                      f"<= {MJPEG_CPU_RATIO:g}x", None, "C2"), session_check(None)]
     c, d = r["choice"], r["decode"]
     ms = c["choice"]["median_ms"]
     g = mean([x["cpu_seconds"] for x in d["gpick"]]) / (d["frames"] / 30)
@@ -262,7 +262,35 @@ def camera_checks(r):
                   ms <= MODE_CHOICE_MS and c["modes"] >= 200, "C1"),
             Check("MJPEG 1080p30 decode, CPU per video second, gpick's camera stage / ffmpeg",
                   f"{g / f:.2f}x ({g:.3f} / {f:.3f} s)" + ("" if whole else " (frames missing)"),
-                  f"<= {MJPEG_CPU_RATIO:g}x", g / f <= MJPEG_CPU_RATIO and whole, "C2")]
+                  f"<= {MJPEG_CPU_RATIO:g}x", g / f <= MJPEG_CPU_RATIO and whole, "C2"),
+            session_check(r.get("session"))]
+
+
+def session_compare(s):
+    """C3's reading of the two runs: the raw one's frames each once in order, and the MJPEG one's
+    slot by slot the same, a damaged frame's slot holding a neighbour (the session keeps its rate)."""
+    raw, mj, damaged = s["raw"]["stamps"], s["mjpeg"]["stamps"], set(s["damaged"])
+    want = s["seconds"] * 30
+    raw_whole = len(raw) == want and raw[0] >= 0 and all(x == raw[0] + i for i, x in enumerate(raw))
+    unlike = [i for i, (r, m) in enumerate(zip(raw, mj)) if not (m == r or (r in damaged and m in (r - 1, r + 1)))]
+    good = {r for r in raw if r not in damaged}
+    missing = sorted(good - set(mj))
+    sent_bad = sum(1 for d in damaged if d < s["mjpeg"]["sent"])
+    return {"raw_whole": raw_whole, "unlike": unlike, "good": len(good), "missing": missing, "sent_bad": sent_bad,
+            "dropped": s["mjpeg"]["dropped"], "ok": raw_whole and len(mj) == len(raw) and not unlike and not missing
+            and sent_bad - 1 <= s["mjpeg"]["dropped"] <= sent_bad and s["raw"]["dropped"] == 0
+            and s["raw"]["failure"] is None and s["mjpeg"]["failure"] is None}
+
+
+def session_check(s):
+    name = "Session at 1080p30 from MJPEG (stand-in), frames delivered against raw"
+    target = "the raw stand-in's frames, no good frame dropped"
+    if not s:
+        return Check(name, "not measured", target, None, "C3")
+    x = session_compare(s)
+    result = (f"{x['good'] - len(x['missing'])} of {x['good']} good frames, {x['dropped']} of {x['sent_bad']} damaged dropped"
+              + ("" if x["raw_whole"] else "; the raw run lost frames") + (f"; {len(x['unlike'])} slots unlike raw" if x["unlike"] else ""))
+    return Check(name, result, target, x["ok"], "C3")
 
 
 def stream_checks(r):

@@ -134,6 +134,10 @@ public final class CaptureSession: Sendable {
     var graph: Graph? { state.withLock { $0.graph } }
     var pipeline: Pipeline? { graph?.pipeline }
 
+    /// An element of the session's pipeline by name, once prepared: for one that a pipeline file
+    /// given in the camera's place (`sourceFile`) leaves to the app, such as an appsrc it feeds.
+    public func element(named name: String) -> Element? { pipeline?.element(named: name) }
+
     // MARK: lifecycle
 
     /// Resolves `auto`, builds the pipeline, plays it and waits for the first frame.

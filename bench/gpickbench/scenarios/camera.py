@@ -4,6 +4,8 @@ listing (50 sizes and formats, 296 modes) and times `ModeChoice.choose` for the 
 mode tests. C2: the camera stage (`source-v4l2.yaml`'s own text, the camera replaced by an appsrc
 that sends a real 1080p frame 300 times at 30 fps, with the damaged-frame check) decodes it, against
 `ffmpeg -f mjpeg -i FRAMES -f null -` on the same frames in one file; CPU per second of video.
+C3: a whole session on the camera stand-in at 1920x1080@30 for SESSION seconds, from raw frames and
+from the same frames JPEG-encoded with one in ten cut short; the stamps it delivers, slot by slot.
 
 The data is ../shared/cameras beside the checkout (or $GPICK_CAMERA_DATA), as the tests find it;
 without it the section is not run, and says so."""
@@ -16,6 +18,7 @@ LISTING = "formats/logitech-c525.txt"
 FRAME = "mjpeg/camera-streamer_capture.jpeg"
 FRAMES = 300
 RUNS = 3
+SESSION = 60
 
 
 def data_folder(root):
@@ -55,7 +58,13 @@ def run(b):
         u = measure.run(ff, timeout=600, log=b.path("ffmpeg-mjpeg.log"))
         ffmpeg.append({"cpu_seconds": u.cpu, "wall_seconds": u.wall})
     steal = machine.steal_share(before, machine.cpu_ticks())
-    return {"choice": choice, "decode": {
+    b.log(f"camera: C3 a session on the stand-in at 1080p30, {SESSION} s from raw frames, then from MJPEG")
+    measure.run([exe, "session", SESSION], timeout=600, log=b.path("camerabench-session.err"),
+                stdout=b.path("camerabench-session.json"))
+    with open(b.path("camerabench-session.json")) as f:
+        session = json.load(f)
+    session["command"] = f"{b.gpick_shown.rsplit('/', 1)[0]}/gpick-camerabench session {SESSION}"
+    return {"choice": choice, "session": session, "decode": {
         "frames": FRAMES, "frame": FRAME, "frame_bytes": len(one), "runs": RUNS, "steal": steal,
         "gpick": gpick, "ffmpeg": ffmpeg,
         "gpick_command": f"{b.gpick_shown.rsplit('/', 1)[0]}/gpick-camerabench decode {FRAME} --frames {FRAMES}",

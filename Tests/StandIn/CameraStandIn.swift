@@ -58,7 +58,7 @@ public final class CameraStandIn: Sendable {
     public func sourcePart(_ library: PipelineLibrary) throws -> PipelineBuilder.Part {
         var file = try library.load("source-v4l2")
         let camera = "v4l2src name=src"
-        guard file.pipeline.value.contains(camera) else { throw TestFailure("source-v4l2.yaml no longer starts with \(camera)") }
+        guard file.pipeline.value.contains(camera) else { throw StandInError("source-v4l2.yaml no longer starts with \(camera)") }
         let caps = advertised
         file.pipeline.value = file.pipeline.value.replacingOccurrences(
             of: camera, with: "appsrc name=camera is-live=true format=time max-bytes=0 max-buffers=0 ! capsfilter name=src caps=\"\(caps)\"")
@@ -71,7 +71,17 @@ public final class CameraStandIn: Sendable {
     /// Starts sending into the stand-in inside `pipeline` (a session's, once prepared), on a
     /// thread of its own, at the negotiated rate, once it plays, until `stop()`.
     public func start(in pipeline: Bin) throws {
-        let src = try AppSrc(try pipeline.requireElement(named: "camera"))
+        try start(with: try pipeline.requireElement(named: "camera"))
+    }
+
+    /// The same, in a prepared session.
+    public func start(in session: CaptureSession) throws {
+        guard let camera = session.element(named: "camera") else { throw StandInError("the session has no stand-in (prepare it first)") }
+        try start(with: camera)
+    }
+
+    private func start(with camera: Element) throws {
+        let src = try AppSrc(camera)
         let thread = Thread { [self] in self.run(src) }
         thread.name = "camera-stand-in"
         thread.start()
@@ -138,13 +148,13 @@ public final class CameraStandIn: Sendable {
 }
 
 /// Raw frames in a camera's packed or planar YUV format: grey, with the frame stamp in luma.
-struct RawFrames {
-    let format: String, width: Int, height: Int
+public struct RawFrames: Sendable {
+    public let format: String, width: Int, height: Int
     /// Byte offset of luma sample (x, y), and the frame with neutral chroma.
-    let luma: (Int, Int) -> Int
-    let blank: [UInt8]
+    let luma: @Sendable (Int, Int) -> Int
+    public let blank: [UInt8]
 
-    init?(format: String, width: Int, height: Int) {
+    public init?(format: String, width: Int, height: Int) {
         (self.format, self.width, self.height) = (format, width, height)
         let w = width, h = height
         switch format {
@@ -173,7 +183,8 @@ struct RawFrames {
         }
     }
 
-    func frame(_ index: Int) -> [UInt8] {
+    /// Frame `index`: the blank frame with `FrameStamp(sourceID: 1, index:)` drawn in its luma.
+    public func frame(_ index: Int) -> [UInt8] {
         var bytes = blank
         let c = FrameStamp.cellSize(width: width, height: height)
         guard width >= 16 * c, height >= 2 * c else { return bytes }
@@ -188,4 +199,10 @@ struct RawFrames {
         }
         return bytes
     }
+}
+
+/// Why the stand-in cannot be made or run, in a sentence.
+public struct StandInError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
 }
