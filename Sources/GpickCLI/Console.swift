@@ -31,18 +31,31 @@ package enum Console {
     }
 
     package static func error(_ message: String) {
-        writeError("gpick: error: \(message)\n")
+        writeError(level(3) + "gpick: error: \(message)\n")
     }
 
     /// The one error line, and with --verbose what GStreamer said about it.
     package static func error(_ e: GpickError) {
         error(e.line)
-        if verbose, let detail = e.detail { writeError("gpick: detail: \(detail)\n") }
+        if verbose, let detail = e.detail { writeError(level(7) + "gpick: detail: \(detail)\n") }
     }
 
     package static func notice(_ message: String) {
-        writeError("gpick: \(message)\n")
+        writeError(level(5) + "gpick: \(message)\n")
     }
+
+    /// Whether stderr is the journal's stream (systemd names it in $JOURNAL_STREAM as
+    /// DEVICE:INODE): each line then begins with its syslog level, `<3>` an error, `<5>` a
+    /// notice, `<7>` detail, which journald keeps as the entry's priority (sd-daemon(3)).
+    package static let toJournal: Bool = {
+        guard let v = getenv("JOURNAL_STREAM") else { return false }
+        let parts = String(cString: v).split(separator: ":")
+        var st = stat()
+        guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]), fstat(errorDescriptor, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+    }()
+
+    private static func level(_ n: Int) -> String { toJournal ? "<\(n)>" : "" }
 
     /// All of `text` to stderr, unbuffered, as a diagnostic should be (a closed stderr is ignored).
     package static func writeError(_ text: String) {

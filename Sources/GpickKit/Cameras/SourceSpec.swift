@@ -13,6 +13,9 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
         public var id = 1
         /// Post a source error after this many frames (simulates an unplugged camera).
         public var failAfter: Int?
+        /// Send nothing more after this many frames, with no error (a hung driver, a camera gone
+        /// silent): what a service's watchdog must notice.
+        public var stallAfter: Int?
         /// Seconds the source holds back its first frame (a camera's start-up delay, made real).
         public var warmup: Double?
         /// Seconds each frame takes from its capture to the session (a USB camera's transfer and
@@ -37,6 +40,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             var opts: [String] = []
             if o.id != 1 { opts.append("id=\(o.id)") }
             if let f = o.failAfter { opts.append("fail-after=\(f)") }
+            if let f = o.stallAfter { opts.append("stall-after=\(f)") }
             if let w = o.warmup { opts.append("warmup=\(w)") }
             if let l = o.latency { opts.append("latency=\(l)") }
             return "test:\(o.pattern)" + (opts.isEmpty ? "" : "?" + opts.joined(separator: "&"))
@@ -97,6 +101,11 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
                         throw GpickError(.usage, "test source fail-after \"\(kv[1])\" must be a frame count ≥ 0")
                     }
                     o.failAfter = v
+                case "stall-after":
+                    guard let v = Int(kv[1]), v >= 0 else {
+                        throw GpickError(.usage, "test source stall-after \"\(kv[1])\" must be a frame count ≥ 0")
+                    }
+                    o.stallAfter = v
                 case "warmup":
                     guard let v = DurationText.parse(kv[1]), v <= 60 else {
                         throw GpickError(.usage, "test source warmup \"\(kv[1])\" must be a duration of 0…60 s (e.g. 0.5, 500ms, 2s)")
@@ -108,7 +117,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
                     }
                     o.latency = v
                 default:
-                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after", "warmup", "latency"]).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after", "stall-after", "warmup", "latency"]).map { " (did you mean \"\($0)\"?)" } ?? ""
                     throw GpickError(.usage, "unknown test source option \"\(kv[0])\"\(hint)")
                 }
             }
@@ -142,7 +151,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             return .file(path: p)
         }
         let scheme = text.split(separator: ":").first.map(String.init) ?? text
-        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&warmup=SECONDS&latency=SECONDS], v4l2:/dev/videoN[?mode=MODE], pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
+        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&stall-after=N&warmup=SECONDS&latency=SECONDS], v4l2:/dev/videoN[?mode=MODE], pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
     }
 
     /// Checks a camera or file before any pipeline starts, naming it in the message.

@@ -5,7 +5,8 @@ import GpickBase
 import GstCore
 
 /// Draws the frame stamp on every test-source frame and, with `fail-after=N`, turns the source
-/// into a failing camera after N frames (an error like an unplugged device's, then no more frames).
+/// into a failing camera after N frames (an error like an unplugged device's, then no more frames);
+/// with `stall-after=N`, into a silent one (no more frames, no error).
 final class TestSourceProbe: Sendable {
     private let state = Locked(ProbeState())
     private let options: SourceSpec.TestOptions
@@ -34,6 +35,7 @@ final class TestSourceProbe: Sendable {
                     s.firstBuffer = first
                     if Double(now.uptimeNanoseconds - first.uptimeNanoseconds) / 1e9 < warmup { return .drop }
                 }
+                if let limit = self.options.stallAfter, s.index >= limit { return .drop }
                 if let limit = self.options.failAfter, s.index >= limit {
                     s.failed = true
                     source.postError(.read,

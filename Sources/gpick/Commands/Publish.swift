@@ -97,6 +97,9 @@ struct Publish: AsyncParsableCommand {
                               "width": session.format.width, "height": session.format.height, "fps": session.format.fps] as JSONFields).mode(of: session))
             if !out.json { Console.notice("publishing to \(target)") }
 
+            // Ready once publishing has started (the server may be reached only later: reconnecting
+            // is publish's own job, and the watchdog watches the camera, not the network).
+            let service = ServiceWatch.ready("publishing to \(target)", sessions: [session])
             stopper.onSignal { _ in end.yield(nil) }
             let timer = duration.map { d in Task { try? await Task.sleep(nanoseconds: UInt64(d * 1e9)); end.yield(nil) } }
             let giveUp = retryFor.map { limit in
@@ -112,6 +115,7 @@ struct Publish: AsyncParsableCommand {
             }
             var failure: GpickError? = nil
             for await reason in ends { failure = reason; break }
+            service?.stopping()
             timer?.cancel()
             giveUp?.cancel()
             await publication.stop()

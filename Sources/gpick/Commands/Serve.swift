@@ -136,9 +136,11 @@ struct Serve: AsyncParsableCommand {
                     }
                 }
             }
+            let service = ServiceWatch.ready("serving " + served.map(\.stream.url).joined(separator: ", "), sessions: served.map(\.session))
             stopper.onSignal { _ in end.yield() }
             let timer = duration.map { d in Task { try? await Task.sleep(nanoseconds: UInt64(d * 1e9)); end.yield() } }
             for await _ in ends { break }
+            service?.stopping()
             timer?.cancel()
             let frames = served.map { $0.stream.framesEncoded }
             for (session, stream) in served {
