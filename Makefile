@@ -30,6 +30,8 @@ OUT ?= out/demo
 # python3-pip: installs axe-selenium-python from PyPI (Debian has no package of it): Deque's
 # axe-core accessibility engine, which the page tests run on the picker and the avatar editor.
 # gdb: a test whose process hangs reports that process's threads' stacks.
+# dpkg-dev, lintian, mmdebstrap: `make deb` (dpkg-shlibdeps), its check, and the clean Debian 12
+# root `make package-check` installs the package in.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
@@ -40,14 +42,14 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
 	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver python3-pip \
 	libexif-dev libde265-dev libcurl4-openssl-dev libgstrtspserver-1.0-dev gstreamer1.0-rtsp python3-gi gir1.2-gst-rtsp-server-1.0 srt-tools nginx libnginx-mod-rtmp libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
-	weston gdb
+	weston gdb dpkg-dev lintian mmdebstrap
 
 # From PyPI, with axe-core 3.1.1 inside: the newest release pip offers for Debian 12's Python 3.11.
 AXE_SELENIUM_VERSION := 2.1.6
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup apt-packages build debug test tsan tsan-build demo release-gpick docs bench install clean
+.PHONY: setup apt-packages build debug test tsan tsan-build demo release-gpick docs bench install deb package-check clean
 
 # Idempotent: installs only what dpkg does not already have.
 setup:
@@ -71,9 +73,10 @@ RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib
 # (objcopy --only-keep-debug), which the binary names in its .gnu_debuglink: gdb, and anything
 # else that symbolises a crash report, finds it there (or under /usr/lib/debug once installed).
 # Checked each time: no debug info left in the binary, and the link in place.
+# A binary already stripped (the build had nothing to do) keeps the debug file it has.
 define strip-keeping-debug
-	objcopy --only-keep-debug $(1) $(1).debug
-	objcopy --strip-all --add-gnu-debuglink=$(1).debug $(1)
+	if readelf -S $(1) | grep -q ' .debug_info'; then \
+		objcopy --only-keep-debug $(1) $(1).debug && objcopy --strip-all --add-gnu-debuglink=$(1).debug $(1); fi
 	@readelf -S $(1) | grep -q ' .gnu_debuglink' || { echo "$(1): no .gnu_debuglink after stripping" >&2; exit 1; }
 	@! readelf -S $(1) | grep -q ' .debug_info' || { echo "$(1): debug info left after stripping" >&2; exit 1; }
 endef
@@ -153,6 +156,19 @@ install: build
 	install -D -m 0644 $(AVATAR_BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/bin/gpick-avatar.debug
 	install -d $(DESTDIR)$(PREFIX)/share/gpick/pipelines
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
+	install -d $(DESTDIR)/lib/systemd/system
+	for unit in packaging/systemd/*.service; do \
+		sed 's|/usr/bin/gpick|$(PREFIX)/bin/gpick|' $$unit > $(DESTDIR)/lib/systemd/system/$$(basename $$unit); done
+
+# The Debian package (out/gpick_VERSION_ARCH.deb, and gpick-dbgsym beside it); lintian must
+# find no error in it.
+deb: setup
+	packaging/deb/build.sh
+	lintian --fail-on error --suppress-tags-from-file packaging/deb/lintian-suppressed out/gpick_*.deb
+
+# The package installed, used and purged on a clean Debian 12 root (see packaging/deb/check.sh).
+package-check: deb
+	packaging/deb/check.sh
 
 clean:
 	rm -rf .build Tests/TSan/.build out

@@ -1,0 +1,122 @@
+#!/bin/bash
+# `make deb`: out/gpick_VERSION_ARCH.deb, and its debug symbols in out/gpick-dbgsym_VERSION_ARCH.deb,
+# from the release binaries (static Swift runtime, stripped) that `make install` puts in place.
+#
+# - Depends: what dpkg-shlibdeps finds the binaries linked against, the libraries gpick opens
+#   with dlopen (libvips, gst-rtsp-server, libcurl), and the packages of the
+#   GStreamer plugins whose elements the core commands use (snap, record, live, the previews,
+#   serve, publish over SRT, cameras, inspect), as `gpick doctor --json` names them per check.
+# - Recommends: the plugins that only some commands use (MKV and WebM recordings, RTMP and RTSP
+#   publishing, PipeWire and libcamera cameras, the preview window), and xdg-utils to open the
+#   picker's page.
+# - Man pages: swift-argument-parser's generate-manual on each binary; completions for bash, zsh
+#   and fish from each binary's --generate-completion-script.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+version=$(sed -n 's/.*current = "\(.*\)".*/\1/p' Sources/GpickBase/Version.swift)
+arch=$(dpkg --print-architecture)
+out=$repo/out
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+root=$stage/gpick
+dbg=$stage/gpick-dbgsym
+mkdir -p "$out" "$root/DEBIAN" "$dbg/DEBIAN"
+
+# The binaries, the pipeline files and the units, under /usr.
+make --no-print-directory install DESTDIR="$root" PREFIX=/usr
+mkdir -p "$dbg/usr/lib"
+mv "$root/usr/lib/debug" "$dbg/usr/lib/"
+rmdir "$root/usr/lib"
+bins=(gpick gpick-library gpick-avatar)
+
+# Man pages and completions, made by the binaries themselves.
+swift build -c release --product generate-manual >/dev/null
+mandir=$root/usr/share/man/man1
+mkdir -p "$mandir"
+for b in "${bins[@]}"; do
+	.build/release/generate-manual ".build/release/$b" --multi-page --date "$(date -u -d "@$(git log -1 --format=%ct)" +%Y-%m-%d)" \
+		--authors "gpick developers" --output-directory "$mandir"
+done
+gzip -9n "$mandir"/*.1
+mkdir -p "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" "$root/usr/share/fish/vendor_completions.d"
+for b in "${bins[@]}"; do
+	".build/release/$b" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/$b"
+	".build/release/$b" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_$b"
+	".build/release/$b" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/$b.fish"
+done
+
+# Documentation Debian asks every package for, and an example of a service's settings.
+doc=$root/usr/share/doc/gpick
+install -D -m 0644 packaging/deb/copyright "$doc/copyright"
+install -D -m 0644 packaging/systemd/example.conf "$doc/examples/camera.conf"
+printf 'gpick (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- gpick developers <maintainers@gpick.invalid>  %s\n' \
+	"$version" "$(git rev-parse --short HEAD)" "$(date -u -R -d "@$(git log -1 --format=%ct)")" | gzip -9n > "$doc/changelog.gz"
+
+# Depends and Recommends.
+shlibs=$(cd "$stage" && mkdir -p debian && touch debian/control &&
+	dpkg-shlibdeps -O --warnings=0 "${bins[@]/#/gpick/usr/bin/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# Opened with dlopen on first use, so dpkg-shlibdeps does not see them: libvips (the pick half's
+# images), gst-rtsp-server (serve) and libcurl (images by URL).
+dlopened=$(for so in libvips.so.42 libgstrtspserver-1.0.so.0 libcurl.so.4; do
+	dpkg -S "$(readlink -f "$(ldconfig -p | awk -v s="$so" '$1 == s {print $NF; exit}')")" | cut -d: -f1
+done | sort -u | paste -sd, | sed 's/,/, /g')
+plugin_packages() {  # the Debian packages of the elements the named doctor checks use
+	"$repo/.build/release/gpick" doctor --json | python3 -c '
+import json, sys
+want = set(sys.argv[1].split(","))
+names = set()
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("event") == "check" and e.get("check") in want:
+        names.update(e.get("elements", []))
+print("\n".join(sorted(names)))' "$1" | while read -r element; do
+		file=$(gst-inspect-1.0 "$element" 2>/dev/null | sed -n 's/^ *Filename *//p' | head -1)
+		[ -n "$file" ] && dpkg -S "$(readlink -f "$file")" 2>/dev/null | cut -d: -f1
+	done | sort -u | paste -sd, | sed 's/,/, /g'
+}
+core="snap,record mp4,live,preview terminal,preview http,serve rtsp,publish srt,camera sources,inspect"
+some="record mkv,record webm,publish rtmp,publish rtsp,pipewire cameras,libcamera cameras,preview window"
+depends=$(plugin_packages "$core")
+recommends=$(comm -13 <(tr ',' '\n' <<<"$depends" | sed 's/^ *//' | sort) \
+	<(plugin_packages "$some" | tr ',' '\n' | sed 's/^ *//' | sort) | paste -sd, | sed 's/,/, /g')
+size=$(du -sk "$root/usr" "$root/lib" | awk '{s += $1} END {print s}')
+cat > "$root/DEBIAN/control" <<EOF
+Package: gpick
+Version: $version
+Architecture: $arch
+Maintainer: gpick developers <maintainers@gpick.invalid>
+Installed-Size: $size
+Depends: $shlibs, $dlopened, $depends
+Recommends: ${recommends:+$recommends, }xdg-utils
+Section: video
+Priority: optional
+Description: camera toolkit: capture, stream and pick photos from the command line
+ gpick takes photos, bursts, videos and live photos from a camera (V4L2,
+ PipeWire, libcamera) or a test source, previews them in a window, a terminal
+ or a browser, serves RTSP and publishes over SRT, RTMP or RTSP, and picks
+ recent photos and videos from a media library in a browser or a terminal,
+ printing their paths. Services for serving and publishing are included.
+EOF
+# Units are enabled by hand (one instance per camera): nothing to start on install.
+# xz at its highest level: 37 MB where the default makes 42.
+dpkg-deb --root-owner-group -Zxz -z9 --build "$root" "$out/gpick_${version}_${arch}.deb" >/dev/null
+
+dsize=$(du -sk "$dbg/usr" | awk '{print $1}')
+cat > "$dbg/DEBIAN/control" <<EOF
+Package: gpick-dbgsym
+Version: $version
+Architecture: $arch
+Maintainer: gpick developers <maintainers@gpick.invalid>
+Installed-Size: $dsize
+Depends: gpick (= $version)
+Section: debug
+Priority: optional
+Description: debug symbols for gpick
+ The symbols and debug information of gpick's binaries, for symbolising a
+ crash report (gdb finds them through each binary's .gnu_debuglink).
+EOF
+mkdir -p "$dbg/usr/share/doc"
+ln -s gpick "$dbg/usr/share/doc/gpick-dbgsym"
+dpkg-deb --root-owner-group -Zxz --build "$dbg" "$out/gpick-dbgsym_${version}_${arch}.deb" >/dev/null
+ls -l "$out"/*.deb
