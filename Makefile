@@ -164,7 +164,7 @@ install: build
 # find no error in it.
 deb: setup
 	packaging/deb/build.sh
-	lintian --fail-on error --suppress-tags-from-file packaging/deb/lintian-suppressed out/gpick_*.deb
+	lintian --fail-on error out/gpick_*.deb
 
 # The package installed, used and purged on a clean Debian 12 root (see packaging/deb/check.sh).
 package-check: deb
