@@ -17,11 +17,15 @@ from ..measure import BenchError
 from .stream import FPS, HEIGHT, WIDTH, WARMUP, WINDOW, cpu_seconds, free_port, stop, viewers
 
 # The x264 options of each of gpick's branches, in ffmpeg's words (x264enc's defaults as the
-# branch files set them: see `gpick pipelines show NAME`).
+# branch files set them: see `gpick pipelines show NAME`). x264 writes its options into the
+# stream (an SEI): with these, ffmpeg's string and x264enc's are the same, option for option.
 FFMPEG_X264 = {
-    # serve-rtsp / publish-srt: 4000 kbit/s ABR, veryfast, zerolatency, one thread, no B-frames.
-    "serve": ["-preset", "veryfast", "-tune", "zerolatency", "-b:v", "4000k", "-g", "60", "-threads", "1", "-bf", "0"],
-    "publish": ["-preset", "veryfast", "-tune", "zerolatency", "-b:v", "4000k", "-g", "60", "-threads", "1", "-bf", "0"],
+    # serve-rtsp / publish-srt: 4000 kbit/s CBR (x264enc's default: a VBV of 600 ms at the
+    # bitrate), veryfast, zerolatency, one thread, no B-frames.
+    "serve": ["-preset", "veryfast", "-tune", "zerolatency", "-b:v", "4000k", "-maxrate", "4000k", "-bufsize", "2400k", "-g", "60",
+              "-threads", "1", "-bf", "0"],
+    "publish": ["-preset", "veryfast", "-tune", "zerolatency", "-b:v", "4000k", "-maxrate", "4000k", "-bufsize", "2400k", "-g", "60",
+                "-threads", "1", "-bf", "0"],
     # record-mp4: constant quality 21 (pass=qual) capped at 20 Mbit/s (VBV 600 ms), veryfast, zerolatency, High profile.
     "record": ["-preset", "veryfast", "-tune", "zerolatency", "-crf", "21", "-maxrate", "20000k", "-bufsize", "12000k", "-g", "60",
                "-profile:v", "high"],
@@ -67,7 +71,7 @@ def ffmpeg_line(b, job, src, port):
 def gpick_line(b, job, src, port):
     common = ["--source", f"file:{src}", "--width", str(WIDTH), "--height", str(HEIGHT)]
     return {"serve": [b.gpick, "serve", "--port", str(port), *common],
-            "record": [b.gpick, "record", *common, "-o", b.path("n3-gpick.mp4")],
+            "record": [b.gpick, "record", *common, "--duration", "3600", "-o", b.path("n3-gpick.mp4")],
             "publish": [b.gpick, "publish", f"srt://127.0.0.1:{port}", *common]}[job]
 
 
