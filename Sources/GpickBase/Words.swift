@@ -1,10 +1,10 @@
 import FoundationEssentials
 
-/// Durations in pipeline files and scripts: "1.5s", "500ms", "2m", "1h", or plain seconds.
+/// Durations in pipeline files, scripts and options: "1.5s", "500ms", "2m", "1h", "7d", or plain seconds.
 public enum DurationText {
     public static func parse(_ text: String) -> Double? {
         let t = text.trimmed(newlines: false).lowercased()
-        let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000001), ("s", 1), ("m", 60), ("h", 3600)]
+        let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
         for (suffix, scale) in units where t.hasSuffix(suffix) {
             guard let v = Double(t.dropLast(suffix.count)), v.isFinite, v >= 0 else { return nil }
             return v * scale
@@ -15,6 +15,20 @@ public enum DurationText {
 
     public static func format(seconds: Double) -> String {
         seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
+    }
+}
+
+/// Sizes as people write them: "20G", "500M", "800K", "1.5GiB", "300MB", or plain bytes; in
+/// powers of 1024, as `df -h` and `du -h` count.
+public enum ByteSize {
+    public static func parse(_ text: String) -> Int64? {
+        var t = text.trimmed(newlines: false).uppercased()
+        if t.hasSuffix("IB") { t.removeLast(2) } else if t.hasSuffix("B") { t.removeLast() }
+        let scales: [Character: Double] = ["K": 1024, "M": 1_048_576, "G": 1_073_741_824, "T": 1_099_511_627_776]
+        var scale = 1.0
+        if let last = t.last, let s = scales[last] { scale = s; t.removeLast() }
+        guard let v = Double(t), v.isFinite, v >= 0, v * scale < 9e18 else { return nil }
+        return Int64(v * scale)
     }
 }
 

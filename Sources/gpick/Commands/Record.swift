@@ -17,17 +17,29 @@ struct Record: AsyncParsableCommand {
         With --split, the recording is written in parts NAME-001.ext, NAME-002.ext, … of that length, each a \
         whole file; together they hold every frame once. A part whose encoder is not ready at its boundary (a \
         loaded machine) starts at the first frame after it is, and the part before it keeps the frames until \
-        then: --json reports where each part starts.
+        then: --json reports where each part starts. \
+        With --keep, --keep-size or --keep-free it is a loop recording: the oldest parts are deleted \
+        (never the one being written) once they are older, or together larger, or the disk fuller, \
+        than allowed (`part-deleted` events); it needs no --duration and runs until Ctrl-C or SIGTERM.
         """)
 
     @Option(name: [.short, .customLong("output")], help: "Movie file to write: .mp4, .mkv or .webm.")
     var output: String
 
-    @Option(name: .long, parsing: .unconditional, help: "Length in seconds (exact to the frame).")
-    var duration: Double
+    @Option(name: .long, parsing: .unconditional, help: "Length in seconds (exact to the frame); optional for a loop recording (--split with --keep…).")
+    var duration: Double?
 
     @Option(name: .long, parsing: .unconditional, help: "Write parts of this many seconds (NAME-001.ext, …) instead of one file.")
     var split: Double?
+
+    @Option(name: .long, help: "With --split: delete parts that ended longer ago than this (e.g. 24h, 90m, 600s).")
+    var keep: String?
+
+    @Option(name: .customLong("keep-size"), help: "With --split: delete the oldest parts while the others hold more than this (e.g. 20G, 500M).")
+    var keepSize: String?
+
+    @Option(name: .customLong("keep-free"), help: "With --split: delete the oldest parts while less than this share of the disk is free (e.g. 5%).")
+    var keepFree: String?
 
     @Option(name: .long, parsing: .unconditional, help: "Video bitrate in kbit/s (default: constant quality).")
     var bitrate: Int?
@@ -41,13 +53,38 @@ struct Record: AsyncParsableCommand {
     @OptionGroup var out: OutputOptions
 
     func validate() throws {
-        guard duration > 0, duration.isFinite else { throw ValidationError("--duration \(duration) must be a positive number of seconds") }
-        guard duration <= 24 * 3600 else { throw ValidationError("--duration \(duration) is above 24 hours") }
+        let retention = try self.retention()
+        if !retention.keepsEverything, split == nil { throw ValidationError("--keep, --keep-size and --keep-free need --split (they delete old parts)") }
+        if let duration {
+            guard duration > 0, duration.isFinite else { throw ValidationError("--duration \(duration) must be a positive number of seconds") }
+            guard duration <= 24 * 3600 else { throw ValidationError("--duration \(duration) is above 24 hours (a loop recording, --split with --keep…, needs none)") }
+        } else if retention.keepsEverything {
+            throw ValidationError("Missing expected argument '--duration <duration>' (only a loop recording, --split with --keep…, runs without one)")
+        }
         if let split {
             guard split > 0, split.isFinite else { throw ValidationError("--split \(split) must be a positive number of seconds") }
-            guard split < duration else { throw ValidationError("--split \(split) must be shorter than --duration \(duration)") }
+            if let duration { guard split < duration else { throw ValidationError("--split \(split) must be shorter than --duration \(duration)") } }
         }
         if let bitrate, !(64...200_000).contains(bitrate) { throw ValidationError("--bitrate \(bitrate) must be 64…200000 kbit/s") }
+    }
+
+    /// --keep, --keep-size and --keep-free, read.
+    func retention() throws -> PartRetention {
+        var r = PartRetention()
+        if let keep {
+            guard let v = DurationText.parse(keep), v > 0 else { throw ValidationError("--keep \(keep) must be a duration (e.g. 24h, 90m, 600s)") }
+            r.maxAge = v
+        }
+        if let keepSize {
+            guard let v = ByteSize.parse(keepSize), v > 0 else { throw ValidationError("--keep-size \(keepSize) must be a size (e.g. 20G, 500M, 800K)") }
+            r.maxBytes = v
+        }
+        if let keepFree {
+            let digits = keepFree.hasSuffix("%") ? String(keepFree.dropLast()) : keepFree
+            guard let v = Double(digits), v > 0, v < 100 else { throw ValidationError("--keep-free \(keepFree) must be a share of the disk below 100 % (e.g. 5%)") }
+            r.minFree = v / 100
+        }
+        return r
     }
 
     func run() async throws {
@@ -67,13 +104,21 @@ struct Record: AsyncParsableCommand {
             let stopper = SignalStopper()
             try await session.prepare()
             let recording: RecordingRun
+            var keeping: PartKeeper?
             do {
                 // Attached before the first frame: the file starts at frame 0.
                 if let split {
                     let s = try await SplitRecording.start(in: session, to: target, settings: recSettings, partSeconds: split)
+                    // A loop recording deletes the oldest parts it no longer keeps (`part-deleted`).
+                    let retention = try self.retention()
+                    let keeper = retention.keepsEverything ? nil : PartKeeper(retention, folder: target.directory) { path in
+                        events.emit("part-deleted", ["path": path])
+                    }
+                    keeping = keeper
                     // Each part is reported as it is complete, like a file of its own.
                     s.onPartWritten { r in
                         events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration, "start": r.start ?? 0])
+                        keeper?.written(r)
                     }
                     recording = .split(s)
                 } else {
@@ -88,7 +133,7 @@ struct Record: AsyncParsableCommand {
                 events.notice("\(sig == SIGINT ? "interrupted" : "terminated"); finishing \(target.path)")
                 recording.requestStop()
             }
-            events.started((["source": "\(session.source)", "path": target.path, "duration": duration,
+            events.started((["source": "\(session.source)", "path": target.path, "duration": duration.map { JSONValue.number($0) } ?? .null,
                               "width": session.format.width, "height": session.format.height, "fps": session.format.fps] as JSONFields).mode(of: session))
             let progress = Task {
                 while true {
@@ -96,7 +141,8 @@ struct Record: AsyncParsableCommand {
                     let p = recording.progress
                     let secs = Double(p.frames) / Double(session.format.fps)
                     events.emit("progress", ["frames": p.frames, "seconds": secs, "bytes": p.bytes])
-                    Console.progress(cFormat("recording %.1f/%.1f s  ", secs, duration) + formatBytes(p.bytes))
+                    Console.progress((duration.map { cFormat("recording %.1f/%.1f s  ", secs, $0) } ?? cFormat("recording %.1f s  ", secs))
+                                     + formatBytes(p.bytes))
                 }
             }
             let parts: [RecordingResult]
@@ -114,6 +160,7 @@ struct Record: AsyncParsableCommand {
             await progress.value
             Console.endProgress()
             await session.stop()
+            await keeping?.settle()
             if case .single = recording, let r = parts.first {
                 events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration])
             }
@@ -124,7 +171,8 @@ struct Record: AsyncParsableCommand {
                 throw GpickError(.device, "\(err) (kept \(frames) frames in \(kept))")
             }
             // Only a recording that ended well is saved (one cut short by its source is kept at -o).
-            try await saving.save(parts.map(\.path), events: events)
+            // A loop recording's deleted parts are not saved.
+            try await saving.save(parts.map(\.path).filter { keeping == nil || FileManager.default.fileExists(atPath: $0) }, events: events)
             var summary: JSONFields = ["frames": frames, "duration": Double(frames) / Double(session.format.fps)]
             if case .split = recording { summary["parts"] = parts.count }
             events.finished(summary)

@@ -1,0 +1,102 @@
+import Foundation
+import GpickKit
+import GpickTestSupport
+import Testing
+
+/// Loop recording: `record --split` with `--keep-size`, `--keep` or `--keep-free` deletes its
+/// oldest parts, never the one being written nor the newest finished one, and the parts it keeps
+/// still hold every frame once, joined.
+@Suite(.serialized) struct LoopRecordingTests {
+    static let small = ["--width", "320", "--height", "240"]
+
+    static func events(_ r: Subprocess.Result) -> [[String: Any]] {
+        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// 30 parts of 0.2 s kept to 150 KB: the oldest go in order as each part is complete; what is
+    /// left is the newest parts, as many as the size holds, and their frames join with none lost
+    /// or repeated.
+    @Test func keepSizeDeletesTheOldestPartsAndTheKeptOnesJoin() async throws {
+        let dir = TestEnvironment.tempDir()
+        let limit: Int64 = 150 * 1024
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--duration", "6", "--split", "0.2", "--keep-size", "150K",
+                                            "--json", "-o", "\(dir)/loop.mp4"] + Self.small, timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        let e = Self.events(r)
+        let written = e.filter { $0["event"] as? String == "file-written" }
+        let deleted = e.filter { $0["event"] as? String == "part-deleted" }.compactMap { $0["path"] as? String }
+        let paths = written.compactMap { $0["path"] as? String }
+        let sizes = Dictionary(uniqueKeysWithValues: written.compactMap { w in (w["path"] as? String).map { ($0, Int64(w["bytes"] as? Int ?? 0)) } })
+        #expect(paths.count == 30, "\(paths.count) parts")
+        // Deleted: the oldest, in order; kept: the rest, on disk.
+        #expect(deleted == Array(paths.prefix(deleted.count)), "\(deleted)")
+        let kept = Array(paths.dropFirst(deleted.count))
+        #expect(TestEnvironment.files(in: dir) == kept.map { ($0 as NSString).lastPathComponent }, "\(TestEnvironment.files(in: dir))")
+        // As many as the size holds (the newest always), and not one more.
+        let keptBytes = kept.reduce(0) { $0 + sizes[$1]! }
+        #expect(!kept.isEmpty && (keptBytes <= limit || kept.count == 1), "\(kept.count) parts, \(keptBytes) bytes")
+        if let older = paths.dropLast(kept.count).last { #expect(keptBytes + sizes[older]! > limit, "one more part would have fitted") }
+        #expect(kept.count >= 2 && deleted.count >= 10, "kept \(kept.count), deleted \(deleted.count): parts of \(sizes.values.sorted())")
+        let stamps = try await SplitRecordingTests.parts(kept, audio: false)
+        let all = stamps.flatMap { $0 }
+        let first = try #require(all.first ?? nil)
+        #expect(Media.isConsecutive(all, from: first) && all.count == kept.count * 6, "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
+    }
+
+    /// Without --duration a loop recording runs until SIGTERM, which ends the part being written
+    /// as every recording's; --keep (by age) deletes parts that ended longer ago than it.
+    @Test func aLoopRunsUntilSignalledAndKeepsOnlyRecentParts() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--split", "0.25", "--keep", "1s", "--json",
+                                                              "-o", "\(dir)/loop.mp4"] + Self.small)
+        // Ten parts deleted: it has run about four seconds, three times what it keeps.
+        let deadline = Date().addingTimeInterval(HangBound.seconds(60))
+        while p.stdoutSoFar.components(separatedBy: "\"part-deleted\"").count - 1 < 10 {
+            guard Date() < deadline, p.process.isRunning else { throw TestFailure("no ten deletions: \(p.stdoutSoFar.suffix(600))") }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        p.signal(SIGTERM)
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        let e = Self.events(r)
+        let written = e.filter { $0["event"] as? String == "file-written" }.compactMap { $0["path"] as? String }
+        let deleted = e.filter { $0["event"] as? String == "part-deleted" }.compactMap { $0["path"] as? String }
+        #expect(deleted == Array(written.prefix(deleted.count)))
+        // Kept: at most the parts that end within a second of the last check (and the newest), so
+        // a handful of 0.25 s parts, however long it ran.
+        let left = TestEnvironment.files(in: dir)
+        #expect(written.count >= 14 && left.count >= 1 && left.count <= 8 && left.count == written.count - deleted.count,
+                "\(written.count) written, left \(left)")
+        #expect(e.first { $0["event"] as? String == "started" }?["duration"] is NSNull)
+    }
+
+    @Test(arguments: [
+        (["--duration", "2", "--keep-size", "1M"], "need --split"),
+        (["--split", "1"], "Missing expected argument '--duration"),
+        (["--split", "1", "--keep-size", "lots"], "--keep-size lots"),
+        (["--split", "1", "--keep", "forever"], "--keep forever"),
+        (["--split", "1", "--keep-free", "120%"], "--keep-free 120%"),
+    ])
+    func badLoopOptionsAreOneLine(_ args: [String], _ mentions: String) async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "-o", "\(dir)/x.mp4"] + args)
+        #expect(r.status == 64, "\(args): \(r.stderr)")
+        #expect(r.stderrLines.count == 1 && r.stderr.contains(mentions), "\(args): \(r.stderr)")
+        #expect(TestEnvironment.files(in: dir).isEmpty)
+    }
+
+    /// The rule itself: oldest first, by age, by size and by the disk's free share; the newest
+    /// finished part always stays.
+    @Test func theRetentionRule() {
+        let t0 = Date(timeIntervalSince1970: 1_000_000)
+        let parts = (0..<5).map { PartRetention.Part(path: "p\($0)", bytes: 100, ended: t0.addingTimeInterval(Double($0) * 60)) }
+        let now = t0.addingTimeInterval(300)
+        #expect(PartRetention().expired(parts, now: now, disk: nil) == 0)
+        #expect(PartRetention(maxAge: 150).expired(parts, now: now, disk: nil) == 3)      // ended 300, 240, 180 s ago
+        #expect(PartRetention(maxBytes: 250).expired(parts, now: now, disk: nil) == 3)    // two fit
+        #expect(PartRetention(maxBytes: 10).expired(parts, now: now, disk: nil) == 4)     // the newest stays
+        #expect(PartRetention(minFree: 0.1).expired(parts, now: now, disk: (available: 800, total: 10_000)) == 2)
+        #expect(PartRetention(minFree: 0.1).expired(parts, now: now, disk: (available: 5_000, total: 10_000)) == 0)
+        #expect(PartRetention(maxAge: 1).expired([], now: now, disk: nil) == 0)
+    }
+}
