@@ -72,5 +72,19 @@ public struct OutputPath: Sendable, Hashable, CustomStringConvertible {
         return sibling(ext.isEmpty ? "\(stem)-\(num)" : "\(stem)-\(num).\(ext)")
     }
 
+    /// The parts `numbered` would name that are already in the folder (NAME-001.ext, …, with
+    /// three digits or more), by number: what a recording started again goes on after.
+    public func existingParts() -> [(number: Int, path: OutputPath)] {
+        let ext = name.filenameExtension, stem = name.deletingFilenameExtension
+        let suffix = ext.isEmpty ? "" : ".\(ext)"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.compactMap { n -> (Int, OutputPath)? in
+            guard n.hasPrefix(stem + "-"), n.hasSuffix(suffix) else { return nil }
+            let digits = n.dropFirst(stem.count + 1).dropLast(suffix.count)
+            guard digits.count >= 3, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let i = Int(digits) else { return nil }
+            return (i, sibling(n))
+        }.sorted { $0.0 < $1.0 }
+    }
+
     public var pathExtension: String { name.filenameExtension.lowercased() }
 }

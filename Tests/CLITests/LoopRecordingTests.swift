@@ -70,6 +70,30 @@ import Testing
         #expect(e.first { $0["event"] as? String == "started" }?["duration"] is NSNull)
     }
 
+    /// Started again in the same folder (a service restarted), a split recording goes on after
+    /// the parts there, never over them; a loop recording keeps the earlier parts by its rule too.
+    @Test func aRecordingStartedAgainGoesOnAfterItsParts() async throws {
+        let dir = TestEnvironment.tempDir()
+        let args = ["record", "--source", "test", "--duration", "1", "--split", "0.5", "--json", "-o", "\(dir)/door.mp4"] + Self.small
+        let first = try await Subprocess.gpick(args)
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try ["door-001.mp4", "door-002.mp4"].map { try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\($0)")) }
+        let again = try await Subprocess.gpick(args)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(TestEnvironment.files(in: dir) == ["door-001.mp4", "door-002.mp4", "door-003.mp4", "door-004.mp4"])
+        let after = try ["door-001.mp4", "door-002.mp4"].map { try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\($0)")) }
+        #expect(before == after, "the first run's parts are untouched")
+        // A loop recording of the same name, kept to 150 KB: the oldest parts, the first runs'
+        // among them, go first, and its own are numbered from 5.
+        let loop = try await Subprocess.gpick(["record", "--source", "test", "--duration", "2", "--split", "0.5", "--keep-size", "150K",
+                                               "--json", "-o", "\(dir)/door.mp4"] + Self.small)
+        #expect(loop.status == 0, "\(loop.stderr)")
+        let deleted = Self.events(loop).filter { $0["event"] as? String == "part-deleted" }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        #expect(Array(deleted.prefix(4)) == ["door-001.mp4", "door-002.mp4", "door-003.mp4", "door-004.mp4"], "\(deleted)")
+        #expect(TestEnvironment.files(in: dir).allSatisfy { ["door-005.mp4", "door-006.mp4", "door-007.mp4", "door-008.mp4"].contains($0) }
+                && !TestEnvironment.files(in: dir).isEmpty, "\(TestEnvironment.files(in: dir))")
+    }
+
     @Test(arguments: [
         (["--duration", "2", "--keep-size", "1M"], "need --split"),
         (["--split", "1"], "Missing expected argument '--duration"),

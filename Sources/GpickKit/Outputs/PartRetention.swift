@@ -59,10 +59,18 @@ public final class PartKeeper: Sendable {
     private let queue = DispatchQueue(label: "gpick.part-keeper")
     private let deleted: @Sendable (String) -> Void
 
-    public init(_ retention: PartRetention, folder: String, deleted: @escaping @Sendable (String) -> Void) {
+    /// `earlier`: parts a previous run of the same recording left (oldest first), kept or
+    /// deleted by the same rule, as if this run had written them (ended when last modified).
+    public init(_ retention: PartRetention, folder: String, earlier: [String] = [], deleted: @escaping @Sendable (String) -> Void) {
         self.retention = retention
         self.folder = folder
         self.deleted = deleted
+        kept.withLock { parts in
+            for path in earlier {
+                guard let st = fileStatus(path) else { continue }
+                parts.append(PartRetention.Part(path: path, bytes: Int64(st.st_size), ended: Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec))))
+            }
+        }
     }
 
     /// A part is complete: kept, and the oldest that are no longer kept deleted.

@@ -11,7 +11,8 @@ public struct SplitRecordingResult: Sendable {
     public var sourceError: String? { parts.last?.sourceError }
 }
 
-/// A recording in parts of a fixed length: NAME-001.ext, NAME-002.ext, … Each part is a whole
+/// A recording in parts of a fixed length: NAME-001.ext, NAME-002.ext, … (after the highest
+/// number already in the folder: a recording started again goes on, never over its parts). Each part is a whole
 /// file with its own encoder (so it starts on a keyframe and plays alone, and a crash costs at
 /// most the part being written). Consecutive parts meet at one boundary in output time: a frame
 /// goes to exactly one part, none is lost between them.
@@ -23,6 +24,8 @@ public struct SplitRecordingResult: Sendable {
 /// `requestStop` only fires a signal and forwards to the parts.
 public final class SplitRecording: Sendable {
     public let output: OutputPath
+    /// Parts already in the folder when it started: its first part is number offset + 1.
+    private let offset: Int
     /// The session, for the next part: weak, and checked (a split recording may outlive it).
     private weak let session: CaptureSession?
     private let settings: RecordingSettings
@@ -99,9 +102,10 @@ public final class SplitRecording: Sendable {
                                   limit: settings.duration.map { format.frames(in: $0) })
         var firstSettings = partSettings
         firstSettings.heldUntilHandoff = true
+        let offset = output.existingParts().last?.number ?? 0
         let first: MovieRecording
         do throws(GpickError) {
-            first = try await MovieRecording.start(in: session, to: output.numbered(1, of: 1), settings: firstSettings,
+            first = try await MovieRecording.start(in: session, to: output.numbered(offset + 1, of: offset + 1), settings: firstSettings,
                                                    beforeAttaching: { handoff.queue($0, from: 0) })
         } catch {
             handoff.finish()
@@ -109,14 +113,14 @@ public final class SplitRecording: Sendable {
         }
         await attached?(1)
         let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
-        let split = SplitRecording(session: session, output: output, settings: partSettings,
+        let split = SplitRecording(session: session, output: output, settings: partSettings, offset: offset,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
                                    total: total, first: first, attaching: attaching, handoff: handoff, attached: attached)
         Task { await split.run() }  // waits (for signals and the parts) only: nothing blocks the pool
         return split
     }
 
-    private init(session: CaptureSession, output: OutputPath, settings: RecordingSettings,
+    private init(session: CaptureSession, output: OutputPath, settings: RecordingSettings, offset: Int,
                  partLength: UInt64, total: UInt64?, first: MovieRecording, attaching: PartAttaching, handoff: PartHandoff,
                  attached: (@Sendable (Int) async -> Void)?) {
         self.session = session
@@ -124,6 +128,7 @@ public final class SplitRecording: Sendable {
         self.attaching = attaching
         self.handoff = handoff
         self.output = output
+        self.offset = offset
         self.settings = settings
         self.partLength = partLength
         self.total = total
@@ -286,7 +291,7 @@ public final class SplitRecording: Sendable {
         var s = settings
         s.startAt = start
         s.heldUntilHandoff = true
-        let f = try await MovieRecording.start(in: session, to: output.numbered(index, of: index), settings: s)
+        let f = try await MovieRecording.start(in: session, to: output.numbered(offset + index, of: offset + index), settings: s)
         await attached?(index)
         let stop = state.withLock { s -> UInt64?? in
             s.open.append(f)

@@ -108,10 +108,12 @@ struct Record: AsyncParsableCommand {
             do {
                 // Attached before the first frame: the file starts at frame 0.
                 if let split {
+                    // A loop recording started again goes on after its parts, and keeps them by the same rule.
+                    let earlier = target.existingParts().map(\.path.path)
                     let s = try await SplitRecording.start(in: session, to: target, settings: recSettings, partSeconds: split)
                     // A loop recording deletes the oldest parts it no longer keeps (`part-deleted`).
                     let retention = try self.retention()
-                    let keeper = retention.keepsEverything ? nil : PartKeeper(retention, folder: target.directory) { path in
+                    let keeper = retention.keepsEverything ? nil : PartKeeper(retention, folder: target.directory, earlier: earlier) { path in
                         events.emit("part-deleted", ["path": path])
                     }
                     keeping = keeper
