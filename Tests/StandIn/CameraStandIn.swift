@@ -106,6 +106,9 @@ public final class CameraStandIn: Sendable {
                 return
             }
             raw = made
+        } else if case .stamped = frames {
+            state.withLock { $0.failure = "stamped raw frames cannot be sent in \(caps.mediaType ?? "?")" }
+            return
         } else {
             raw = nil
         }
