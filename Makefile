@@ -30,6 +30,7 @@ OUT ?= out/demo
 # python3-pip: installs axe-selenium-python from PyPI (Debian has no package of it): Deque's
 # axe-core accessibility engine, which the page tests run on the picker and the avatar editor.
 # gdb: a test whose process hangs reports that process's threads' stacks.
+# libjpeg62-turbo-dev: the headers of libjpeg, which gpick's MJPEG decoder (gpickjpegdec) opens.
 # dpkg-dev, lintian, mmdebstrap: `make deb` (dpkg-shlibdeps), its check, and the clean Debian 12
 # root `make package-check` installs the package in.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
@@ -42,7 +43,7 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
 	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver python3-pip \
 	libexif-dev libde265-dev libcurl4-openssl-dev libgstrtspserver-1.0-dev gstreamer1.0-rtsp python3-gi gir1.2-gst-rtsp-server-1.0 srt-tools nginx libnginx-mod-rtmp libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
-	weston gdb dpkg-dev lintian mmdebstrap
+	weston gdb dpkg-dev lintian mmdebstrap libjpeg62-turbo-dev
 
 # From PyPI, with axe-core 3.1.1 inside: the newest release pip offers for Debian 12's Python 3.11.
 AXE_SELENIUM_VERSION := 2.1.6

@@ -73,7 +73,11 @@ let package = Package(
         .target(name: "CWaylandLog"),
         // V4L2's control ioctls (a camera's exposure, focus, white balance…), each a few lines of C.
         .target(name: "CV4L2"),
-        .target(name: "GpickKit", dependencies: ["CV4L2", "GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
+        // gpickjpegdec: a camera's MJPEG decoded with libjpeg-turbo, stopping at a damaged frame
+        // (jpegdec decodes past it). libjpeg is opened with dlopen; its headers come with
+        // Debian's libjpeg62-turbo-dev.
+        .target(name: "CJPEGDecoder", dependencies: ["CGStreamer"]),
+        .target(name: "GpickKit", dependencies: ["CV4L2", "CJPEGDecoder", "GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
                                               "CWaylandLog", "CYAML"],
                 resources: [
                     .embedInCode("Pipelines/files/audio-auto.yaml"),

@@ -42,9 +42,11 @@ import Testing
         #expect(!r.stdout.contains("MISSING"))
     }
 
-    /// The MJPEG decoder doctor names is the one decodebin takes, by rank: libjpeg-turbo's jpegdec
-    /// here, another that ranks above it (as a hardware decoder does; GStreamer's own rank
-    /// override stands in for one), and none is a missing package.
+    /// The MJPEG decoder doctor names is the one decodebin takes, by rank: gpick's own here,
+    /// libjpeg-turbo's jpegdec when GST_PLUGIN_FEATURE_RANK puts gpick's out of the way (GStreamer
+    /// reads that variable before gpick registers its element: gpick applies it), another that
+    /// ranks above both (as a hardware decoder does; the same override stands in for one), and
+    /// none is a missing package.
     @Test func doctorNamesTheMJPEGDecoderByRank() async throws {
         func decoder(_ ranks: String?) async throws -> (Int32, [String: Any]?) {
             let r = try await Subprocess.gpick(["doctor", "--json"], env: ranks.map { ["GST_PLUGIN_FEATURE_RANK": $0] } ?? [:])
@@ -52,10 +54,12 @@ import Testing
             return (r.status, events.first { $0["check"] as? String == "MJPEG cameras" })
         }
         let here = try await decoder(nil)
-        #expect(here.0 == 0 && here.1?["decoder"] as? String == "jpegdec", "\(String(describing: here.1))")
+        #expect(here.0 == 0 && here.1?["decoder"] as? String == "gpickjpegdec", "\(String(describing: here.1))")
+        let fallback = try await decoder("gpickjpegdec:NONE")
+        #expect(fallback.0 == 0 && fallback.1?["decoder"] as? String == "jpegdec", "\(String(describing: fallback.1))")
         let ranked = try await decoder("avdec_mjpeg:MAX")
         #expect(ranked.1?["decoder"] as? String == "avdec_mjpeg", "\(String(describing: ranked.1))")
-        let none = try await decoder("jpegdec:NONE,avdec_mjpeg:NONE")
+        let none = try await decoder("gpickjpegdec:NONE,jpegdec:NONE,avdec_mjpeg:NONE")
         #expect(none.0 == 69 && none.1?["ok"] as? Bool == false && none.1?["packages"] as? [String] == ["gstreamer1.0-plugins-good"])
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import GpickBase
 import GpickTestSupport
 import GstCore
+import Synchronization
 import Testing
 
 /// MJPEG frames as webcams really send them: real frames whole, cut short, without their end
@@ -108,9 +109,12 @@ struct JPEGFrameCheckTests {
 /// Damaged frames in a camera's MJPEG stream, through `source-v4l2.yaml`'s own text with the
 /// camera replaced by an appsrc that sends real frames (the guard installed as a session
 /// installs it): every whole frame is decoded, every damaged one that the check can see is
-/// dropped and counted (the real corrupt frame among them), and nothing ends the stream.
+/// dropped and counted (the real corrupt frame among them), and nothing ends the stream. Once
+/// with the decoder decodebin takes (gpickjpegdec, which finds damaged codes itself), once with
+/// jpegdec in its place (the guard walks the codes before it).
 struct MJPEGStreamTests {
-    @Test func damagedFramesAreDroppedAndCountedAndTheStreamGoesOn() async throws {
+    @Test(arguments: ["decodebin", "jpegdec"])
+    func damagedFramesAreDroppedAndCountedAndTheStreamGoesOn(_ decoder: String) async throws {
         let good = try JPEGFrameCheckTests.frame(JPEGFrameCheckTests.good)
         let noScan = try JPEGFrameCheckTests.frame(JPEGFrameCheckTests.noScan)
         let corrupt = try JPEGFrameCheckTests.frame(JPEGFrameCheckTests.corrupt)
@@ -135,8 +139,9 @@ struct MJPEGStreamTests {
 
         let file = try PipelineLibrary().load("source-v4l2")
         let caps = "image/jpeg,width=1920,height=1080,framerate=30/1"
+        if decoder == "decodebin" { #expect(CameraJPEGDecoder.register(), "libjpeg.so.62 did not open") }
         let text = file.pipeline.value.replacingOccurrences(of: "v4l2src name=src", with: "appsrc name=src format=time caps=\(caps)")
-            + " ! fakesink name=out sync=false"
+            .replacingOccurrences(of: "decodebin", with: decoder) + " ! fakesink name=out sync=false"
         let pipeline = try await Pipeline.parse(text)
         try pipeline.requireElement(named: "mode").set("caps", caps: try Caps(caps))
         let reported = Locked<[Int]>([])
@@ -166,5 +171,6 @@ struct MJPEGStreamTests {
         #expect(guardian.droppedFrames == bad)
         #expect(reported.withLock { $0 } == Array(1...bad))
         #expect(decoded.withLock { $0 } == whole, "decoded \(decoded.withLock { $0 }) of \(whole) whole frames")
+        #expect(guardian.decoderChecksCodes.load(ordering: .relaxed) == (decoder == "decodebin"))
     }
 }

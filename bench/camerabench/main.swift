@@ -90,15 +90,33 @@ if arguments[0] == "choice" {
     }
 }
 
+/// A JPEG's size, from its frame header (SOF0…SOF2).
+func frameSize(_ b: [UInt8]) -> (width: Int, height: Int)? {
+    var i = 2
+    while i + 9 < b.count, b[i] == 0xFF {
+        let marker = b[i + 1], length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+        if (0xC0...0xC2).contains(marker) { return (Int(b[i + 7]) << 8 | Int(b[i + 8]), Int(b[i + 5]) << 8 | Int(b[i + 6])) }
+        i += 2 + length
+    }
+    return nil
+}
+
 /// C2: the camera stage over `count` copies of one frame, to its end.
 func decode(_ path: String, frames count: Int) async throws -> [String: Any] {
     guard let bytes = FileManager.default.contents(atPath: path) else { bench.fail("cannot read \(path)") }
     guard let frame = bytes.withUnsafeBytes({ OwnedBuffer.copying($0) }) else { bench.fail("cannot hold \(path)") }
     let file = try PipelineLibrary().load("source-v4l2")
-    let caps = "image/jpeg,framerate=30/1"
+    // The caps a camera's MJPEG mode has: its size and rate.
+    guard let size = frameSize([UInt8](bytes)) else { bench.fail("\(path) is not a baseline JPEG frame") }
+    let caps = "image/jpeg,width=\(size.width),height=\(size.height),framerate=30/1"
     let text = file.pipeline.value.replacingOccurrences(of: "v4l2src name=src", with: "appsrc name=src format=time block=true max-buffers=4 caps=\(caps)")
         + " ! fakesink sync=false"
+    CameraJPEGDecoder.register()
     let pipeline: Pipeline = try await Pipeline.parse(text)
+    let decoder = Locked<String?>(nil)
+    pipeline.onDeepElementAdded { element in
+        if element.factoryName?.contains("dec") == true, element.factoryName != "decodebin" { decoder.withLock { $0 = element.factoryName } }
+    }
     let guardian = MJPEGGuard.install(on: pipeline) { _, _ in }
     let decoded = Locked(0)
     try pipeline.requireElement(named: "decoded").staticPad("sink")?.addProbe(.buffer) { _ in
@@ -124,6 +142,6 @@ func decode(_ path: String, frames count: Int) async throws -> [String: Any] {
     let wall = BenchTool.milliseconds(ContinuousClock().now - start) / 1000, cpu = cpuSeconds() - before
     try await pipeline.setState(.null) as StateChange
     let frames = decoded.withLock { $0 }
-    return ["frames": frames, "dropped": guardian?.droppedFrames ?? -1, "cpu_seconds": cpu, "wall_seconds": wall,
+    return ["frames": frames, "dropped": guardian?.droppedFrames ?? -1, "decoder": decoder.withLock { $0 } ?? "none", "cpu_seconds": cpu, "wall_seconds": wall,
             "video_seconds": Double(frames) / 30, "cpu_per_video_second": cpu / max(Double(frames) / 30, 0.001)]
 }

@@ -13,9 +13,13 @@ def camera(r, c):
 
     def timing(label, x):
         return f"| {label} | {x['median_ms']:.3f} | {x['p90_ms']:.3f} | {x['min_ms']:.3f} | {x['max_ms']:.3f} |"
-    rows = [f"| gpick's camera stage | {x['cpu_seconds']:.3f} | {x['wall_seconds']:.3f} | {x['frames']} | {x['dropped']} |"
+    rows = [f"| gpick's camera stage ({x.get('decoder', '?')}) | {x['cpu_seconds']:.3f} | {x['wall_seconds']:.3f} | {x['frames']} | {x['dropped']} |"
             for x in d["gpick"]] + [f"| ffmpeg | {x['cpu_seconds']:.3f} | {x['wall_seconds']:.3f} | {d['frames']} | |"
                                     for x in d["ffmpeg"]]
+    fb = d.get("fallback")
+    if fb:
+        rows.append(f"| without gpickjpegdec ({fb.get('decoder', '?')} and the code walk; not the target) | "
+                    f"{fb['cpu_seconds']:.3f} | {fb['wall_seconds']:.3f} | {fb['frames']} | {fb['dropped']} |")
     return head + [
         "### C1: the mode choice", "",
         f"gpick-camerabench (bench/camerabench, linking GpickKit) reads {ch['listing'].rsplit('/', 2)[-2]}/"
@@ -34,13 +38,17 @@ def camera(r, c):
         "| tool | CPU s | wall s | frames | dropped |", "|---|---|---|---|---|", *rows, "",
         f"- CPU per video second, gpick / ffmpeg: **{c2.result}** — target {c2.target}: {verdict(c2.ok)} "
         f"(host steal {d['steal']:.1f} %)", "",
-        "Where it goes (perf, the stage alone): libjpeg-turbo's decoding about 58 % of the stage's CPU, the "
-        "damaged-frame check about 35 %. The check walks each frame's Huffman codes to the last block "
-        "(`JPEGScanWalk`, its loop in CImaging's jpeg_scan.c), which is how it sees a frame whose codes "
-        "were damaged; that is nearly the work of the decoder's own entropy decoding, done a second "
-        "time, since jpegdec keeps libjpeg's corrupt-data warnings to itself. Without the walk (the "
-        "marker check alone) the stage measured 0.67x; with it, C2 cannot be met on a 316 KB 1080p "
-        "frame, and the walk is kept: a damaged frame shown is the worse failure.", "",
+        "The stage's decoder is gpickjpegdec (CJPEGDecoder: libjpeg-turbo's libjpeg, the library jpegdec uses, "
+        "opened by gpick), which decodes each frame once straight into the output planes and drops a damaged "
+        "one as it decodes: at libjpeg's corrupt-data warnings, which jpegdec keeps to itself, and at coefficients "
+        "no 8-bit JPEG holds, checked as each MCU leaves the entropy decoder. Until 2026-11-29 the stage ran "
+        "jpegdec behind a walk of every frame's Huffman codes (`JPEGScanWalk`), which is how it found damaged "
+        "codes: the entropy decoding done twice, 1.10–1.19x. The decoder finds more than the walk did (64 of "
+        "202 frames with one bit flipped, against the walk's 37; JPEGDecoderTests). The walk remains for "
+        "where gpickjpegdec is not there (the last row above).", "",
+        "Where it goes (perf, the stage alone, 2026-11-29): libjpeg about 84 % of the stage's CPU, the "
+        "coefficient check about 9 %, the marker check before the decoder about 2.5 %, the rest (GStreamer, "
+        "the kernel) about 4 %.", "",
         *session(r.get("session"), c3)]
 
 

@@ -3,7 +3,7 @@
 # from the release binaries (static Swift runtime, stripped) that `make install` puts in place.
 #
 # - Depends: what dpkg-shlibdeps finds the binaries linked against, the libraries gpick opens
-#   with dlopen (libvips, gst-rtsp-server, libcurl), and the packages of the
+#   with dlopen (libvips, gst-rtsp-server, libcurl, libjpeg), and the packages of the
 #   GStreamer plugins whose elements the core commands use (snap, record, live, the previews,
 #   serve, publish over SRT, cameras, inspect), as `gpick doctor --json` names them per check.
 # - Recommends: the plugins that only some commands use (MKV and WebM recordings, RTMP and RTSP
@@ -57,8 +57,8 @@ printf 'gpick (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- gpick d
 shlibs=$(cd "$stage" && mkdir -p debian && touch debian/control &&
 	dpkg-shlibdeps -O --warnings=0 "${bins[@]/#/gpick/usr/bin/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 # Opened with dlopen on first use, so dpkg-shlibdeps does not see them: libvips (the pick half's
-# images), gst-rtsp-server (serve) and libcurl (images by URL).
-dlopened=$(for so in libvips.so.42 libgstrtspserver-1.0.so.0 libcurl.so.4; do
+# images), gst-rtsp-server (serve), libcurl (images by URL) and libjpeg (gpickjpegdec, a camera's MJPEG).
+dlopened=$(for so in libvips.so.42 libgstrtspserver-1.0.so.0 libcurl.so.4 libjpeg.so.62; do
 	dpkg -S "$(readlink -f "$(ldconfig -p | awk -v s="$so" '$1 == s {print $NF; exit}')")" | cut -d: -f1
 done | sort -u | paste -sd, | sed 's/,/, /g')
 plugin_packages() {  # the Debian packages of the elements the named doctor checks use

@@ -47,10 +47,12 @@ struct Doctor: AsyncParsableCommand {
         }
     }
 
-    /// What decodes a camera's MJPEG: decodebin takes the highest-ranked JPEG decoder, so a
-    /// hardware one (v4l2jpegdec, vajpegdec) that ranks above libjpeg-turbo's jpegdec takes its
-    /// place. Returns whether it failed (none installed).
+    /// What decodes a camera's MJPEG: decodebin takes the highest-ranked JPEG decoder. That is
+    /// gpick's own (gpickjpegdec, over libjpeg-turbo), else libjpeg-turbo's jpegdec;
+    /// a hardware one (v4l2jpegdec, vajpegdec) that ranks above them takes their place. Returns
+    /// whether it failed (none installed).
     private func mjpegDecoder(_ events: Events) -> Bool {
+        CameraJPEGDecoder.register()
         let decoder = Gst.readers(of: "image/jpeg").first
         if out.json {
             events.emit("check", ["check": "MJPEG cameras", "decoder": decoder.map { JSONValue.string($0) } ?? .null,

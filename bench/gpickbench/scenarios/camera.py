@@ -58,6 +58,21 @@ def run(b):
         u = measure.run(ff, timeout=600, log=b.path("ffmpeg-mjpeg.log"))
         ffmpeg.append({"cpu_seconds": u.cpu, "wall_seconds": u.wall})
     steal = machine.steal_share(before, machine.cpu_ticks())
+    # Once more where libjpeg.so.62 would not open (gpick's decoder not registered): jpegdec, with
+    # gpick's own walk of each frame's codes before it.
+    b.log("camera: C2 once with jpegdec and the code walk in gpick's decoder's place")
+    asked = os.environ.get("GST_PLUGIN_FEATURE_RANK")
+    os.environ["GST_PLUGIN_FEATURE_RANK"] = "gpickjpegdec:NONE"
+    try:
+        measure.run([exe, "decode", frame, "--frames", FRAMES], timeout=600, log=b.path("camerabench-decode.err"),
+                    stdout=b.path("camerabench-decode-fallback.json"))
+    finally:
+        if asked is None:
+            del os.environ["GST_PLUGIN_FEATURE_RANK"]
+        else:
+            os.environ["GST_PLUGIN_FEATURE_RANK"] = asked
+    with open(b.path("camerabench-decode-fallback.json")) as f:
+        fallback = json.load(f)
     b.log(f"camera: C3 a session on the stand-in at 1080p30, {SESSION} s from raw frames, then from MJPEG")
     measure.run([exe, "session", SESSION], timeout=600, log=b.path("camerabench-session.err"),
                 stdout=b.path("camerabench-session.json"))
@@ -66,6 +81,6 @@ def run(b):
     session["command"] = f"{b.gpick_shown.rsplit('/', 1)[0]}/gpick-camerabench session {SESSION}"
     return {"choice": choice, "session": session, "decode": {
         "frames": FRAMES, "frame": FRAME, "frame_bytes": len(one), "runs": RUNS, "steal": steal,
-        "gpick": gpick, "ffmpeg": ffmpeg,
+        "gpick": gpick, "ffmpeg": ffmpeg, "fallback": fallback,
         "gpick_command": f"{b.gpick_shown.rsplit('/', 1)[0]}/gpick-camerabench decode {FRAME} --frames {FRAMES}",
         "ffmpeg_command": b.show(ff)}}

@@ -7,6 +7,8 @@
 /// end with EOI (padding of zero bytes after it is allowed, as some cameras send). The coded data
 /// of a baseline frame is then walked code by code (`JPEGScanWalk`): a bit flipped in a Huffman
 /// code is seen there. One flipped in a coefficient's value is not: only the picture shows it.
+/// Where the decoder finds damaged codes itself as it decodes (gpickjpegdec), the walk is left
+/// to it (`walkCodes: false`) and only the markers are read here.
 public enum JPEGFrameCheck {
     public enum Problem: String, Sendable, Equatable {
         /// Not a JPEG at its start (a frame that begins mid-stream).
@@ -25,7 +27,7 @@ public enum JPEGFrameCheck {
     }
 
     /// nil for a whole frame, else what is wrong with it.
-    public static func problem(_ b: UnsafeRawBufferPointer) -> Problem? {
+    public static func problem(_ b: UnsafeRawBufferPointer, walkCodes: Bool = true) -> Problem? {
         let n = b.count
         guard n >= 4, b[0] == 0xFF, b[1] == 0xD8 else { return .noStart }
         // The end: EOI, then nothing but zero padding.
@@ -67,6 +69,7 @@ public enum JPEGFrameCheck {
                 default: break
                 }
                 guard marker == 0xDA else { continue }
+                if !walkCodes { walk.walkable = false }
                 // SOS: entropy-coded data follows, in which FF is followed only by 00 (a stuffed
                 // byte) or a restart marker, up to the next marker.
                 sawScan = true
@@ -86,7 +89,7 @@ public enum JPEGFrameCheck {
         return hasEnd ? .damaged : .noEnd
     }
 
-    public static func problem(_ bytes: [UInt8]) -> Problem? {
-        bytes.withUnsafeBytes { problem($0) }
+    public static func problem(_ bytes: [UInt8], walkCodes: Bool = true) -> Problem? {
+        bytes.withUnsafeBytes { problem($0, walkCodes: walkCodes) }
     }
 }
