@@ -30,7 +30,9 @@ struct CameraArrivalTests {
         let lib = try await PickerWebTests.Library(["red.jpg": "red.jpg"])
         try await PipeWireDaemon.with { pw in
             try await Self.unplug(pw)
-            let p = try Subprocess.start(TestEnvironment.binary, ["pick", "--ui", "web", "--no-open", "--library", lib.root, "--json"] + Self.small,
+            let captures = TestEnvironment.tempDir("arrival-captures")
+            let p = try Subprocess.start(TestEnvironment.binary, ["pick", "--ui", "web", "--no-open", "--library", lib.root, "--json",
+                                                                  "--output-dir", captures] + Self.small,
                                          env: lib.env.merging(pw.env.merging(["DISPLAY": ""]) { $1 }) { $1 })
             let err = try await p.waitForOutput("token=", stderr: true)
             let url = try #require(err.split(separator: " ").first { $0.hasPrefix("http://127.0.0.1:") }.map(String.init))
@@ -59,6 +61,9 @@ struct CameraArrivalTests {
             let said = Self.events(r.stdout)
             #expect(said.contains("camera-arrived") && said.contains("captured"), "\(r.stdout)")
             #expect(said.firstIndex(of: "camera-arrived")! < said.firstIndex(of: "captured")!, "\(said)")
+            // The photo went where it was asked to, not into the folder the picker was started in.
+            let written = try FileManager.default.contentsOfDirectory(atPath: captures).filter { $0.hasPrefix("pick-") }
+            #expect(written.count == 1, "\(written)")
         }
     }
 
