@@ -31,7 +31,7 @@ import Testing
         // Deleted: the oldest, in order; kept: the rest, on disk.
         #expect(deleted == Array(paths.prefix(deleted.count)), "\(deleted)")
         let kept = Array(paths.dropFirst(deleted.count))
-        #expect(TestEnvironment.files(in: dir) == kept.map { ($0 as NSString).lastPathComponent }, "\(TestEnvironment.files(in: dir))")
+        #expect(SplitRecordingTests.partFiles(in: dir) == kept.map { ($0 as NSString).lastPathComponent }, "\(SplitRecordingTests.partFiles(in: dir))")
         // As many as the size holds (the newest always), and not one more.
         let keptBytes = kept.reduce(0) { $0 + sizes[$1]! }
         #expect(!kept.isEmpty && (keptBytes <= limit || kept.count == 1), "\(kept.count) parts, \(keptBytes) bytes")
@@ -64,7 +64,7 @@ import Testing
         #expect(deleted == Array(written.prefix(deleted.count)))
         // Kept: at most the parts that end within a second of the last check (and the newest), so
         // a handful of 0.25 s parts, however long it ran.
-        let left = TestEnvironment.files(in: dir)
+        let left = SplitRecordingTests.partFiles(in: dir)
         #expect(written.count >= 14 && left.count >= 1 && left.count <= 8 && left.count == written.count - deleted.count,
                 "\(written.count) written, left \(left)")
         #expect(e.first { $0["event"] as? String == "started" }?["duration"] is NSNull)
@@ -80,7 +80,7 @@ import Testing
         let before = try ["door-001.mp4", "door-002.mp4"].map { try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\($0)")) }
         let again = try await Subprocess.gpick(args)
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(TestEnvironment.files(in: dir) == ["door-001.mp4", "door-002.mp4", "door-003.mp4", "door-004.mp4"])
+        #expect(SplitRecordingTests.partFiles(in: dir) == ["door-001.mp4", "door-002.mp4", "door-003.mp4", "door-004.mp4"])
         let after = try ["door-001.mp4", "door-002.mp4"].map { try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\($0)")) }
         #expect(before == after, "the first run's parts are untouched")
         // A loop recording of the same name, kept to 150 KB: the oldest parts, the first runs'
@@ -90,8 +90,8 @@ import Testing
         #expect(loop.status == 0, "\(loop.stderr)")
         let deleted = Self.events(loop).filter { $0["event"] as? String == "part-deleted" }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
         #expect(Array(deleted.prefix(4)) == ["door-001.mp4", "door-002.mp4", "door-003.mp4", "door-004.mp4"], "\(deleted)")
-        #expect(TestEnvironment.files(in: dir).allSatisfy { ["door-005.mp4", "door-006.mp4", "door-007.mp4", "door-008.mp4"].contains($0) }
-                && !TestEnvironment.files(in: dir).isEmpty, "\(TestEnvironment.files(in: dir))")
+        #expect(SplitRecordingTests.partFiles(in: dir).allSatisfy { ["door-005.mp4", "door-006.mp4", "door-007.mp4", "door-008.mp4"].contains($0) }
+                && !SplitRecordingTests.partFiles(in: dir).isEmpty, "\(SplitRecordingTests.partFiles(in: dir))")
     }
 
     @Test(arguments: [

@@ -1,4 +1,5 @@
 import Foundation
+import GpickKit
 import GpickTestSupport
 import Testing
 
@@ -22,13 +23,18 @@ import Testing
         return all
     }
 
+    /// The folder's files but the index of its parts (parts.json, which RecordingIndexTests check).
+    static func partFiles(in dir: String) -> [String] {
+        TestEnvironment.files(in: dir).filter { $0 != PartIndex.fileName }
+    }
+
     @Test func partsHoldEveryFrameOnce() async throws {
         let dir = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["record", "--source", "test", "--audio", "test", "--duration", "3", "--split", "1",
                                             "--json", "-o", "\(dir)/clip.mp4"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
         let names = ["clip-001.mp4", "clip-002.mp4", "clip-003.mp4"]
-        #expect(TestEnvironment.files(in: dir) == names)
+        #expect(Self.partFiles(in: dir) == names)
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(events.filter { $0["event"] as? String == "file-written" }.compactMap { $0["frames"] as? Int } == [30, 30, 30])
         let finished = try #require(events.last)
@@ -47,7 +53,7 @@ import Testing
                                             "--json", "-o", "\(dir)/short.mp4"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
         let names = (1...15).map { String(format: "short-%03d.mp4", $0) }
-        #expect(TestEnvironment.files(in: dir) == names)
+        #expect(Self.partFiles(in: dir) == names)
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let progress = events.filter { $0["event"] as? String == "progress" }.compactMap { $0["frames"] as? Int }
         #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 <= $1 }, "\(progress)")
@@ -80,7 +86,7 @@ import Testing
         let finished = try #require(events.last)
         let written = events.filter { $0["event"] as? String == "file-written" }
         let names = written.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
-        #expect(TestEnvironment.files(in: dir) == names && !names.isEmpty, "\(names)")
+        #expect(Self.partFiles(in: dir) == names && !names.isEmpty, "\(names)")
         #expect(names == names.indices.map { i in names[0].replacingOccurrences(of: "-001.", with: String(format: "-%03d.", i + 1)) }, "\(names)")
         let counts = written.compactMap { $0["frames"] as? Int }
         let starts = written.compactMap { $0["start"] as? Double }
@@ -113,7 +119,7 @@ import Testing
         // The part waiting for its start (attached a second early) got no frame and left no file:
         // the files are whole parts and then the one the signal ended (the third, or a later one
         // when a starved machine delivers the signal late).
-        let files = TestEnvironment.files(in: dir)
+        let files = Self.partFiles(in: dir)
         #expect(files.count >= 3 && files == (1...files.count).map { String(format: "s-%03d.mp4", $0) }, "\(files)")
         let stamps = try await Self.parts(files.map { "\(dir)/\($0)" }, audio: false)
         #expect(stamps.dropLast().allSatisfy { $0.count == 30 } && (stamps.last?.count ?? 0) >= 1, "\(stamps.map(\.count))")
@@ -128,7 +134,7 @@ import Testing
         try await Task.sleep(nanoseconds: 500_000_000)
         p.signal(SIGKILL)
         _ = try await p.wait(timeout: 10)
-        let parts = TestEnvironment.files(in: dir).filter { !$0.hasPrefix(".") }
+        let parts = Self.partFiles(in: dir).filter { !$0.hasPrefix(".") }
         #expect(parts.prefix(2) == ["k-001.mp4", "k-002.mp4"], "\(parts)")
         let stamps = try await Self.parts(["\(dir)/k-001.mp4", "\(dir)/k-002.mp4"], audio: false)
         #expect(stamps.map(\.count) == [30, 30])

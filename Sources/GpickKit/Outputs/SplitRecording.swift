@@ -62,6 +62,8 @@ public final class SplitRecording: Sendable {
         var partWritten: (@Sendable (RecordingResult) -> Void)?
         /// Part 1's first frame: where each part's `start` is counted from.
         var t0: UInt64?
+        /// The wall-clock time of that frame.
+        var wall0: Date?
         /// A stop was asked for, at this running time (nil: the pipeline had none).
         var stop: UInt64??
     }
@@ -135,6 +137,12 @@ public final class SplitRecording: Sendable {
         self.state = Locked(State(current: first, open: [first]))
     }
 
+    /// When part `start` seconds into the recording was, by the wall clock (the recording's
+    /// first frame's time, plus `start`); nil before the first frame.
+    public func wallClock(at start: Double) -> Date? {
+        state.withLock { $0.wall0 }?.addingTimeInterval(start)
+    }
+
     /// Told (on the recording's task) when each part is complete on disk.
     public func onPartWritten(_ handler: @escaping @Sendable (RecordingResult) -> Void) {
         state.withLock { $0.partWritten = handler }
@@ -195,7 +203,10 @@ public final class SplitRecording: Sendable {
     private func drive() async throws(GpickError) -> SplitRecordingResult {
         // Part 1's first frame fixes every boundary: t0 + k × part length.
         let t0 = await state.withLock({ $0.current }).firstFrameTime()
-        state.withLock { $0.t0 = t0 }
+        // The frame's wall-clock time: now, less how long ago it was in the pipeline's time.
+        let now = session?.pipeline?.runningTime
+        let wall0 = t0.map { t in Date().addingTimeInterval(-Double(now.map { $0 > t ? $0 - t : 0 } ?? 0) / 1e9) }
+        state.withLock { s in (s.t0, s.wall0) = (t0, wall0) }
         // Where the recording is due to end: no part starts after it. (It ends after its number
         // of frames, which PartHandoff counts, whichever part keeps them.)
         let end = t0.flatMap { t in total.map { t + $0 } }

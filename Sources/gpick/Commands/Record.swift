@@ -20,7 +20,9 @@ struct Record: AsyncParsableCommand {
         then: --json reports where each part starts. \
         With --keep, --keep-size or --keep-free it is a loop recording: the oldest parts are deleted \
         (never the one being written) once they are older, or together larger, or the disk fuller, \
-        than allowed (`part-deleted` events); it needs no --duration and runs until Ctrl-C or SIGTERM.
+        than allowed (`part-deleted` events); it needs no --duration and runs until Ctrl-C or SIGTERM. \
+        A split recording lists its parts in parts.json in their folder (each part's file, wall-clock start, \
+        length, frames and size; a restart adds to it): `gpick recordings at 14:05 DIR` finds the moment.
         """)
 
     @Option(name: [.short, .customLong("output")], help: "Movie file to write: .mp4, .mkv or .webm.")
@@ -105,21 +107,31 @@ struct Record: AsyncParsableCommand {
             try await session.prepare()
             let recording: RecordingRun
             var keeping: PartKeeper?
+            var indexing: PartIndex?
             do {
                 // Attached before the first frame: the file starts at frame 0.
                 if let split {
                     // A loop recording started again goes on after its parts, and keeps them by the same rule.
                     let earlier = target.existingParts().map(\.path.path)
                     let s = try await SplitRecording.start(in: session, to: target, settings: recSettings, partSeconds: split)
+                    // parts.json lists each part by its wall-clock start (`gpick recordings at`),
+                    // those of a run that was killed before it could list them too.
+                    let index = PartIndex(folder: target.directory)
+                    index.adopt(earlier)
+                    indexing = index
                     // A loop recording deletes the oldest parts it no longer keeps (`part-deleted`).
                     let retention = try self.retention()
                     let keeper = retention.keepsEverything ? nil : PartKeeper(retention, folder: target.directory, earlier: earlier) { path in
+                        index.deleted(path)
                         events.emit("part-deleted", ["path": path])
                     }
                     keeping = keeper
                     // Each part is reported as it is complete, like a file of its own.
                     s.onPartWritten { r in
-                        events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration, "start": r.start ?? 0])
+                        let wall = s.wallClock(at: r.start ?? 0) ?? Date()
+                        index.written(r, start: wall)
+                        events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration, "start": r.start ?? 0,
+                                                                           "started": RecordedPart.timeText(wall)])
                         keeper?.written(r)
                     }
                     recording = .split(s)
@@ -163,6 +175,7 @@ struct Record: AsyncParsableCommand {
             Console.endProgress()
             await session.stop()
             await keeping?.settle()
+            if let failed = await indexing?.settle() { events.notice("the index of parts was not kept: \(failed.message)") }
             if case .single = recording, let r = parts.first {
                 events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration])
             }
