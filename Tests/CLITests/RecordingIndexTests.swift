@@ -65,37 +65,36 @@ import Testing
                 == ["rec-001.mp4", "rec-002.mp4", "rec-003.mp4"], "\(list.stdout)")
     }
 
-    /// Killed (kill -9) while writing its second part, then started again: the part it never
-    /// listed is listed from the file itself (it plays: robust MP4), and the new run's parts after it.
+    /// Killed (kill -9) while writing a part, then started again: the part it never listed is
+    /// listed from the file itself (it plays: robust MP4), and the new run's parts after it. (The
+    /// first run's parts last 30 s, so however late a loaded machine delivers the kill, it falls
+    /// in the first part.)
     @Test func aPartCutByKillNineIsListedWhenTheRecordingStartsAgain() async throws {
         let dir = TestEnvironment.tempDir()
-        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--duration", "30", "--split", "2",
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--duration", "60", "--split", "30",
                                                               "--json", "-o", "\(dir)/k.mp4"] + Self.small)
-        _ = try await p.waitForOutput("k-001.mp4")
-        // Past the first second of part 2: robust muxing has written its index at least once.
+        // Past the first second: robust muxing has written the part's index at least once.
         let deadline = Date().addingTimeInterval(HangBound.seconds(30))
-        while (try? PartIndex.load(folder: dir))?.count != 1 || Self.size("\(dir)/k-002.mp4") < 20_000 {
-            guard Date() < deadline else { throw TestFailure("part 2 never grew: \(TestEnvironment.files(in: dir))") }
+        while Self.size("\(dir)/k-001.mp4") < 20_000 {
+            guard Date() < deadline, p.process.isRunning else { throw TestFailure("part 1 never grew: \(p.stdoutSoFar.suffix(400))") }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
-        try await Task.sleep(nanoseconds: 1_300_000_000)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
         p.signal(SIGKILL)
         _ = try await p.wait(timeout: 10)
-        let killed = try PartIndex.load(folder: dir)
-        #expect(killed.map(\.file) == ["k-001.mp4"], "\(killed)")
-        let cut = try #require(try? FileManager.default.attributesOfItem(atPath: "\(dir)/k-002.mp4")[.modificationDate] as? Date)
+        #expect(try PartIndex.load(folder: dir).isEmpty, "nothing was complete, so nothing was listed")
+        let cut = try #require(try? FileManager.default.attributesOfItem(atPath: "\(dir)/k-001.mp4")[.modificationDate] as? Date)
 
-        let again = try await Subprocess.gpick(["record", "--source", "test", "--duration", "3", "--split", "2", "--json",
+        let again = try await Subprocess.gpick(["record", "--source", "test", "--duration", "2", "--split", "1", "--json",
                                                 "-o", "\(dir)/k.mp4"] + Self.small)
         #expect(again.status == 0, "\(again.stderr)")
         let parts = try PartIndex.load(folder: dir)
-        #expect(parts.map(\.file) == ["k-001.mp4", "k-002.mp4", "k-003.mp4", "k-004.mp4"], "\(parts)")
-        guard parts.count == 4 else { return }
-        let adopted = parts[1]
-        #expect(adopted.duration > 0.5 && adopted.duration < 2.1 && adopted.frames > 10 && adopted.bytes == Self.size("\(dir)/k-002.mp4"), "\(adopted)")
+        #expect(parts.map(\.file) == ["k-001.mp4", "k-002.mp4", "k-003.mp4"], "\(parts)")
+        guard parts.count == 3 else { return }
+        let adopted = parts[0]
+        #expect(adopted.duration > 0.5 && adopted.duration < 30 && adopted.frames > 10 && adopted.bytes == Self.size("\(dir)/k-001.mp4"), "\(adopted)")
         #expect(abs(adopted.end.timeIntervalSince(cut)) < 0.01, "ends when last written: \(adopted.end) against \(cut)")
-        #expect(adopted.start >= parts[0].end.addingTimeInterval(-0.5), "\(adopted.start) after \(parts[0].end)")
-        #expect(parts[2].start > adopted.end && parts[2].frames == 60 && parts[3].frames == 30, "\(parts[2...])")
+        #expect(parts[1].start > adopted.end && parts[1].frames == 30 && parts[2].frames == 30, "\(parts[1...])")
     }
 
     /// A loop recording's index lists exactly the parts it keeps: deleted ones go from it too.

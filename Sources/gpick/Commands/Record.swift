@@ -127,8 +127,9 @@ struct Record: AsyncParsableCommand {
                     }
                     keeping = keeper
                     // Each part is reported as it is complete, like a file of its own.
-                    s.onPartWritten { r in
-                        let wall = s.wallClock(at: r.start ?? 0) ?? Date()
+                    // Weakly: the recording keeps this handler, and must not keep itself.
+                    s.onPartWritten { [weak s] r in
+                        let wall = s?.wallClock(at: r.start ?? 0) ?? Date()
                         index.written(r, start: wall)
                         events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration, "start": r.start ?? 0,
                                                                            "started": RecordedPart.timeText(wall)])
