@@ -90,6 +90,21 @@ public final class PartKeeper: Sendable {
         }
     }
 
+    /// The disk is short of `need` bytes (`available` now): deletes the oldest finished parts, the
+    /// newest too if it must (never the one being written), until it is not. Returns the space
+    /// then available (read again by `space` after each deletion). Blocks: call it off the pool.
+    func makeRoom(_ need: Int64, available: Int64, space: @Sendable () -> Int64?) -> Int64 {
+        queue.sync {
+            var available = available
+            while available < need {
+                guard let oldest = kept.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { break }
+                if unlink(oldest.path) == 0 || errno == ENOENT { deleted(oldest.path) }
+                available = space() ?? available + oldest.bytes
+            }
+            return available
+        }
+    }
+
     /// Waits until every deletion asked so far is done.
     public func settle() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in queue.async { c.resume() } }

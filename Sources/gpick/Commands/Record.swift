@@ -22,7 +22,9 @@ struct Record: AsyncParsableCommand {
         (never the one being written) once they are older, or together larger, or the disk fuller, \
         than allowed (`part-deleted` events); it needs no --duration and runs until Ctrl-C or SIGTERM. \
         A split recording lists its parts in parts.json in their folder (each part's file, wall-clock start, \
-        length, frames and size; a restart adds to it): `gpick recordings at 14:05 DIR` finds the moment.
+        length, frames and size; a restart adds to it): `gpick recordings at 14:05 DIR` finds the moment. \
+        A disk that fills never tears a file: below what the next stretch needs, a loop recording deletes its \
+        oldest parts and goes on, and any other recording stops there, whole (exit 73).
         """)
 
     @Option(name: [.short, .customLong("output")], help: "Movie file to write: .mp4, .mkv or .webm.")
@@ -150,11 +152,20 @@ struct Record: AsyncParsableCommand {
             }
             events.started((["source": "\(session.source)", "path": target.path, "duration": duration.map { JSONValue.number($0) } ?? .null,
                               "width": session.format.width, "height": session.format.height, "fps": session.format.fps] as JSONFields).mode(of: session))
+            // The disk: a loop recording makes room by deleting its oldest parts; any recording
+            // stops, whole, while there is still room to finish it.
+            let diskFull = Locked<Int64?>(nil)
+            let disk = DiskWatch(folder: target.directory, partSeconds: split, keeper: keeping) { available in
+                diskFull.withLock { $0 = available }
+                events.emit("disk-full", ["path": target.directory, "available": Int(available)])
+                recording.requestStop()
+            }
             let progress = Task {
                 while true {
                     do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }  // cancelled
                     let p = recording.progress
                     let secs = Double(p.frames) / Double(session.format.fps)
+                    disk.check(bytes: p.bytes, seconds: secs)
                     events.emit("progress", ["frames": p.frames, "seconds": secs, "bytes": p.bytes])
                     Console.progress((duration.map { cFormat("recording %.1f/%.1f s  ", secs, $0) } ?? cFormat("recording %.1f s  ", secs))
                                      + formatBytes(p.bytes))
@@ -175,6 +186,7 @@ struct Record: AsyncParsableCommand {
             await progress.value
             Console.endProgress()
             await session.stop()
+            await disk.settle()
             await keeping?.settle()
             if let failed = await indexing?.settle() { events.notice("the index of parts was not kept: \(failed.message)") }
             if case .single = recording, let r = parts.first {
@@ -185,6 +197,11 @@ struct Record: AsyncParsableCommand {
                 // The files play, but the source failed: report it and exit non-zero.
                 let kept = parts.count == 1 ? last.path : "\(parts.count) parts ending with \(last.path)"
                 throw GpickError(.device, "\(err) (kept \(frames) frames in \(kept))")
+            }
+            if let available = diskFull.withLock({ $0 }), let last = parts.last {
+                let kept = parts.count == 1 ? last.path : "\(parts.count) parts ending with \(last.path)"
+                throw GpickError(.output, "the disk holding \(target.directory) is full (\(formatBytes(available)) left): "
+                                 + "the recording stopped there, with its \(frames) frames in \(kept)")
             }
             // Only a recording that ended well is saved (one cut short by its source is kept at -o).
             // A loop recording's deleted parts are not saved.

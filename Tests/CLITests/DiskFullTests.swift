@@ -1,0 +1,77 @@
+import Foundation
+import GpickKit
+import GpickTestSupport
+import Testing
+
+/// A recording on a disk that fills: on a small tmpfs of its own (a private mount namespace, so
+/// nothing outside the test sees it), a recording stops while it can still finish its file, and
+/// a loop recording deletes its oldest parts to go on. No file is ever torn.
+@Suite(.serialized) struct DiskFullTests {
+    static let small = ["--width", "320", "--height", "240"]
+
+    /// Runs `gpick ARGS` with `/disk` (a `size` tmpfs) in its own mount namespace, then copies what
+    /// it left there to a folder of the test's. ARGS name the disk as DISK.
+    static func onSmallDisk(_ size: String, _ args: [String]) async throws -> (result: Subprocess.Result, files: String) {
+        let disk = TestEnvironment.tempDir("disk"), kept = TestEnvironment.tempDir("kept")
+        let script = """
+            mount -t tmpfs -o size=\(size) tmpfs "$1" || exit 99
+            shift 2
+            "$@"; status=$?
+            cp -a "$DISK"/. "$KEPT"/ && exit $status
+            """
+        let r = try await Subprocess.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", disk, kept,
+                                                              TestEnvironment.binary] + args.map { $0.replacingOccurrences(of: "DISK", with: disk) },
+                                         env: ["DISK": disk, "KEPT": kept], timeout: 120)
+        #expect(r.status != 99, "no tmpfs could be mounted: \(r.stderr)")
+        return (r, kept)
+    }
+
+    static func events(_ r: Subprocess.Result) -> [[String: Any]] {
+        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// A 30 s recording on a 1 MiB disk stops, whole, with room left to finish it: one line
+    /// saying so (exit 73), and a file that plays with every frame it says, in order.
+    @Test func aRecordingStopsWholeBeforeTheDiskIsFull() async throws {
+        let (r, kept) = try await Self.onSmallDisk("1m", ["record", "--source", "test", "--duration", "30", "--json", "-o", "DISK/full.mp4"] + Self.small)
+        #expect(r.status == 73, "\(r.stderr)")
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("is full") && r.stderr.contains("the recording stopped there"), "\(r.stderr)")
+        let e = Self.events(r)
+        let full = try #require(e.first { $0["event"] as? String == "disk-full" })
+        #expect((full["available"] as? Int ?? 0) > 0, "\(full)")
+        let written = try #require(e.first { $0["event"] as? String == "file-written" })
+        let frames = try #require(written["frames"] as? Int)
+        #expect(frames > 30 && frames < 900, "\(frames) frames")
+        let stamps = try await Media.stampIndices("\(kept)/full.mp4")
+        #expect(stamps.count == frames && Media.isConsecutive(stamps, from: 0), "\(stamps.count) decoded of \(frames)")
+    }
+
+    /// A loop recording that keeps everything by its own rule (--keep 1h) on a 1 MiB disk: its
+    /// oldest parts go to make room, in order, and it runs its whole 8 s; what is left plays and
+    /// joins, none lost or repeated.
+    @Test func aLoopRecordingDeletesItsOldestPartsToGoOn() async throws {
+        let (r, kept) = try await Self.onSmallDisk("1m", ["record", "--source", "test", "--duration", "8", "--split", "0.5", "--keep", "1h",
+                                                          "--json", "-o", "DISK/loop.mp4"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let e = Self.events(r)
+        let written = e.filter { $0["event"] as? String == "file-written" }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        let deleted = e.filter { $0["event"] as? String == "part-deleted" }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        #expect(written.count == 16 && deleted.count >= 3 && deleted == Array(written.prefix(deleted.count)), "written \(written), deleted \(deleted)")
+        #expect(!e.contains { $0["event"] as? String == "disk-full" })
+        let left = SplitRecordingTests.partFiles(in: kept)
+        #expect(left == Array(written.dropFirst(deleted.count)), "\(left)")
+        let stamps = try await SplitRecordingTests.parts(left.map { "\(kept)/\($0)" }, audio: false)
+        #expect(stamps.allSatisfy { $0.count == 15 } && Media.isConsecutive(stamps.flatMap { $0 }, from: 15 * deleted.count),
+                "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
+        // parts.json lists what is left.
+        #expect(try PartIndex.load(folder: kept).map(\.file) == left)
+    }
+
+    /// The reserve: two parts' worth at the rate written (two seconds at least) and the room to
+    /// finish a file.
+    @Test func theReserve() {
+        #expect(DiskWatch.reserve(bytesPerSecond: 100_000, partSeconds: nil) == 400_000 + 262_144)
+        #expect(DiskWatch.reserve(bytesPerSecond: 100_000, partSeconds: 60) == 12_000_000 + 262_144)
+        #expect(DiskWatch.reserve(bytesPerSecond: 0, partSeconds: 0.5) == 262_144)
+    }
+}
