@@ -30,6 +30,14 @@ public enum ByteSize {
         guard let v = Double(t), v.isFinite, v >= 0, v * scale < 9e18 else { return nil }
         return Int64(v * scale)
     }
+
+    /// "812 B", "96.3 KiB", "12.5 MiB", "3.2 GiB".
+    public static func format(_ n: Int64) -> String {
+        if n < 1024 { return "\(n) B" }
+        if n < 1024 * 1024 { return cFormat("%.1f KiB", Double(n) / 1024) }
+        if n < 1024 * 1024 * 1024 { return cFormat("%.1f MiB", Double(n) / 1048576) }
+        return cFormat("%.1f GiB", Double(n) / 1073741824)
+    }
 }
 
 /// "Did you mean" by edit distance.

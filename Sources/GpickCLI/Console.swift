@@ -91,11 +91,7 @@ package enum Console {
     }
 }
 
-package func formatBytes(_ n: Int64) -> String {
-    if n < 1024 { return "\(n) B" }
-    if n < 1024 * 1024 { return cFormat("%.1f KiB", Double(n) / 1024) }
-    return cFormat("%.1f MiB", Double(n) / 1048576)
-}
+package func formatBytes(_ n: Int64) -> String { ByteSize.format(n) }
 
 /// Size of a written file, for file-written events.
 package func fileBytes(_ p: String) -> Int64 {

@@ -108,36 +108,26 @@ struct Record: AsyncParsableCommand {
             let stopper = SignalStopper()
             try await session.prepare()
             let recording: RecordingRun
-            var keeping: PartKeeper?
-            var indexing: PartIndex?
             do {
                 // Attached before the first frame: the file starts at frame 0.
                 if let split {
-                    // A loop recording started again goes on after its parts, and keeps them by the same rule.
-                    let earlier = target.existingParts().map(\.path.path)
-                    let s = try await SplitRecording.start(in: session, to: target, settings: recSettings, partSeconds: split)
-                    // parts.json lists each part by its wall-clock start (`gpick recordings at`),
-                    // those of a run that was killed before it could list them too.
-                    let index = PartIndex(folder: target.directory)
-                    index.adopt(earlier)
-                    indexing = index
-                    // A loop recording deletes the oldest parts it no longer keeps (`part-deleted`).
-                    let retention = try self.retention()
-                    let keeper = retention.keepsEverything ? nil : PartKeeper(retention, folder: target.directory, earlier: earlier) { path in
-                        index.deleted(path)
-                        events.emit("part-deleted", ["path": path])
+                    // Parts listed in parts.json (`gpick recordings at`), the oldest deleted by the
+                    // --keep rules (`part-deleted`), room kept on the disk; started again, it goes
+                    // on after its parts and keeps them by the same rules.
+                    let loop = try await LoopRecording.start(in: session, to: target, settings: recSettings, partSeconds: split,
+                                                             retention: try self.retention()) { event in
+                        switch event {
+                        case .partWritten(let r, let started):
+                            // Each part is reported as it is complete, like a file of its own.
+                            events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration, "start": r.start ?? 0,
+                                                                               "started": RecordedPart.timeText(started)])
+                        case .partDeleted(let path):
+                            events.emit("part-deleted", ["path": path])
+                        case .diskFull(let available):
+                            events.emit("disk-full", ["path": target.directory, "available": Int(available)])
+                        }
                     }
-                    keeping = keeper
-                    // Each part is reported as it is complete, like a file of its own.
-                    // Weakly: the recording keeps this handler, and must not keep itself.
-                    s.onPartWritten { [weak s] r in
-                        let wall = s?.wallClock(at: r.start ?? 0) ?? Date()
-                        index.written(r, start: wall)
-                        events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration, "start": r.start ?? 0,
-                                                                           "started": RecordedPart.timeText(wall)])
-                        keeper?.written(r)
-                    }
-                    recording = .split(s)
+                    recording = .split(loop)
                 } else {
                     recording = .single(try await MovieRecording.start(in: session, to: target, settings: recSettings))
                 }
@@ -152,10 +142,10 @@ struct Record: AsyncParsableCommand {
             }
             events.started((["source": "\(session.source)", "path": target.path, "duration": duration.map { JSONValue.number($0) } ?? .null,
                               "width": session.format.width, "height": session.format.height, "fps": session.format.fps] as JSONFields).mode(of: session))
-            // The disk: a loop recording makes room by deleting its oldest parts; any recording
-            // stops, whole, while there is still room to finish it.
+            // The disk: a single file stops, whole, while there is still room to finish it (a
+            // split recording's own watch does the same, deleting its oldest parts first if it may).
             let diskFull = Locked<Int64?>(nil)
-            let disk = DiskWatch(folder: target.directory, partSeconds: split, keeper: keeping) { available in
+            let disk = DiskWatch(folder: target.directory, partSeconds: nil, keeper: nil) { available in
                 diskFull.withLock { $0 = available }
                 events.emit("disk-full", ["path": target.directory, "available": Int(available)])
                 recording.requestStop()
@@ -165,7 +155,7 @@ struct Record: AsyncParsableCommand {
                     do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }  // cancelled
                     let p = recording.progress
                     let secs = Double(p.frames) / Double(session.format.fps)
-                    disk.check(bytes: p.bytes, seconds: secs)
+                    if case .single = recording { disk.check(bytes: p.bytes, seconds: secs) }
                     events.emit("progress", ["frames": p.frames, "seconds": secs, "bytes": p.bytes])
                     Console.progress((duration.map { cFormat("recording %.1f/%.1f s  ", secs, $0) } ?? cFormat("recording %.1f s  ", secs))
                                      + formatBytes(p.bytes))
@@ -187,8 +177,6 @@ struct Record: AsyncParsableCommand {
             Console.endProgress()
             await session.stop()
             await disk.settle()
-            await keeping?.settle()
-            if let failed = await indexing?.settle() { events.notice("the index of parts was not kept: \(failed.message)") }
             if case .single = recording, let r = parts.first {
                 events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames, "duration": r.duration])
             }
@@ -205,7 +193,7 @@ struct Record: AsyncParsableCommand {
             }
             // Only a recording that ended well is saved (one cut short by its source is kept at -o).
             // A loop recording's deleted parts are not saved.
-            try await saving.save(parts.map(\.path).filter { keeping == nil || FileManager.default.fileExists(atPath: $0) }, events: events)
+            try await saving.save(parts.map(\.path).filter { FileManager.default.fileExists(atPath: $0) }, events: events)
             var summary: JSONFields = ["frames": frames, "duration": Double(frames) / Double(session.format.fps)]
             if case .split = recording { summary["parts"] = parts.count }
             events.finished(summary)
@@ -216,7 +204,7 @@ struct Record: AsyncParsableCommand {
 /// The recording the command drives: one file, or a split recording's parts.
 private enum RecordingRun: Sendable {
     case single(MovieRecording)
-    case split(SplitRecording)
+    case split(LoopRecording)
 
     var progress: (frames: Int, bytes: Int64) {
         switch self {
