@@ -21,6 +21,9 @@ public enum ScriptCommand: Sendable, Equatable {
     case snap(String)
     case burst(count: Int, path: String, every: Int)
     case recordStart(String)
+    /// `record start FILE split SECONDS [keep D] [keep-size S] [keep-free P%]`: a loop recording,
+    /// as `record --split` makes one (parts, parts.json, retention, room on the disk).
+    case recordLoop(path: String, partSeconds: Double, retention: PartRetention)
     case recordStop
     case record(duration: Double, path: String)
     case wait(Double)

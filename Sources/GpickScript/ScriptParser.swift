@@ -79,8 +79,13 @@ public enum ScriptParser {
             guard t.count >= 2 else { throw err(nil, "record needs start FILE, stop, or DURATION FILE") }
             switch t[1].text {
             case "start":
-                try arity(2...2, "start FILE")
-                cmd = .recordStart(t[2].text)
+                guard t.count >= 3 else { throw err(nil, "record needs start FILE [split SECONDS [keep D] [keep-size S] [keep-free P%]]") }
+                if t.count == 3 {
+                    cmd = .recordStart(t[2].text)
+                } else {
+                    let (seconds, retention) = try loopOptions(Array(t.dropFirst(3)), duration, err)
+                    cmd = .recordLoop(path: t[2].text, partSeconds: seconds, retention: retention)
+                }
             case "stop":
                 try arity(1...1, "stop")
                 cmd = .recordStop
@@ -121,6 +126,39 @@ public enum ScriptParser {
             throw err(head, "unknown command \"\(head.text)\"\(hint)")
         }
         return ScriptStatement(line: lineNumber, command: cmd, text: line.trimmed(newlines: false))
+    }
+
+    /// `split SECONDS [keep D] [keep-size S] [keep-free P%]`, as `record --split` and its --keep options take them.
+    private static func loopOptions(_ a: [ScriptToken], _ duration: (ScriptToken) throws(ScriptSyntaxError) -> Double,
+                                    _ err: (ScriptToken?, String) -> ScriptSyntaxError) throws(ScriptSyntaxError) -> (Double, PartRetention) {
+        guard a[0].text == "split" else { throw err(a[0], "unexpected \"\(a[0].text)\"; usage: record start FILE [split SECONDS [keep D] [keep-size S] [keep-free P%]]") }
+        guard a.count >= 2 else { throw err(a[0], "split needs the length of a part (like 60s)") }
+        let seconds = try duration(a[1])
+        guard seconds > 0 else { throw err(a[1], "a part must last more than 0 s") }
+        var retention = PartRetention()
+        var i = 2
+        while i < a.count {
+            let name = a[i]
+            guard i + 1 < a.count else { throw err(name, "\(name.text) needs a value") }
+            let value = a[i + 1]
+            switch name.text {
+            case "keep":
+                guard let d = DurationText.parse(value.text), d > 0 else { throw err(value, "keep \"\(value.text)\" must be a duration (like 24h, 90m)") }
+                retention.maxAge = d
+            case "keep-size":
+                guard let b = ByteSize.parse(value.text), b > 0 else { throw err(value, "keep-size \"\(value.text)\" must be a size (like 20G, 500M)") }
+                retention.maxBytes = b
+            case "keep-free":
+                let digits = value.text.hasSuffix("%") ? String(value.text.dropLast()) : value.text
+                guard let v = Double(digits), v > 0, v < 100 else { throw err(value, "keep-free \"\(value.text)\" must be a share of the disk below 100% (like 5%)") }
+                retention.minFree = v / 100
+            default:
+                let hint = Suggest.closest(to: name.text, in: ["keep", "keep-size", "keep-free"]).map { " (did you mean \"\($0)\"?)" } ?? ""
+                throw err(name, "unknown split option \"\(name.text)\"\(hint)")
+            }
+            i += 2
+        }
+        return (seconds, retention)
     }
 
     private static func expectation(_ a: [ScriptToken], _ err: (ScriptToken?, String) -> ScriptSyntaxError) throws(ScriptSyntaxError) -> Expectation {

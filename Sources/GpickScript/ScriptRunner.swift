@@ -37,6 +37,8 @@ public actor ScriptRunner {
     private var serving: (server: RTSPServer, stream: RTSPStream)?
     /// `publish start`'s publication (ScriptRunner+Publish.swift).
     var publishing: (publication: Publication, line: Int)?
+    /// `record start FILE split …`'s loop recording (ScriptRunner+Loop.swift).
+    var looping: (loop: LoopRecording, line: Int)?
     /// Armed by the first `live`: from then on the session keeps a pre-roll (live capture mode).
     private var ring: LiveRing?
     public private(set) var failures = 0
@@ -99,6 +101,7 @@ public actor ScriptRunner {
             try? await report(rec, line: line)
             recording = nil
         }
+        try? await stopLooping(line: nil)
         await ring?.disarm()
         ring = nil
         if let p = preview {
@@ -126,7 +129,7 @@ public actor ScriptRunner {
         switch s.command {
         case .source(let spec):
             let source = try SourceSpec.parse(spec, patterns: options.configuration.library.testPatterns)
-            if recording != nil { throw GpickError(.usage, "cannot change the source while recording (stop the recording first)") }
+            if recording != nil || looping != nil { throw GpickError(.usage, "cannot change the source while recording (stop the recording first)") }
             options.configuration.source = source
             if let old = session {
                 // A new source means a new session; stills and recordings carry on from it.
@@ -140,17 +143,22 @@ public actor ScriptRunner {
         case .burst(let n, let path, let every):
             try await still(path, count: n, every: every, line: s.line)
         case .recordStart(let path):
-            if recording != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
+            if recording != nil || looping != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
             let rec = try await startRecording(path, duration: nil)
             recording = (rec, s.line)
             emit("record-started", ["path": rec.output.path, "line": s.line])
+        case .recordLoop(let path, let seconds, let retention):
+            if recording != nil || looping != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
+            try await startLooping(try output(path), session: try await runningSession(), partSeconds: seconds, retention: retention, line: s.line)
+        case .recordStop where looping != nil:
+            try await stopLooping(line: s.line)
         case .recordStop:
             guard let (rec, line) = recording else { throw GpickError(.usage, "no recording is running") }
             recording = nil
             rec.requestStop()
             try await report(rec, line: line, throwing: true)
         case .record(let duration, let path):
-            if recording != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
+            if recording != nil || looping != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
             let rec = try await startRecording(path, duration: duration)
             emit("record-started", ["path": rec.output.path, "line": s.line, "duration": duration])
             try await report(rec, line: s.line, throwing: true)

@@ -124,3 +124,36 @@ import Testing
         #expect(PartRetention(maxAge: 1).expired([], now: now, disk: nil) == 0)
     }
 }
+
+/// The same loop recording from a script, beside the stills it takes: `record start FILE split …`
+/// in `gpick session`, parts and deletions as events, parts.json kept, the kept parts joined.
+@Suite(.serialized) struct ScriptLoopRecordingTests {
+    @Test func aScriptRunsALoopRecording() async throws {
+        let dir = TestEnvironment.tempDir()
+        let script = """
+            record start loop.mp4 split 0.25s keep-size 120K
+            wait 1s
+            snap during.jpg
+            wait 2s
+            record stop
+            expect during.jpg kind photo
+            """
+        let r = try await Subprocess.gpick(["session", "--source", "test", "--output-dir", dir, "--json"] + LoopRecordingTests.small,
+                                           timeout: 120, stdin: script + "\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        let e = LoopRecordingTests.events(r)
+        let written = e.filter { $0["event"] as? String == "file-written" && ($0["path"] as? String)?.hasSuffix(".mp4") == true }
+            .compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        let deleted = e.filter { $0["event"] as? String == "part-deleted" }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        #expect(written.count >= 10 && deleted.count >= 3 && deleted == Array(written.prefix(deleted.count)), "written \(written), deleted \(deleted)")
+        let stopped = try #require(e.first { $0["event"] as? String == "record-stopped" })
+        #expect(stopped["parts"] as? Int == written.count && stopped["line"] as? Int == 5, "\(stopped)")
+        let kept = SplitRecordingTests.partFiles(in: dir).filter { $0.hasSuffix(".mp4") }
+        #expect(kept == Array(written.dropFirst(deleted.count)), "\(kept)")
+        #expect(try PartIndex.load(folder: dir).map(\.file) == kept)
+        let stamps = try await SplitRecordingTests.parts(kept.map { "\(dir)/\($0)" }, audio: false)
+        let all = stamps.flatMap { $0 }
+        let first = try #require(all.first ?? nil)
+        #expect(Media.isConsecutive(all, from: first), "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
+    }
+}

@@ -1,3 +1,4 @@
+import GpickKit
 import Testing
 @testable import GpickScript
 
@@ -20,6 +21,9 @@ import Testing
         #expect(try command("record 500ms c.mp4") == .record(duration: 0.5, path: "c.mp4"))
         #expect(try command("record start d.mkv") == .recordStart("d.mkv"))
         #expect(try command("record stop") == .recordStop)
+        #expect(try command("record start door.mp4 split 60s keep 24h keep-size 20G keep-free 5%")
+                == .recordLoop(path: "door.mp4", partSeconds: 60, retention: PartRetention(maxAge: 86_400, maxBytes: 20 << 30, minFree: 0.05)))
+        #expect(try command("record start door.mp4 split 0.5s") == .recordLoop(path: "door.mp4", partSeconds: 0.5, retention: PartRetention()))
         #expect(try command("wait 2m") == .wait(120))
         #expect(try command("set src.pattern ball") == .set(element: "src", property: "pattern", value: "ball"))
         #expect(try command("preview start http") == .preview(start: true, sink: .http))
@@ -69,6 +73,14 @@ import Testing
             ("expect c.mp4 frame == 3", 14, "unknown check \"frame\" (did you mean \"frames\"?)"),
             ("expect c.mp4 stamps 1-9", 21, "expected a range like 0..89"),
             ("mode video", 6, "mode takes photo or live"),
+            ("record start d.mp4 splat 60s", 20, "usage: record start FILE [split SECONDS"),
+            ("record start d.mp4 split", 20, "split needs the length of a part"),
+            ("record start d.mp4 split 0s", 26, "a part must last more than 0 s"),
+            ("record start d.mp4 split 60s keep forever", 35, "keep \"forever\" must be a duration"),
+            ("record start d.mp4 split 60s keep-size lots", 40, "keep-size \"lots\" must be a size"),
+            ("record start d.mp4 split 60s keep-free 120%", 40, "keep-free \"120%\" must be a share"),
+            ("record start d.mp4 split 60s kep 1h", 30, "unknown split option \"kep\" (did you mean \"keep\"?)"),
+            ("record start d.mp4 split 60s keep", 30, "keep needs a value"),
         ]
         for (line, column, message) in cases {
             let e = error(line, lineNumber: 7)
