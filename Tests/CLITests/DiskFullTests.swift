@@ -46,17 +46,17 @@ import Testing
         #expect(stamps.count == frames && Media.isConsecutive(stamps, from: 0), "\(stamps.count) decoded of \(frames)")
     }
 
-    /// A loop recording that keeps everything by its own rule (--keep 1h) on a 1 MiB disk: its
-    /// oldest parts go to make room, in order, and it runs its whole 8 s; what is left plays and
+    /// A loop recording that keeps everything by its own rule (--keep 1h) on a 2 MiB disk: its
+    /// oldest parts go to make room, in order, and it runs its whole 12 s; what is left plays and
     /// joins, none lost or repeated.
     @Test func aLoopRecordingDeletesItsOldestPartsToGoOn() async throws {
-        let (r, kept) = try await Self.onSmallDisk("1m", ["record", "--source", "test", "--duration", "8", "--split", "0.5", "--keep", "1h",
+        let (r, kept) = try await Self.onSmallDisk("2m", ["record", "--source", "test", "--duration", "12", "--split", "0.5", "--keep", "1h",
                                                           "--json", "-o", "DISK/loop.mp4"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
         let e = Self.events(r)
         let written = e.filter { $0["event"] as? String == "file-written" }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
         let deleted = e.filter { $0["event"] as? String == "part-deleted" }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
-        #expect(written.count == 16 && deleted.count >= 3 && deleted == Array(written.prefix(deleted.count)), "written \(written), deleted \(deleted)")
+        #expect(written.count == 24 && deleted.count >= 3 && deleted == Array(written.prefix(deleted.count)), "written \(written), deleted \(deleted)")
         #expect(!e.contains { $0["event"] as? String == "disk-full" })
         let left = SplitRecordingTests.partFiles(in: kept)
         #expect(left == Array(written.dropFirst(deleted.count)), "\(left)")

@@ -50,9 +50,12 @@ public final class DiskWatch: Sendable {
         return (Int64(st.f_bavail) * Int64(st.f_frsize), Int64(st.f_blocks) * Int64(st.f_frsize))
     }
 
-    /// `bytes` written in `seconds` so far: checked off the cooperative pool (statvfs can wait
-    /// on a network disk), one check at a time (a check still under way makes this one moot).
-    public func check(bytes: Int64, seconds: Double) {
+    /// `bytes` written so far: checked off the cooperative pool (statvfs can wait on a network
+    /// disk), one check at a time (a check still under way makes this one moot). The rate is
+    /// bytes per second of the wall clock, which is how the disk fills (on a loaded machine the
+    /// frames recorded and the bytes written part company for a while).
+    public func check(bytes: Int64) {
+        let seconds = Double(Monotonic.nanoseconds()) / 1e9
         let rate = state.withLock { s -> Double?? in
             s.samples.append((seconds, bytes))
             s.samples.removeAll { $0.0 < seconds - 2 }

@@ -58,12 +58,11 @@ public final class LoopRecording: Sendable {
             events(.diskFull(available: available))
             split?.requestStop()
         }
-        let fps = Double(session.format.fps)
         let watching = Task { [weak split] in
             while !Task.isCancelled {
                 do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }
                 guard let p = split?.progress else { return }
-                disk.check(bytes: p.bytes, seconds: Double(p.frames) / fps)
+                disk.check(bytes: p.bytes)
             }
         }
         return LoopRecording(split: split, index: index, keeper: keeper, disk: disk, full: full, watching: watching)

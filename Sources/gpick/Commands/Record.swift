@@ -155,7 +155,7 @@ struct Record: AsyncParsableCommand {
                     do { try await Task.sleep(nanoseconds: 250_000_000) } catch { return }  // cancelled
                     let p = recording.progress
                     let secs = Double(p.frames) / Double(session.format.fps)
-                    if case .single = recording { disk.check(bytes: p.bytes, seconds: secs) }
+                    if case .single = recording { disk.check(bytes: p.bytes) }
                     events.emit("progress", ["frames": p.frames, "seconds": secs, "bytes": p.bytes])
                     Console.progress((duration.map { cFormat("recording %.1f/%.1f s  ", secs, $0) } ?? cFormat("recording %.1f s  ", secs))
                                      + formatBytes(p.bytes))
