@@ -241,6 +241,9 @@ def checks(results):
         out += stream_checks(r)
     if (r := results.get("camera")):
         out += camera_checks(r)
+    if (r := results.get("soak")):
+        from .targets_soak import soak_checks
+        out += soak_checks(r)
     return out
 
 

@@ -1,0 +1,26 @@
+"""RESULTS.md's soak section (S1)."""
+from .report_realfiles import verdict
+from .report_stream import by_ref
+
+
+def soak(r, c):
+    checks = by_ref(c, "S1")
+    samples = r["samples"]
+    every = max(1, len(samples) // 12)
+    table = [f"| {s['t'] / 60:.1f} | {s['rss_kib'] / 1024:.1f} | {s['fds']} | {s['cpu_s']:.0f} |" for s in samples[::every]]
+    parts = r["parts"]
+    reconnects = ", ".join("never" if x is None else f"{x:.2f}" for x in r["reconnects"])
+    spans = [f"{p['file']} {p['first']}..{p['last']}" for p in parts]
+    shown = ", ".join(spans[:2]) + (f", … {spans[-1]}" if len(spans) > 2 else "")
+    return ["## 14. Soak: a door camera's session (S1)", "",
+            f"One `gpick script` session for {r['seconds'] / 60:.0f} min at 1280x720@30 on the test source: serving RTSP "
+            f"to three ffmpeg viewers (`-c copy`), publishing over SRT to `srt-live-transmit` listening on 127.0.0.1, "
+            f"killed and started again every {r['restart_every']} s, and a loop recording in {r['part']} s parts kept "
+            f"{r['keep']}. gpick's RSS and open descriptors read from /proc every 10 s; lines fitted after the first "
+            "2 minutes.", "",
+            "```", *r["script"], "```", "", "```", r["command"], "```", "",
+            "| minute | RSS MiB | open fds | CPU s so far |", "|---|---|---|---|", *table, "",
+            f"Listener restarts at {', '.join(f'{x:.0f}' for x in r['restarts'])} s; publishing back after "
+            f"{reconnects} s; `publish-lost` events: {r['lost']}. Parts written: {r['written']}, deleted by `keep "
+            f"{r['keep']}`: {r['deleted']}, kept and read back: {len(parts)} ({shown}).", "",
+            *[f"- {x.name}: **{x.result}** — target {x.target}: {verdict(x.ok)}" for x in checks], ""]
