@@ -243,6 +243,22 @@ static GstFlowReturn gpick_jpeg_dec_handle_frame(GstVideoDecoder *decoder, GstVi
     return gst_video_decoder_finish_frame(decoder, frame);
 }
 
+// Interlaced MJPEG (two fields per buffer, each a JPEG, as some capture sticks send 1080i) is left
+// to jpegdec, which joins the fields: decodebin asks before it takes an element.
+static gboolean gpick_jpeg_dec_sink_query(GstVideoDecoder *decoder, GstQuery *query) {
+    if (GST_QUERY_TYPE(query) == GST_QUERY_ACCEPT_CAPS) {
+        GstCaps *caps = NULL;
+        gst_query_parse_accept_caps(query, &caps);
+        const GstStructure *s = caps && gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : NULL;
+        const char *mode = s ? gst_structure_get_string(s, "interlace-mode") : NULL;
+        if (mode && strcmp(mode, "progressive") != 0) {
+            gst_query_set_accept_caps_result(query, FALSE);
+            return TRUE;
+        }
+    }
+    return GST_VIDEO_DECODER_CLASS(gpick_jpeg_dec_parent_class)->sink_query(decoder, query);
+}
+
 static void gpick_jpeg_dec_class_init(GpickJpegDecClass *klass) {
     GObjectClass *object = G_OBJECT_CLASS(klass);
     GstElementClass *element = GST_ELEMENT_CLASS(klass);
@@ -257,6 +273,7 @@ static void gpick_jpeg_dec_class_init(GpickJpegDecClass *klass) {
     decoder->stop = gpick_jpeg_dec_stop;
     decoder->set_format = gpick_jpeg_dec_set_format;
     decoder->handle_frame = gpick_jpeg_dec_handle_frame;
+    decoder->sink_query = gpick_jpeg_dec_sink_query;
 }
 
 // MARK: the shim's calls

@@ -43,6 +43,9 @@ public enum Gst {
         gst_deinit()
     }
 
+    /// Whether GStreamer has been initialised (by `initialize()` or by anyone else in the process).
+    public static var isInitialized: Bool { gst_is_initialized() != 0 }
+
     public static var version: String {
         takeString(gst_version_string()) ?? "unknown"
     }

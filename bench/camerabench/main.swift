@@ -111,6 +111,7 @@ func decode(_ path: String, frames count: Int) async throws -> [String: Any] {
     let caps = "image/jpeg,width=\(size.width),height=\(size.height),framerate=30/1"
     let text = file.pipeline.value.replacingOccurrences(of: "v4l2src name=src", with: "appsrc name=src format=time block=true max-buffers=4 caps=\(caps)")
         + " ! fakesink sync=false"
+    try await Gst.initialized()
     CameraJPEGDecoder.register()
     let pipeline: Pipeline = try await Pipeline.parse(text)
     let decoder = Locked<String?>(nil)

@@ -10,9 +10,13 @@ import GstCore
 public enum CameraJPEGDecoder {
     public static let factoryName = "gpickjpegdec"
 
-    /// Registers the element once; whether it is there.
+    /// Registers the element once; whether it is there. GStreamer must be initialised first
+    /// (the element's pad templates are parsed as it is registered): false until it is.
     @discardableResult
-    public static func register() -> Bool { gpick_jpegdec_register() != 0 }
+    public static func register() -> Bool {
+        guard Gst.isInitialized else { return false }
+        return gpick_jpegdec_register() != 0
+    }
 
     /// Whether the pipeline text needs it registered: a decodebin may pick it, or it is named.
     static func mayBeUsed(in text: String) -> Bool {
