@@ -20,7 +20,8 @@ def soak(r, c):
             "2 minutes.", "",
             "```", *r["script"], "```", "", "```", r["command"], "```", "",
             "| minute | RSS MiB | open fds | CPU s so far |", "|---|---|---|---|", *table, "",
-            f"Listener restarts at {', '.join(f'{x:.0f}' for x in r['restarts'])} s; publishing back after "
-            f"{reconnects} s; `publish-lost` events: {r['lost']}. Parts written: {r['written']}, deleted by `keep "
+            (f"Listener restarts at {', '.join(f'{x:.0f}' for x in r['restarts'])} s; publishing back after {reconnects} s"
+             if r["restarts"] else "No listener restart (the run was shorter than one interval)")
+            + f"; `publish-lost` events: {r['lost']}. Parts written: {r['written']}, deleted by `keep "
             f"{r['keep']}`: {r['deleted']}, kept and read back: {len(parts)} ({shown}).", "",
             *[f"- {x.name}: **{x.result}** — target {x.target}: {verdict(x.ok)}" for x in checks], ""]
