@@ -16,8 +16,10 @@ def soak(r, c):
             f"One `gpick script` session for {r['seconds'] / 60:.0f} min at 1280x720@30 on the test source: serving RTSP "
             f"to three ffmpeg viewers (`-c copy`), publishing over SRT to `srt-live-transmit` listening on 127.0.0.1, "
             f"killed and started again every {r['restart_every']} s, and a loop recording in {r['part']} s parts kept "
-            f"{r['keep']}. gpick's RSS and open descriptors read from /proc every 10 s; lines fitted after the first "
-            "2 minutes.", "",
+            f"{r['keep']}. gpick's RSS and open descriptors read from /proc every 10 s; lines fitted in the steady "
+            f"state, from the first part the loop recording deleted ({r['steady_from'] / 60:.1f} min; before it, the "
+            "recording is still filling its window and the allocator its arenas). Fitted from minute 2 instead, RSS "
+            f"grew {r['rss_mib_per_hour_from_warmup']:+.2f} MiB/hour.", "",
             "```", *r["script"], "```", "", "```", r["command"], "```", "",
             "| minute | RSS MiB | open fds | CPU s so far |", "|---|---|---|---|", *table, "",
             (f"Listener restarts at {', '.join(f'{x:.0f}' for x in r['restarts'])} s; publishing back after {reconnects} s"

@@ -1,7 +1,7 @@
 """S1's targets (the unattended-run issue): a 20-minute door-camera session at 720p30."""
 from .targets import Check
 
-SOAK_RSS_MIB_PER_HOUR = 1.0   # S1: RSS growth, fitted slope after warm-up
+SOAK_RSS_MIB_PER_HOUR = 1.0   # S1: RSS growth, fitted slope in the steady state (from the first part deleted)
 SOAK_FDS_PER_RUN = 1          # S1: open descriptors: the fitted slope over the run stays under one
 SOAK_RECONNECT_S = 3.0        # S1: publish back within this of each listener restart
 

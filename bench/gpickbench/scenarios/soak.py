@@ -4,7 +4,9 @@ killed and started again every RESTART seconds, and a loop recording in PART-sec
 KEEP. gpick's RSS and open descriptors are read from /proc every SAMPLE seconds and a line fitted to
 each after WARMUP; each restart's reconnection is timed from the listener's start to gpick's
 `publish-connected` event; the kept parts' stamps are read back, within and across parts, and
-parts.json is read against the folder."""
+parts.json is read against the folder. The lines are fitted once the session is in its steady
+state: from the first part the loop recording deletes (until then it is still filling its KEEP
+window, and the allocator its arenas); the slope from WARMUP on is reported beside it."""
 import json
 import os
 import subprocess
@@ -17,7 +19,7 @@ from .stream import free_port, stop, viewers, cpu_seconds
 SOAK = int(os.environ.get("GPICK_SOAK_SECONDS", "1200"))
 RESTART = 120   # seconds between the SRT listener's restarts
 PART = 60       # seconds per recorded part
-KEEP = "10m"    # the loop recording's --keep
+KEEP = "5m"     # the loop recording's --keep: parts deleted from minute 6 on, the steady state after
 SAMPLE = 10     # seconds between /proc readings
 WARMUP = 120    # seconds before the fitted lines start (caches, the first parts, the viewers)
 WIDTH, HEIGHT, FPS = 1280, 720, 30
@@ -120,9 +122,12 @@ def run(b):
     lost = [e for e in evs if e.get("event") == "publish-lost"]
     reconnects = [min((t - r for t in connected if t > r), default=None) for r in restarts]
     parts, indexed = parts_read_back(b, folder)
-    after = [s for s in samples if s["t"] >= WARMUP]
+    first_deleted = min((e["t"] for e in evs if e.get("event") == "part-deleted"), default=None)
+    steady_from = max(WARMUP, first_deleted or 0)
+    after = [s for s in samples if s["t"] >= steady_from]
     hours = lambda s: s["t"] / 3600
-    return {"seconds": SOAK, "restart_every": RESTART, "part": PART, "keep": KEEP, "script": lines, "command": b.show(argv),
+    return {"steady_from": steady_from,
+            "rss_mib_per_hour_from_warmup": slope([(hours(s), s["rss_kib"] / 1024) for s in samples if s["t"] >= WARMUP]),"seconds": SOAK, "restart_every": RESTART, "part": PART, "keep": KEEP, "script": lines, "command": b.show(argv),
             "samples": samples, "viewers_alive": alive,
             "rss_mib_per_hour": slope([(hours(s), s["rss_kib"] / 1024) for s in after]),
             "fds_per_hour": slope([(hours(s), s["fds"]) for s in after]),
