@@ -35,22 +35,30 @@ struct JPEGDecoderTests {
             }
             if let picture { decoded.withLock { $0[Int(pts / 1_000_000)] = picture } }
         })
+        for error in try await Self.play(frames, through: pipeline, interval: 1_000_000) { Issue.record("\(decoder): \(error)") }
+        return decoded.withLock { $0 }
+    }
+
+    /// Plays `frames` through `pipeline`'s appsrc "src", one whole JPEG a buffer, frame i at
+    /// i × `interval` ns, to its end: the errors it posted (none for a stream that went on).
+    static func play(_ frames: [[UInt8]], through pipeline: Pipeline, interval: UInt64) async throws -> [String] {
         let bus = pipeline.bus.messages()
         try await pipeline.setState(.playing)
         let src = try AppSrc(pipeline.requireElement(named: "src"))
         for (i, f) in frames.enumerated() {
             let buffer = try #require(f.withUnsafeBytes { OwnedBuffer.copying($0) })
-            buffer.view.setPTS(UInt64(i) * 1_000_000)
-            buffer.view.setDuration(1_000_000)
+            buffer.view.setPTS(UInt64(i) * interval)
+            buffer.view.setDuration(interval)
             try src.push(buffer)
         }
         src.endOfStream()
+        var errors: [String] = []
         for await m in bus {
             if case .endOfStream = m { break }
-            if case .error(let e) = m { Issue.record("\(decoder): \(e.message)"); break }
+            if case .error(let e) = m { errors.append(e.message); break }
         }
         try await pipeline.setState(.null)
-        return decoded.withLock { $0 }
+        return errors
     }
 
     /// GStreamer initialised (off the pool), then gpickjpegdec registered: whether it is there.
@@ -149,21 +157,7 @@ struct JPEGDecoderTests {
             passed.withLock { $0 += 1 }
             return .ok
         }
-        let bus = pipeline.bus.messages()
-        try await pipeline.setState(.playing)
-        let src = try AppSrc(pipeline.requireElement(named: "src"))
-        for (i, f) in frames.enumerated() {
-            let buffer = try #require(f.withUnsafeBytes { OwnedBuffer.copying($0) })
-            buffer.view.setPTS(UInt64(i) * 33_333_333)
-            try src.push(buffer)
-        }
-        src.endOfStream()
-        var errors: [String] = []
-        for await m in bus {
-            if case .endOfStream = m { break }
-            if case .error(let e) = m { errors.append(e.message); break }
-        }
-        try await pipeline.setState(.null)
+        let errors = try await Self.play(frames, through: pipeline, interval: 33_333_333)
         #expect(errors.isEmpty, "\(errors)")
         #expect(passed.withLock { $0 } == 3)
         let reasons = told.withLock { $0 }
@@ -181,18 +175,7 @@ struct JPEGDecoderTests {
         pipeline.onDeepElementAdded { element in
             if let name = element.factoryName, name.hasSuffix("jpegdec") { made.withLock { $0.append(name) } }
         }
-        let bus = pipeline.bus.messages()
-        try await pipeline.setState(.playing)
-        let src = try AppSrc(pipeline.requireElement(named: "src"))
-        let buffer = try #require(good.withUnsafeBytes { OwnedBuffer.copying($0) })
-        buffer.view.setPTS(0)
-        try src.push(buffer)
-        src.endOfStream()
-        for await m in bus {
-            if case .endOfStream = m { break }
-            if case .error = m { break }
-        }
-        try await pipeline.setState(.null)
+        _ = try await Self.play([good], through: pipeline, interval: 33_333_333)
         // decodebin makes each candidate before it asks it (a refused one is made, then removed): the last one stayed.
         #expect(made.withLock { $0 }.last == expected, "\(interlace): \(made.withLock { $0 })")
     }

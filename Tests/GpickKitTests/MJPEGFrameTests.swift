@@ -162,22 +162,7 @@ struct MJPEGStreamTests {
             decoded.withLock { $0 += 1 }
             return .ok
         }
-        let bus = pipeline.bus.messages()
-        try await pipeline.setState(.playing)
-        let src = try AppSrc(pipeline.requireElement(named: "src"))
-        for (i, f) in frames.enumerated() {
-            let buffer = try #require(f.withUnsafeBytes { OwnedBuffer.copying($0) })
-            buffer.view.setPTS(UInt64(i) * 1_000_000_000 / 30)
-            buffer.view.setDuration(1_000_000_000 / 30)
-            try src.push(buffer)
-        }
-        src.endOfStream()
-        var errors: [String] = []
-        for await m in bus {
-            if case .endOfStream = m { break }
-            if case .error(let e) = m { errors.append(e.message); break }
-        }
-        try await pipeline.setState(.null)
+        let errors = try await JPEGDecoderTests.play(frames, through: pipeline, interval: 1_000_000_000 / 30)
         #expect(errors.isEmpty, "\(errors)")
         #expect(guardian.droppedFrames == bad)
         #expect(reported.withLock { $0 } == Array(1...bad))
