@@ -120,9 +120,11 @@ public final class MovieRecording: SessionOutput {
         guard let sink = branch.bin.element(named: "sink"), let sinkPad = sink.staticPad("sink") else {
             throw GpickError(.pipeline, "\(branchName): the recording pipeline has no element named \"sink\"")
         }
-        // A part waiting for its start gets no data for a while: a sink that prerolled
-        // asynchronously would hold the whole running pipeline in PAUSED until then.
-        if state.withLock({ $0.startAt }) != nil, sink.hasProperty("async") { try? sink.set("async", false) }
+        // No recording's sink prerolls asynchronously. A part waiting for its start gets no data
+        // for a while, and would hold the whole running pipeline in PAUSED until then; and one
+        // attached after another branch's sink failed (a full disk) waited in preroll for good:
+        // the pipeline never finished the state change its error had left under way.
+        if sink.hasProperty("async") { try? sink.set("async", false) }
         // First bytes: the file becomes visible under its real name.
         let file = self.file
         sinkPad.addProbe(.buffer) { _ in
