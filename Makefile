@@ -150,11 +150,11 @@ bench: build
 
 install: build
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/gpick
-	install -D -m 0755 $(LIBRARY_BIN) $(DESTDIR)$(PREFIX)/bin/gpick-library
-	install -D -m 0755 $(AVATAR_BIN) $(DESTDIR)$(PREFIX)/bin/gpick-avatar
+	install -D -m 0755 $(LIBRARY_BIN) $(DESTDIR)$(PREFIX)/libexec/gpick/gpick-library
+	install -D -m 0755 $(AVATAR_BIN) $(DESTDIR)$(PREFIX)/libexec/gpick/gpick-avatar
 	install -D -m 0644 $(BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/bin/gpick.debug
-	install -D -m 0644 $(LIBRARY_BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/bin/gpick-library.debug
-	install -D -m 0644 $(AVATAR_BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/bin/gpick-avatar.debug
+	install -D -m 0644 $(LIBRARY_BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/libexec/gpick/gpick-library.debug
+	install -D -m 0644 $(AVATAR_BIN).debug $(DESTDIR)/usr/lib/debug$(PREFIX)/libexec/gpick/gpick-avatar.debug
 	install -d $(DESTDIR)$(PREFIX)/share/gpick/pipelines
 	install -m 0644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/gpick/pipelines/
 	install -d $(DESTDIR)/lib/systemd/system

@@ -90,6 +90,33 @@ struct ServiceTests {
         #expect(pings(socket.received).count == times.count, "no ping after the stall")
     }
 
+    /// A loop recording (gpick-record@) says READY=1 once it records, with its file as the status,
+    /// and feeds the watchdog only while frames flow, as serve does.
+    @Test func aLoopRecordingSaysReadyAndFeedsTheWatchdogOnlyWhileFramesFlow() async throws {
+        let socket = try NotifySocket()
+        defer { socket.shutDown() }
+        let dir = TestEnvironment.tempDir()
+        // 90 frames at 30 fps: 3 s of frames, then none.
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test:smpte?stall-after=90", "--split", "0.5", "--keep", "2s",
+                                                              "--width", "320", "--height", "240", "-o", "\(dir)/cam.mp4"],
+                                     env: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "400000"])
+        func pings(_ m: [(at: Date, text: String)]) -> [Date] { m.filter { $0.text == "WATCHDOG=1" }.map(\.at) }
+        try await socket.wait(seconds: 30, "no pings, then no silence") { m in
+            let p = pings(m)
+            return p.count >= 3 && Date().timeIntervalSince(p.last!) > 2
+        }
+        #expect(p.process.isRunning, "gpick still records the stalled source")
+        let ready = socket.received.filter { $0.text.contains("READY=1") }
+        #expect(ready.map(\.text) == ["READY=1\nSTATUS=recording to \(dir)/cam.mp4"], "\(socket.received.map(\.text))")
+        #expect(pings(socket.received).allSatisfy { $0 > ready[0].at }, "no ping before READY")
+        let times = pings(socket.received)
+        p.signal(SIGTERM)
+        let r = try await p.wait(timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        try await socket.wait(seconds: 5, "no STOPPING=1") { $0.last?.text == "STOPPING=1" }
+        #expect(pings(socket.received).count == times.count, "no ping after the stall")
+    }
+
     /// Without WATCHDOG_USEC (or with another process's WATCHDOG_PID) there is no ping; without
     /// NOTIFY_SOCKET nothing is sent at all (the notifier is not made).
     @Test func theWatchdogIsFedOnlyWhenAskedForThisProcess() {

@@ -9,8 +9,11 @@
 # - Recommends: the plugins that only some commands use (MKV and WebM recordings, RTMP and RTSP
 #   publishing, PipeWire and libcamera cameras, the preview window), and xdg-utils to open the
 #   picker's page.
-# - Man pages: swift-argument-parser's generate-manual on each binary; completions for bash, zsh
-#   and fish from each binary's --generate-completion-script.
+# - gpick in /usr/bin; gpick-library and gpick-avatar, which gpick hands the pick half's commands
+#   to, in /usr/libexec/gpick, off the PATH.
+# - Man pages: swift-argument-parser's generate-manual on each binary, one page per command named
+#   as git's are (gpick-record(1), gpick-library-scan(1)); completions for bash, zsh and fish from
+#   gpick's --generate-completion-script.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -28,23 +31,57 @@ make --no-print-directory install DESTDIR="$root" PREFIX=/usr
 mkdir -p "$dbg/usr/lib"
 mv "$root/usr/lib/debug" "$dbg/usr/lib/"
 rmdir "$root/usr/lib"
-bins=(gpick gpick-library gpick-avatar)
+bins=(usr/bin/gpick usr/libexec/gpick/gpick-library usr/libexec/gpick/gpick-avatar)
 
-# Man pages and completions, made by the binaries themselves.
+# Man pages, made by the binaries themselves. Each binary's root command is gpick; the helpers'
+# pages are the real ones for the commands gpick hands them (library, thumb, pick, avatar), so
+# they are made last and win there, and gpick's own page of each other command stays. A page
+# is named as git's are, gpick-record.1 with "gpick-record" in its NAME (what man -k and
+# lexgrog read), while its synopsis keeps the command as typed, "gpick record". Blank lines in
+# help texts become paragraph breaks (groff warns about blank lines in mdoc).
 swift build -c release --product generate-manual >/dev/null
 mandir=$root/usr/share/man/man1
 mkdir -p "$mandir"
-for b in "${bins[@]}"; do
+pages=$stage/pages
+for b in gpick gpick-library gpick-avatar; do
+	rm -rf "$pages" && mkdir -p "$pages"
 	.build/release/generate-manual ".build/release/$b" --multi-page --date "$(date -u -d "@$(git log -1 --format=%ct)" +%Y-%m-%d)" \
-		--authors "gpick developers" --output-directory "$mandir"
+		--authors "gpick developers" --output-directory "$pages"
+	for page in "$pages"/*.1; do
+		name=$(basename "$page" .1)
+		case "$b:$name" in gpick-*:gpick.library* | gpick-*:gpick.thumb* | gpick-*:gpick.pick* | gpick-*:gpick.avatar* | gpick:*) ;; *) continue ;; esac
+		typed=${name//./ }
+		python3 - "$page" "$typed" "${name//./-}" > "$mandir/${name//./-}.1" <<'PY'
+import sys
+page, typed, named = sys.argv[1:]
+out, section = [], None
+for line in open(page).read().split("\n"):
+    if line.startswith(".Sh "):
+        section = line[4:].strip()
+    if line.startswith(".Dt "):
+        words = line.split(" ")
+        line = " ".join([words[0], words[1].replace(".", "-")] + words[2:])
+    elif section == "NAME" and line.startswith(".Nm"):
+        line = ".Nm " + named
+    elif section != "NAME" and line.strip() == ".Nm":
+        line = '.Nm "' + typed + '"'
+    elif line.startswith(".Xr gpick."):
+        words = line.split(" ")
+        line = " ".join([words[0], words[1].replace(".", "-")] + words[2:])
+    elif line.strip() == "":
+        line = ".Pp"
+    out.append(line)
+while out and out[-1] == ".Pp":
+    out.pop()
+print("\n".join(out))
+PY
+	done
 done
 gzip -9n "$mandir"/*.1
 mkdir -p "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" "$root/usr/share/fish/vendor_completions.d"
-for b in "${bins[@]}"; do
-	".build/release/$b" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/$b"
-	".build/release/$b" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_$b"
-	".build/release/$b" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/$b.fish"
-done
+.build/release/gpick --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/gpick"
+.build/release/gpick --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_gpick"
+.build/release/gpick --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/gpick.fish"
 
 # Documentation Debian asks every package for, and an example of a service's settings.
 doc=$root/usr/share/doc/gpick
@@ -55,7 +92,7 @@ printf 'gpick (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- gpick d
 
 # Depends and Recommends.
 shlibs=$(cd "$stage" && mkdir -p debian && touch debian/control &&
-	dpkg-shlibdeps -O --warnings=0 "${bins[@]/#/gpick/usr/bin/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+	dpkg-shlibdeps -O --warnings=0 "${bins[@]/#/gpick/}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 # Opened with dlopen on first use, so dpkg-shlibdeps does not see them: libvips (the pick half's
 # images), gst-rtsp-server (serve), libcurl (images by URL) and libjpeg (gpickjpegdec, a camera's MJPEG).
 dlopened=$(for so in libvips.so.42 libgstrtspserver-1.0.so.0 libcurl.so.4 libjpeg.so.62; do

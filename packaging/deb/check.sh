@@ -44,7 +44,7 @@ in_root apt-get install -y -q "./tmp/$(basename "$deb")" > "$work/install.log" 2
 in_root dpkg -L gpick | sort > "$work/files"
 
 step "the services' units (systemd-analyze verify, an instance of each)"
-for unit in gpick-serve gpick-publish; do
+for unit in gpick-serve gpick-publish gpick-record; do
 	cp "$root/lib/systemd/system/$unit@.service" "$work/$unit@check.service"
 	sed -i "s|ExecStart=/usr/bin/gpick|ExecStart=$root/usr/bin/gpick|; s|EnvironmentFile=/etc/gpick/%i.conf|EnvironmentFile=-/etc/gpick/%i.conf|" "$work/$unit@check.service"
 	systemd-analyze verify --man=no "$work/$unit@check.service" 2>&1 | { ! grep .; } ||

@@ -43,15 +43,19 @@ enum PickHalf {
             : GpickError(.runtime, "cannot run \(tool): \(String(cString: strerror(code)))")
     }
 
-    /// `name` in the folder of this executable (found through /proc, so a symlink to gpick still
-    /// finds its own helper).
+    /// `name` in the folder of this executable (a build folder), or where an install puts it:
+    /// PREFIX/libexec/gpick beside PREFIX/bin, off the PATH, as git keeps its own in
+    /// libexec/git-core. Found through /proc, so a symlink to gpick still finds its own helper;
+    /// when neither is there, the path beside gpick (what the error names).
     static func helperPath(_ name: String) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return name }
         let exe = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let folder = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        return folder + "/" + name
+        let beside = folder + "/" + name
+        let installed = folder + "/../libexec/gpick/" + name
+        return access(beside, X_OK) != 0 && access(installed, X_OK) == 0 ? installed : beside
     }
 }
 

@@ -165,10 +165,14 @@ struct Record: AsyncParsableCommand {
                                      + formatBytes(p.bytes))
                 }
             }
+            // Under systemd (gpick-record@): ready once recording, the watchdog fed while frames flow.
+            let service = ServiceWatch.ready("recording to \(target.path)", sessions: [session])
             let parts: [RecordingResult]
             do {
                 parts = try await recording.finished()
+                service?.stopping()
             } catch {
+                service?.stopping()
                 progress.cancel()
                 await progress.value
                 Console.endProgress()

@@ -1,7 +1,7 @@
 import GpickBase
 import GpickKit
 
-/// A long-running command (serve, publish) under systemd: `READY=1` once its stream is up, with
+/// A long-running command (serve, publish, record) under systemd: `READY=1` once its stream is up, with
 /// a status line, and the watchdog (`WatchdogSec=`) fed only while its cameras' frames flow. A
 /// pipeline that stalls (a hung driver, a camera gone silent, a deadlock) stops the pings, and
 /// systemd restarts the service; a placeholder frame is not a frame that flows. Under no service
