@@ -131,4 +131,26 @@ import Testing
         }
         #expect(TestEnvironment.files(in: dir) == ["bin"])
     }
+
+    /// Installed, the helper is in PREFIX/libexec/gpick, off the PATH: gpick in PREFIX/bin finds
+    /// it there, both as it loads (library, thumb) and from its commands (inspect of a photo).
+    @Test func anInstalledGpickFindsItsHelperInLibexec() async throws {
+        let dir = TestEnvironment.tempDir()
+        let bin = dir + "/bin", libexec = dir + "/libexec/gpick"
+        for d in [bin, libexec] { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) }
+        try TestEnvironment.placeBinary(at: bin + "/gpick")
+        let helper = (TestEnvironment.binary as NSString).deletingLastPathComponent + "/gpick-library"
+        if link(helper, libexec + "/gpick-library") != 0 { try FileManager.default.copyItem(atPath: helper, toPath: libexec + "/gpick-library") }
+        let photos = dir + "/photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        try await MediaFixtures.run([("/usr/bin/gst-launch-1.0", ["-q", "videotestsrc", "num-buffers=1", "!", "video/x-raw,width=64,height=48", "!",
+                                                                  "jpegenc", "!", "filesink", "location=\(photos)/a.jpg"])])
+        let env = ["HOME": dir, "XDG_DATA_HOME": dir + "/data", "XDG_CACHE_HOME": dir + "/cache"]
+        let scan = try await Subprocess.run(bin + "/gpick", ["library", "scan", "--library", photos, "--json"], env: env)
+        #expect(scan.status == 0 && scan.stdout.contains("\"added\":1"), "\(scan.stdout) \(scan.stderr)")
+        let thumb = try await Subprocess.run(bin + "/gpick", ["thumb", photos + "/a.jpg", "-o", dir + "/t.png"], env: env)
+        #expect(thumb.status == 0 && FileManager.default.fileExists(atPath: dir + "/t.png"), "\(thumb.stderr)")
+        let inspect = try await Subprocess.run(bin + "/gpick", ["inspect", photos + "/a.jpg"], env: env)
+        #expect(inspect.status == 0 && inspect.stdout.contains("64x48"), "\(inspect.stdout) \(inspect.stderr)")
+    }
 }
