@@ -36,18 +36,33 @@ final class Branch: Sendable {
             guard let vq = bin.element(named: "video")?.staticPad("sink") else {
                 throw GStreamerError(domain: .core, code: 0, message: "the branch has no element named \"video\"")
             }
-            videoEntry = try bin.addGhostPad(named: "video", target: vq)
+            videoEntry = try bin.addGhostPad(named: "video", target: try Self.isolated(vq, in: bin, name: "video-entry"))
             if audio {
                 guard let aq = bin.element(named: "audio")?.staticPad("sink") else {
                     throw GStreamerError(domain: .core, code: 0, message: "the branch has no element named \"audio\"")
                 }
-                audioEntry = try bin.addGhostPad(named: "audio", target: aq)
+                audioEntry = try bin.addGhostPad(named: "audio", target: try Self.isolated(aq, in: bin, name: "audio-entry"))
             } else {
                 audioEntry = nil
             }
         } catch {
             throw GpickError(.pipeline, "\(name): \(error.message)")
         }
+    }
+
+    /// The pad the tee feeds instead of `queue`: an errorignore before it, so that a branch whose
+    /// sink fails (a full disk, a server gone) returns no flow error to the tee, which would pass
+    /// it up to the camera and stop the whole session (every output, and the stream) before the
+    /// branch is cut off. The failure itself still comes as the element's error message, which
+    /// the session gives to the output. Without errorignore (gstreamer1.0-plugins-bad), `queue`.
+    private static func isolated(_ queue: Pad, in bin: Bin, name: String) throws(GStreamerError) -> Pad {
+        guard let guardElement = try? Element.make("errorignore", name: name) else { return queue }
+        try? guardElement.set("ignore-error", true)
+        try? guardElement.set("ignore-notlinked", true)
+        try bin.add(guardElement)
+        guard let out = guardElement.staticPad("src"), let entry = guardElement.staticPad("sink") else { return queue }
+        try out.link(to: queue)
+        return entry
     }
 
     var videoTeePad: Pad? { attached.withLock { $0?.videoTeePad } }
