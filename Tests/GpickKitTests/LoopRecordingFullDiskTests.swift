@@ -53,7 +53,7 @@ import Testing
         // What is on the disk is the parts kept, each whole, and parts.json lists them.
         let onDisk = TestEnvironment.files(in: disk.path).filter { $0.hasSuffix(".mp4") }.sorted()
         let kept = all.filter { !deleted.contains($0) }
-        #expect(onDisk == kept.map { ($0 as NSString).lastPathComponent }, "\(onDisk)")
+        #expect(onDisk == kept.map { ($0 as NSString).lastPathComponent }, "\(onDisk); events: \(seen.withLock { $0 })")
         #expect(try PartIndex.load(folder: disk.path).map(\.file) == onDisk)
         var last = -1
         for part in result.parts where kept.contains(part.path) {

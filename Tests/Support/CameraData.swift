@@ -28,6 +28,8 @@ public enum CameraData {
         "mjpeg/camera-streamer_capture.jpeg": "205f859ad2796f42d1ee90d4dcb984799dde678a560f78604b20ba05020adee8",
         "mjpeg/gst-uvch264demux_valid_h264_jpg.mjpg": "6359ff49a3f7477197974194f29ea72cd6ed36829f699090de37b97b99a1c04f",
         "mjpeg/gst-uvch264demux_valid_h264_yuy2.mjpg": "e7e66347d264fcb3f185cfa2580823a78447f36125a116994a271ef0ef1b444a",
+        "footage/car-detection.mp4": "d31e0ebf194cc16e50eea784e7c3b0b1bb7976a4fb9b3fec26cb92a6704cca34",
+        "footage/one-by-one-person-detection.mp4": "a5964aa259099a482a8b360ffc2c57b5a30f84d5919236a4dad01f8e929ac07c",
     ]
 
     public static let directory = SharedData.folder(env: "GPICK_CAMERA_DATA", name: "cameras", marker: "INDEX.txt")

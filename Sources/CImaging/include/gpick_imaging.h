@@ -71,4 +71,29 @@ int gpick_jpeg_scan_whole(const uint8_t *data, long start, long end, const uint1
                           const int32_t *offset, const uint8_t *values, const int32_t *blocks, int nblocks, long mcus,
                           int restart);
 
+/// Motion detection's small picture: `plane` (8-bit luma, `width` × `height`, rows `stride`
+/// bytes apart) shrunk to `grid_w` × `grid_h` cells, each the mean of a 4 × 4 lattice of samples
+/// spread over its cell (16 reads a cell, however large the frame: at 1080p about 0.2 ms).
+void gpick_luma_grid(const uint8_t *plane, int stride, int width, int height, uint8_t *grid, int grid_w, int grid_h);
+
+/// The gain that brings `frame` to `background`'s light: the median of background / frame over
+/// the watched cells (`mask` 1), so that a person or a car over a part of the scene does not
+/// move it. Cells darker than 8 are left out (noise). 1 when nothing is watched.
+float gpick_motion_gain(const uint8_t *frame, const float *background, const uint8_t *mask, int n);
+
+/// One step of motion detection over a grid of `n` cells (`w` × `h`): `frame` scaled by `gain`
+/// compared with `background`. A cell changed when the difference exceeds `threshold`, or
+/// `relative` of the background's level where that is more (bright paint and sky clip
+/// differently as a camera's exposure moves, by more than dark asphalt does), and at
+/// least 3 of its 8 neighbours changed too (a lone cell is noise); `mask` (1: watched) limits
+/// where. `changed` receives 1 for each changed cell. The background moves toward the scaled
+/// frame by `rate_still` where nothing changed, and not at all where something did, so that
+/// nothing of a person standing stays behind when they leave; a cell changed for `absorb_after`
+/// seconds in a row (`changed_for` keeps the count, `dt` the step) takes the frame as its
+/// background at once: a parked car becomes the scene. Returns the number of changed cells, and
+/// in `sum_diff` the sum of their differences.
+int gpick_motion_step(const uint8_t *frame, float *background, float *changed_for, const uint8_t *mask, uint8_t *changed,
+                      int w, int h, float gain, float threshold, float relative, float rate_still, float dt, float absorb_after,
+                      double *sum_diff);
+
 #endif

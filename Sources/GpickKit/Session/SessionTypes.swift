@@ -112,6 +112,8 @@ public enum SessionEvent: Sendable {
     case framesDropped(CameraPosition, SourceSpec, Int, JPEGFrameCheck.Problem)
     /// The controls set on a camera as it was opened (automatic modes first).
     case cameraControls(CameraPosition, SourceSpec, [ResolvedControl])
+    /// Motion started or ended in a zone (a `MotionWatch` is running).
+    case motion(MotionEvent)
 }
 
 /// An event record's fields: JSON values, typed when the code is compiled.
@@ -140,6 +142,8 @@ extension SessionEvent {
         case .cameraControls(let p, let spec, let set):
             ("camera-controls", ["position": p.rawValue, "source": "\(spec)",
                                  "controls": set.map { JSONValue(fields: ["name": $0.asked, "control": $0.control.name, "value": Int($0.value)]) }])
+        case .motion(let m):
+            ("motion-\(m.kind.rawValue)", m.fields)
         }
     }
 }

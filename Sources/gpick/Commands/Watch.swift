@@ -1,0 +1,117 @@
+import GpickCLI
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import GpickKit
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Watch the camera for motion: a line when it starts and when it ends, in each zone.",
+        discussion: """
+        The frame is compared, as a small luma picture, with a background that follows the scene \
+        where nothing moves; light over the whole scene (a cloud, a lamp, the camera's exposure \
+        settling) is not motion, and a change that stays a minute (a parked car) becomes the scene. \
+        Each start prints `motion started in ZONE at SECONDS s`, each end likewise; with --json, \
+        motion-started and motion-ended events with the zone, the changed share of it, the box it \
+        changed in ([x, y, width, height] of the frame) and the stream time. Zones and masks are \
+        polygons in fractions of the frame: --zone door=0.6,0.2 1,0.2 1,1 0.6,1. The test source's \
+        frame stamp is never looked at. Runs until --duration, Ctrl-C or SIGTERM.
+        """)
+
+    @Option(name: .customLong("zone"), help: ArgumentHelp("A zone motion is reported for: NAME=x1,y1 x2,y2 x3,y3 … (repeatable; none: the whole frame, as zone \"frame\").", valueName: "name=points"))
+    var zones: [String] = []
+
+    @Option(name: .customLong("mask"), help: ArgumentHelp("A part of the frame never looked at: x1,y1 x2,y2 x3,y3 … (repeatable).", valueName: "points"))
+    var masks: [String] = []
+
+    @Option(name: .long, parsing: .unconditional, help: "How far a part of the picture must change, 1…255 of full scale (default 20).")
+    var threshold: Double?
+
+    @Option(name: .customLong("min-area"), parsing: .unconditional, help: "The share of a zone that must change, in % (default 0.6).")
+    var minArea: Double?
+
+    @Option(name: .customLong("end-after"), parsing: .unconditional, help: "Seconds without motion before it ends (default 1).")
+    var endAfter: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "Seconds to watch (default: until Ctrl-C or SIGTERM).")
+    var duration: Double?
+
+    @OptionGroup var capture: SourceOptions
+    @OptionGroup var camera: CameraOptions
+    @OptionGroup var pipelines: PipelineOptions
+    @OptionGroup var out: OutputOptions
+
+    func validate() throws {
+        if let duration, !(duration > 0) || !duration.isFinite {
+            throw ValidationError("--duration \(duration) must be a positive number of seconds")
+        }
+        if let threshold, !(1...255).contains(threshold) { throw ValidationError("--threshold \(threshold) must be 1…255") }
+        if let minArea, !(minArea > 0 && minArea <= 100) { throw ValidationError("--min-area \(minArea) must be a percentage above 0, at most 100") }
+        if let endAfter, !(endAfter >= 0) || !endAfter.isFinite { throw ValidationError("--end-after \(endAfter) must be 0 or more seconds") }
+        _ = try settings()
+    }
+
+    /// The detection settings the options ask for.
+    func settings() throws -> MotionSettings {
+        var s = MotionSettings()
+        if let threshold { s.threshold = threshold }
+        if let minArea { s.minArea = minArea / 100 }
+        if let endAfter { s.endAfter = endAfter }
+        do {
+            for z in zones {
+                guard let eq = z.firstIndex(of: "="), eq != z.startIndex else {
+                    throw ValidationError("--zone \(z) must be NAME=POINTS, e.g. door=0.6,0.2 1,0.2 1,1 0.6,1")
+                }
+                let name = String(z[..<eq])
+                guard !s.zones.contains(where: { $0.name == name }) else { throw ValidationError("--zone \(name) is given twice") }
+                s.zones.append(MotionZone(name: name, area: try MotionPolygon(parsing: String(z[z.index(after: eq)...]))))
+            }
+            s.masks = try masks.map { try MotionPolygon(parsing: $0) }
+        } catch let e as GpickError {
+            throw ValidationError("\(zones.isEmpty ? "--mask" : "--zone or --mask"): \(e.message)")
+        }
+        return s
+    }
+
+    func run() async throws {
+        let events = Events(json: out.json, command: "watch")
+        try await reporting(events) {
+            let settings = try self.settings()
+            let library = pipelines.library
+            var config = try capture.configuration(library: library)
+            try camera.apply(to: &config, capture: capture)
+            config.audio = .none
+            let session = CaptureSession(config)
+            let (ends, end) = AsyncStream<Void>.makeStream()
+            session.onEvent { e in
+                if case .motion = e { return }  // told below, in this command's words
+                events.sessionEvent(e)
+                if case .sourceFailed = e { end.yield() }
+            }
+            let stopper = SignalStopper()
+            let watch: MotionWatch
+            do {
+                try await session.start()
+                watch = try MotionWatch.start(in: session, settings: settings) { m in
+                    events.emit("motion-\(m.kind.rawValue)", m.fields)
+                    if !events.json { print("motion \(m.kind.rawValue) in \(m.zone) at \(cFormat("%.2f", m.time)) s") }
+                }
+            } catch {
+                await session.stop()
+                throw error
+            }
+            events.started((["source": "\(session.source)", "width": session.format.width, "height": session.format.height,
+                             "zones": JSONValue.array(settings.reportedZones.map { .string($0.name) })] as JSONFields).mode(of: session))
+            let service = ServiceWatch.ready("watching \(session.source)", sessions: [session])
+            stopper.onSignal { _ in end.yield() }
+            let timer = duration.map { d in Task { try? await Task.sleep(nanoseconds: UInt64(d * 1e9)); end.yield() } }
+            for await _ in ends { break }
+            service?.stopping()
+            timer?.cancel()
+            await watch.stop()
+            await session.stop()
+            events.finished()
+        }
+    }
+}
