@@ -10,6 +10,9 @@ extension CaptureSession {
         case output(any SessionOutput)
         case camera(generation: Int, spec: SourceSpec)
         case stoppingCamera
+        /// An element no longer in the pipeline: a branch already cut off and removed (a part
+        /// that failed on a full disk), whose muxer or sink said more on its way down.
+        case removed
         case session
     }
 
@@ -19,6 +22,7 @@ extension CaptureSession {
             if let o = s.outputs.values.first(where: { $0.bin.contains(origin) }) { return .output(o) }
             if let stage = s.stage, stage.bin.contains(origin) { return .camera(generation: stage.generation, spec: stage.spec) }
             if s.stopping.contains(where: { $0.bin.contains(origin) }) { return .stoppingCamera }
+            if let pipeline = s.graph?.pipeline, !pipeline.contains(origin) { return .removed }
             return .session
         }
     }
@@ -35,7 +39,7 @@ extension CaptureSession {
                 o.elementFailedSync(e, source: self.source)
             case .camera(let gen, let spec):
                 self.markSourceLost(gen, ErrorInterpreter.describe(e, source: spec))
-            case .stoppingCamera:
+            case .stoppingCamera, .removed:
                 break
             case .session:
                 let error = ErrorInterpreter.describe(e, source: self.source)
@@ -57,7 +61,7 @@ extension CaptureSession {
         case .error(let e):
             switch owner(of: e) {
             case .output(let o): o.elementFailed(e, source: source)
-            case .camera, .stoppingCamera: break  // handled on the posting thread
+            case .camera, .stoppingCamera, .removed: break  // handled on the posting thread
             case .session: fail(ErrorInterpreter.describe(e, source: source))
             }
         case .warning(let w):
