@@ -84,3 +84,23 @@ import Testing
         }
     }
 }
+
+/// parts.json on a disk that is full when a part is complete: that write fails, the next one
+/// (once there is room) holds both parts, and the index says nothing failed in the end.
+@Suite struct PartIndexFullDiskTests {
+    @Test func aChangeWhoseWriteFailedIsWrittenWithTheNext() async throws {
+        let disk = try TmpfsMount(sizeKiB: 256)
+        defer { disk.unmount() }
+        let index = PartIndex(folder: disk.path)
+        let filler = "\(disk.path)/filler"
+        _ = try LoopRecordingFullDiskTests.fill(filler)
+        let start = Date(timeIntervalSince1970: 1_795_957_500)
+        index.written(RecordingResult(path: "\(disk.path)/rec-001.mp4", frames: 30, duration: 1, bytes: 1000), start: start)
+        #expect(await index.settle()?.message.contains("no space left") == true)
+        #expect(!FileManager.default.fileExists(atPath: "\(disk.path)/parts.json"))
+        unlink(filler)
+        index.written(RecordingResult(path: "\(disk.path)/rec-002.mp4", frames: 30, duration: 1, bytes: 1000), start: start.addingTimeInterval(1))
+        #expect(await index.settle() == nil)
+        #expect(try PartIndex.load(folder: disk.path).map(\.file) == ["rec-001.mp4", "rec-002.mp4"])
+    }
+}

@@ -76,6 +76,9 @@ public final class PartIndex: Sendable {
     public let folder: String
     private let queue = DispatchQueue(label: "gpick.part-index")
     private let failure = Locked<GpickError?>(nil)
+    /// Changes whose write failed (a full disk), made again with the next one: the file is
+    /// rewritten whole, so one that is written holds them all. Only touched on `queue`.
+    private let unwritten = Locked<[@Sendable (inout [RecordedPart]) -> Void]>([])
 
     public init(folder: String) { self.folder = folder }
 
@@ -136,25 +139,34 @@ public final class PartIndex: Sendable {
                                           frames: Int((duration * fps).rounded()), bytes: Int64(st.st_size)))
             }
             guard !found.isEmpty else { return }
-            apply { parts in
-                for p in found where !parts.contains(where: { $0.file == p.file }) { parts.append(p) }
+            let adopted = found
+            let adopting: @Sendable (inout [RecordedPart]) -> Void = { parts in
+                for p in adopted where !parts.contains(where: { $0.file == p.file }) { parts.append(p) }
             }
+            let edits = unwritten.withLock { $0 } + [adopting]
+            let written = apply { parts in for e in edits { e(&parts) } }
+            unwritten.withLock { $0 = written ? [] : edits }
         }
     }
 
-    /// Waits until every change asked so far is on disk; the first failure to write it, if any.
+    /// Waits until every change asked so far is on disk; the failure to write it, if the last
+    /// write failed (a later write that succeeded holds the changes the failed ones had).
     public func settle() async -> GpickError? {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in queue.async { c.resume() } }
         return failure.withLock { $0 }
     }
 
     private func change(_ edit: @escaping @Sendable (inout [RecordedPart]) -> Void) {
-        queue.async { [self] in apply(edit) }
+        queue.async { [self] in
+            let edits = unwritten.withLock { $0 } + [edit]
+            let written = apply { parts in for e in edits { e(&parts) } }
+            unwritten.withLock { $0 = written ? [] : edits }
+        }
     }
 
     /// Read, edit and write the index whole, holding the folder's lock (flock on the folder
     /// itself: no lock file left beside the parts), on the index's queue.
-    private func apply(_ edit: (inout [RecordedPart]) -> Void) {
+    private func apply(_ edit: (inout [RecordedPart]) -> Void) -> Bool {
         let lock = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if lock >= 0 { _ = flock(lock, LOCK_EX) }
         defer { if lock >= 0 { close(lock) } }
@@ -169,8 +181,11 @@ public final class PartIndex: Sendable {
                 throw GpickError(.output, "\(folder)/\(Self.fileName) could not be written: \(error)")
             }
             try AtomicWrite.write([UInt8](bytes) + [0x0A], to: try OutputPath("\(folder)/\(Self.fileName)"))
+            failure.withLock { $0 = nil }
+            return true
         } catch {
-            failure.withLock { if $0 == nil { $0 = error } }
+            failure.withLock { $0 = error }
+            return false
         }
     }
 
