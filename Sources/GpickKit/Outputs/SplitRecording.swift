@@ -254,6 +254,18 @@ public final class SplitRecording: Sendable {
                 await previous?.value
                 await collect(part, following: after)
             }
+            if let f = following, failed.isFired {
+                // Attached before a failure was known: nothing hands it frames after now. It
+                // ends, and is collected like the others (kept if it got frames, else discarded),
+                // never left writing beside the session.
+                f.requestStop()
+                let before = finishing
+                finishing = Task { [self] in
+                    await before?.value
+                    await collect(f, following: nil)
+                }
+                break
+            }
             guard let f = following, let b = boundary, !failed.isFired else { break }
             state.withLock { $0.current = f }
             index += 1
