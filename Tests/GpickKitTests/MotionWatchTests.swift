@@ -35,6 +35,8 @@ import Testing
         let events = try await Self.watch("test:ball", seconds: 5) { $0.contains { $0.kind == .started } }
         let started = try #require(events.first, "no motion in 5 s of the moving ball")
         #expect(started.kind == .started && started.zone == "frame" && started.time <= 2.0 / 30, "\(events)")
+        // How soon it was told is measured (the bench holds it to a target; here, that it is there).
+        #expect((started.latency ?? -1) >= 0, "\(started)")
     }
 
     /// A minute of the still colour bars: the stamp in their corner changes every frame, nothing else.

@@ -244,6 +244,9 @@ def checks(results):
     if (r := results.get("soak")):
         from .targets_soak import soak_checks
         out += soak_checks(r)
+    if (r := results.get("motion")):
+        from .targets_motion import motion_checks
+        out += motion_checks(r)
     return out
 
 

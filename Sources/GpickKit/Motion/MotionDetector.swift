@@ -24,6 +24,9 @@ public struct MotionEvent: Sendable, Equatable {
     public var score: Double
     /// Stream time (s) of the first frame that showed it (started), or the last (ended).
     public var time: Double
+    /// For a start in a session: seconds from that first frame entering the session's outputs
+    /// to the event (the frames needed to be sure, and the comparison).
+    public var latency: Double? = nil
 }
 
 extension MotionEvent {
@@ -31,8 +34,10 @@ extension MotionEvent {
     /// the box as [x, y, width, height] of the frame.
     public var fields: EventFields {
         let round = { (v: Double) in (v * 10000).rounded() / 10000 }
-        return ["zone": zone, "area": round(area), "score": round(score), "time": round(time),
-                "box": JSONValue.array([box.x, box.y, box.width, box.height].map { JSONValue.number(round($0)) })]
+        var f: EventFields = ["zone": zone, "area": round(area), "score": round(score), "time": round(time),
+                              "box": JSONValue.array([box.x, box.y, box.width, box.height].map { JSONValue.number(round($0)) })]
+        if let latency { f["latency"] = round(latency) }
+        return f
     }
 }
 

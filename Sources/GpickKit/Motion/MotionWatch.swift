@@ -20,6 +20,8 @@ public final class MotionWatch: Sendable {
     private final class MotionDetectorBox: @unchecked Sendable {
         let detector: MotionDetector
         var lastTime: Double?
+        /// When recent frames entered (monotonic ns), by stream time: a start's latency.
+        var entered: [(time: Double, at: UInt64)] = []
         init(_ detector: MotionDetector) { self.detector = detector }
     }
 
@@ -57,7 +59,7 @@ public final class MotionWatch: Sendable {
                 }
                 return true
             } ?? false
-            if shrunk { watch.frame(grid, at: Double(pts) / 1e9) }
+            if shrunk { watch.frame(grid, at: Double(pts) / 1e9, entered: Monotonic.nanoseconds()) }
             return .ok
         }
         return watch
@@ -67,7 +69,7 @@ public final class MotionWatch: Sendable {
     public var firstFrameTime: Double? { times.withLock { $0.first } }
     public var lastFrameTime: Double? { times.withLock { $0.last } }
 
-    private func frame(_ grid: [UInt8], at time: Double) {
+    private func frame(_ grid: [UInt8], at time: Double, entered: UInt64) {
         times.withLock { t in
             if t.first == nil { t.first = time }
             t.last = time
@@ -75,7 +77,15 @@ public final class MotionWatch: Sendable {
         queue.async { [self] in
             let found = detector.withLock { box -> [MotionEvent] in
                 box.lastTime = time
-                return box.detector.process(grid, at: time)
+                box.entered.append((time, entered))
+                if box.entered.count > 256 { box.entered.removeFirst(box.entered.count - 256) }
+                let now = Monotonic.nanoseconds()
+                return box.detector.process(grid, at: time).map { e in
+                    guard e.kind == .started, let first = box.entered.last(where: { $0.time == e.time }) else { return e }
+                    var started = e
+                    started.latency = Double(now &- first.at) / 1e9
+                    return started
+                }
             }
             for e in found { events(e) }
         }

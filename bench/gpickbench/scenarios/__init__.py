@@ -1,6 +1,7 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
-from . import avatar, camera, flips, imagesource, library, live, memory, picker, realfiles, record, rest, session, snap, soak, stream, terminal, thumbs
+from . import (avatar, camera, flips, imagesource, library, live, memory, motion, picker, realfiles, record, rest, session, snap, soak,
+               stream, terminal, thumbs)
 
 ALL = {
     "snap": snap.run,
@@ -28,6 +29,8 @@ ALL = {
     "stream": stream.run,
     # Real cameras (C1, C2): choosing a mode from a real table, MJPEG decoding as the camera's stage does.
     "camera": camera.run,
+    # Motion detection (M1, M2): its CPU at 1080p30 over a plain session, and how soon a start is told.
+    "motion": motion.run,
     # The unattended run (S1): 20 minutes of serve, publish and a loop recording in one session.
     "soak": soak.run,
 }
