@@ -328,6 +328,35 @@ struct ThumbnailCacheTests {
         #expect(count.withLock { $0.peak } == 1)
     }
 
+    /// A cut photo asked for many times at once (a page's batch and its cell's retry): every
+    /// answer gives the same reason. (libvips' error text is one buffer for the whole process:
+    /// two failures of one file at once could leave one of them without its text.)
+    @Test func aDamagedPhotoAskedForAtOnceFailsTheSameWayEveryTime() async throws {
+        let dir = Fixture.dir()
+        let c = cache(dir)
+        let good = "\(dir)/good.jpg"
+        try await Fixture.jpeg(good, width: 1280, height: 960)
+        let jpeg = try Fixture.bytes(good)
+        let cut = "\(dir)/cut.jpg"
+        try Fixture.write(Array(jpeg.prefix(jpeg.count * 2 / 3)), to: cut)
+        let reasons = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    do {
+                        _ = try await c.thumbnailPNG(for: cut, mimeType: "image/jpeg", size: .normal)
+                        return "thumbnailed"
+                    } catch {
+                        return (error as? GpickError)?.message ?? "\(error)"
+                    }
+                }
+            }
+            var out: [String] = []
+            for await r in group { out.append(r) }
+            return out
+        }
+        #expect(reasons.allSatisfy { $0.contains("the file is truncated or damaged") }, "\(reasons)")
+    }
+
     @Test func manyRequestsAtOnceAllSucceed() async throws {
         let dir = Fixture.dir()
         let c = cache(dir)

@@ -134,10 +134,56 @@ public struct ThumbnailCache: Sendable {
             throw GpickError(.input, "\(earlier) (it failed before and has not changed since)")
         }
         let isVideo = mimeType.map { $0.hasPrefix("video/") } ?? MediaKind.looksLikeVideo(subject.path)
-        return try await DecodeGate.shared.run { () async throws(GpickError) -> (path: String, png: [UInt8]?) in
-            try await OffPool.run { () throws(GpickError) -> (path: String, png: [UInt8]?) in
-                (path, try make(subject, size: size, path: path, mimeType: mimeType, isVideo: isVideo))
+        // One making of a thumbnail at a time, shared by whoever asks meanwhile (a page's batch
+        // and a cell's retry): no work twice, and one failure, not two at once (libvips keeps one
+        // error text for the whole process, and of two failures at once one lost its reason).
+        return try await Making.shared.once(path) { () async throws(GpickError) -> (path: String, png: [UInt8]?) in
+            try await DecodeGate.shared.run { () async throws(GpickError) -> (path: String, png: [UInt8]?) in
+                try await OffPool.run { () throws(GpickError) -> (path: String, png: [UInt8]?) in
+                    (path, try make(subject, size: size, path: path, mimeType: mimeType, isVideo: isVideo))
+                }
             }
+        }.get()
+    }
+
+    /// Thumbnails being made, by cache path, in this process.
+    private final class Making: Sendable {
+        static let shared = Making()
+        typealias Outcome = Result<(path: String, png: [UInt8]?), GpickError>
+        private struct Job {
+            let task: Task<Outcome, Never>
+            var waiting: Int
+        }
+        private let jobs = Locked<[String: Job]>([:])
+
+        /// `work`'s outcome: run once for `key` however many ask while it runs. When every one
+        /// who asked has been cancelled (a page that left), the work is cancelled too.
+        func once(_ key: String, _ work: @escaping @Sendable () async throws(GpickError) -> (path: String, png: [UInt8]?)) async -> Outcome {
+            let task = jobs.withLock { jobs -> Task<Outcome, Never> in
+                if var running = jobs[key] {
+                    running.waiting += 1
+                    jobs[key] = running
+                    return running.task
+                }
+                let task = Task<Outcome, Never> {
+                    do throws(GpickError) { return .success(try await work()) } catch { return .failure(error) }
+                }
+                jobs[key] = Job(task: task, waiting: 1)
+                return task
+            }
+            let outcome = await withTaskCancellationHandler {
+                await task.value
+            } onCancel: {
+                let last = jobs.withLock { jobs -> Bool in
+                    guard var job = jobs[key], job.task == task else { return false }
+                    job.waiting -= 1
+                    jobs[key] = job
+                    return job.waiting == 0
+                }
+                if last { task.cancel() }
+            }
+            jobs.withLock { jobs in if jobs[key]?.task == task { jobs[key] = nil } }
+            return outcome
         }
     }
 
