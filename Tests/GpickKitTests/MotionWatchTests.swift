@@ -34,7 +34,9 @@ import Testing
     @Test func theBallIsMotionFromItsFirstFrames() async throws {
         let events = try await Self.watch("test:ball", seconds: 5) { $0.contains { $0.kind == .started } }
         let started = try #require(events.first, "no motion in 5 s of the moving ball")
-        #expect(started.kind == .started && started.zone == "frame" && started.time <= 2.0 / 30, "\(events)")
+        // In its first frames: the second a loaded machine's live source delivers (it drops
+        // frames when late), so within six. Which frame exactly: MotionDetectorTests, frame by frame.
+        #expect(started.kind == .started && started.zone == "frame" && started.time <= 6.0 / 30, "\(events)")
         // How soon it was told is measured (the bench holds it to a target; here, that it is there).
         #expect((started.latency ?? -1) >= 0, "\(started)")
     }

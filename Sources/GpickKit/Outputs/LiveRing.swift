@@ -192,7 +192,8 @@ public final class LiveRing: SessionOutput {
     public func disarm() async {
         fail(GpickError(.runtime, "the live-photo ring was disarmed"))
         session?.unregister(self)
-        branch.cutInput()
+        // Unlinked first: a branch stopped while still linked would answer the tee with FLUSHING.
+        await branch.cutInputAndWait()
         await branch.detach()
     }
 

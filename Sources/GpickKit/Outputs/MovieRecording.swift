@@ -210,8 +210,18 @@ public final class MovieRecording: SessionOutput {
             return true
         }
         guard first else { return }
-        branch.cutInput()
-        OffPool.detach { self.finalize() }
+        finalizeOnceCut()
+    }
+
+    /// Cuts the branch off the tees, then finalises it. Not both at once: a branch set to NULL
+    /// while still linked answers the tee's next push with FLUSHING, which the tee passes up to
+    /// the session's feed, and the whole session stops delivering frames (seen under load,
+    /// after parts stopped empty beside a part that failed on a full disk).
+    private func finalizeOnceCut() {
+        Task {
+            await branch.cutInputAndWait()
+            OffPool.detach { self.finalize() }
+        }
     }
 
     func finishBeforeStop() async {
@@ -236,8 +246,7 @@ public final class MovieRecording: SessionOutput {
         // Nothing reached the file: there is nothing to drain (an encoder that never had caps
         // may not pass EOS on), so it is discarded at once.
         if s.empty {
-            branch.cutInput()
-            OffPool.detach { self.finalize() }
+            finalizeOnceCut()
             return
         }
         branch.endVideoInput()

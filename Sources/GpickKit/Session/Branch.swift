@@ -134,19 +134,9 @@ final class Branch: Sendable {
         }
     }
 
-    /// Cuts the branch off the tees without EOS (it failed; nothing downstream is worth draining).
-    func cutInput() {
-        for pad in [videoTeePad, audioTeePad].compactMap({ $0 }) {
-            pad.addProbe(.idle) { info in
-                let p = Pad(info.pad, transfer: .none)
-                if let peer = p.peer { p.unlink(peer) }
-                return .remove
-            }
-        }
-    }
-
-    /// Cuts the branch off like `cutInput` and returns once every pad is unlinked (or after a
-    /// second, if the tee never goes idle).
+    /// Cuts the branch off the tees without EOS (it failed, or ended empty: nothing downstream
+    /// is worth draining), and returns once every pad is unlinked (or after a second, if the tee
+    /// never goes idle). Before the bin is stopped: see `MovieRecording.finalizeOnceCut`.
     func cutInputAndWait() async {
         await withTaskGroup(of: Void.self) { group in
             for pad in [videoTeePad, audioTeePad].compactMap({ $0 }) {
