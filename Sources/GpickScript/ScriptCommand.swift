@@ -27,6 +27,13 @@ public enum ScriptCommand: Sendable, Equatable {
     case recordStop
     case record(duration: Double, path: String)
     case wait(Double)
+    /// `wait motion [in ZONE] [for DURATION] [timeout DURATION]`: until motion starts (in the zone)
+    /// and has lasted `lasting`; past `timeout` the line fails.
+    case waitMotion(zone: String?, lasting: Double, timeout: Double?)
+    /// `zone NAME x1,y1 x2,y2 x3,y3 …`: a part of the frame motion is reported for.
+    case zone(name: String, area: MotionPolygon)
+    /// `mask x1,y1 x2,y2 x3,y3 …`: a part of the frame motion detection never looks at.
+    case mask(MotionPolygon)
     case set(element: String, property: String, value: String)
     case flip
     case suspend

@@ -5,13 +5,23 @@ import Glibc
 /// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.
 public enum ScriptParser {
     public static let commands = ["source", "preview", "serve", "publish", "snap", "burst", "record", "wait", "set", "flip",
-                                  "suspend", "resume", "live", "mode", "countdown", "expect", "echo"]
+                                  "suspend", "resume", "live", "mode", "countdown", "expect", "echo", "zone", "mask"]
 
     /// Parses a whole script; the first syntax error stops it, naming line and column.
     public static func parse(_ text: String) throws(ScriptSyntaxError) -> [ScriptStatement] {
         var out: [ScriptStatement] = []
+        var zones: Set<String> = []
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if let s = try parseLine(String(line), lineNumber: i + 1) { out.append(s) }
+            guard let s = try parseLine(String(line), lineNumber: i + 1) else { continue }
+            // A zone is named before a wait asks for it, so the whole script is checked at once.
+            switch s.command {
+            case .zone(let name, _): zones.insert(name)
+            case .waitMotion(let zone?, _, _) where !zones.contains(zone):
+                let column = (try? ScriptLexer.tokens(s.text, lineNumber: i + 1))?.dropFirst(2).first { $0.text == zone }?.column ?? 1
+                throw ScriptSyntaxError(line: i + 1, column: column, message: "no zone \"\(zone)\" before this line (zone NAME x1,y1 x2,y2 x3,y3 …)")
+            default: break
+            }
+            out.append(s)
         }
         return out
     }
@@ -95,9 +105,37 @@ public enum ScriptParser {
                 guard d > 0 else { throw err(t[1], "record duration must be > 0") }
                 cmd = .record(duration: d, path: t[2].text)
             }
+        case "wait" where t.count >= 2 && t[1].text == "motion":
+            var zone: String?, lasting = 0.0, timeout: Double?
+            var i = 2
+            while i < t.count {
+                guard i + 1 < t.count else { throw err(t[i], "\(t[i].text) needs a value; usage: wait motion [in ZONE] [for DURATION] [timeout DURATION]") }
+                switch t[i].text {
+                case "in": zone = t[i + 1].text
+                case "for": lasting = try duration(t[i + 1])
+                case "timeout":
+                    let d = try duration(t[i + 1])
+                    guard d > 0 else { throw err(t[i + 1], "timeout must be > 0") }
+                    timeout = d
+                default: throw err(t[i], "unexpected \"\(t[i].text)\"; usage: wait motion [in ZONE] [for DURATION] [timeout DURATION]")
+                }
+                i += 2
+            }
+            cmd = .waitMotion(zone: zone, lasting: lasting, timeout: timeout)
         case "wait":
-            try arity(1...1, "DURATION")
+            try arity(1...1, "DURATION | motion [in ZONE] [for DURATION] [timeout DURATION]")
             cmd = .wait(try duration(t[1]))
+        case "zone", "mask":
+            let named = head.text == "zone"
+            guard t.count >= (named ? 5 : 4) else { throw err(nil, "\(head.text) needs \(named ? "NAME " : "")x1,y1 x2,y2 x3,y3 … (fractions of the frame)") }
+            let first = named ? 2 : 1
+            let area: MotionPolygon
+            do throws(GpickError) {
+                area = try MotionPolygon(parsing: t[first...].map(\.text).joined(separator: " "))
+            } catch {
+                throw err(t[first], error.message)
+            }
+            cmd = named ? .zone(name: t[1].text, area: area) : .mask(area)
         case "set":
             try arity(2...2, "ELEMENT.PROPERTY VALUE")
             let parts = t[1].text.split(separator: ".", maxSplits: 1).map(String.init)

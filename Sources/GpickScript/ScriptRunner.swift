@@ -39,6 +39,8 @@ public actor ScriptRunner {
     var publishing: (publication: Publication, line: Int)?
     /// `record start FILE split …`'s loop recording (ScriptRunner+Loop.swift).
     var looping: (loop: LoopRecording, line: Int)?
+    /// Zones, masks and the motion watch (ScriptRunner+Motion.swift).
+    let motion = MotionState()
     /// Armed by the first `live`: from then on the session keeps a pre-roll (live capture mode).
     private var ring: LiveRing?
     public private(set) var failures = 0
@@ -102,6 +104,7 @@ public actor ScriptRunner {
             recording = nil
         }
         try? await stopLooping(line: nil)
+        await stopMotionWatch()
         await ring?.disarm()
         ring = nil
         if let p = preview {
@@ -164,6 +167,12 @@ public actor ScriptRunner {
             try await report(rec, line: s.line, throwing: true)
         case .wait(let d):
             try await Task.sleep(nanoseconds: UInt64(d * 1e9))
+        case .waitMotion(let zone, let lasting, let timeout):
+            try await waitForMotion(zone: zone, lasting: lasting, timeout: timeout, line: s.line)
+        case .zone(let name, let area):
+            await addZone(name, area)
+        case .mask(let area):
+            await addMask(area)
         case .set("camera", let control, let value):
             // A V4L2 camera's control (exposure-time, focus-mode…), checked against the camera.
             let session = try await runningSession()
@@ -291,7 +300,7 @@ public actor ScriptRunner {
     // MARK: session and outputs
 
     @discardableResult
-    private func runningSession() async throws -> CaptureSession {
+    func runningSession() async throws -> CaptureSession {
         if let session { return session }
         let s = CaptureSession(options.configuration)
         let emit = self.emit

@@ -1,0 +1,51 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+/// Motion in scripts: `zone`, `mask` and `wait motion [in ZONE] [for D] [timeout D]`, checked
+/// whole before anything runs, as every script is.
+@Suite struct ScriptMotionTests {
+    static func run(_ script: String, source: String) async throws -> (Subprocess.Result, String, [[String: Any]]) {
+        let dir = TestEnvironment.tempDir(), out = TestEnvironment.tempDir()
+        try script.write(toFile: "\(dir)/m.gpick", atomically: false, encoding: .utf8)
+        let r = try await Subprocess.gpick(["script", "\(dir)/m.gpick", "--source", source, "--width", "320", "--height", "240",
+                                            "--output-dir", out, "--json"], timeout: 60)
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return (r, dir, events)
+    }
+
+    /// The moving ball in a zone: the wait ends once it has moved there for 0.3 s, and the next
+    /// line runs.
+    @Test func aScriptWaitsForMotionInAZoneThenSnaps() async throws {
+        let (r, _, e) = try await Self.run("""
+            zone middle 0.1,0.1 0.9,0.1 0.9,0.9 0.1,0.9
+            mask 0,0 0.05,0 0.05,0.05 0,0.05
+            wait motion in middle for 0.3s timeout 30s
+            snap after.jpg
+            """, source: "test:ball")
+        #expect(r.status == 0, "\(r.stderr)")
+        let started = try #require(e.first { $0["event"] as? String == "motion-started" }, "\(e)")
+        #expect(started["zone"] as? String == "middle")
+        let waited = try #require(e.first { $0["event"] as? String == "motion" }, "\(e)")
+        #expect(waited["line"] as? Int == 3 && waited["zone"] as? String == "middle", "\(waited)")
+        #expect(e.contains { $0["event"] as? String == "capture-data-delivered" && ($0["path"] as? String)?.hasSuffix("after.jpg") == true }, "\(e)")
+    }
+
+    /// Nothing moves: the wait fails at its timeout, naming its line.
+    @Test func aWaitWithoutMotionFailsAtItsTimeout() async throws {
+        let (r, _, _) = try await Self.run("wait motion timeout 2s\nsnap never.jpg\n", source: "test:colors")
+        #expect(r.status != 0 && r.stderrLines.count == 1 && r.stderr.contains("line 1") && r.stderr.contains("no motion within 2 s"), "\(r.stderr)")
+    }
+
+    @Test(arguments: [
+        ("wait motion in door\n", "1:16", "no zone \"door\" before this line"),
+        ("zone door 0,0 1,0\n", "1:18", "zone needs NAME x1,y1"),
+        ("mask 0,0 2,0 1,1\n", "1:6", "point 2.0,0.0 is outside the frame"),
+        ("wait motion for\n", "1:13", "for needs a value"),
+        ("wait motion soon 2s\n", "1:13", "unexpected \"soon\""),
+    ])
+    func badMotionLinesAreFoundBeforeAnythingRuns(_ text: String, _ at: String, _ says: String) async throws {
+        let (r, dir, _) = try await Self.run(text, source: "test")
+        #expect(r.status == 65 && r.stderrLines.count == 1 && r.stderr.contains("\(dir)/m.gpick:\(at): ") && r.stderr.contains(says), "\(r.stderr)")
+    }
+}
