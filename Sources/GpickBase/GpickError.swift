@@ -36,8 +36,6 @@ public struct GpickError: Error, Sendable, CustomStringConvertible {
         case useWebPicker
         /// The media library has never been indexed: index it.
         case scanLibrary
-        /// The disk is full: free space on it. (A loop recording makes room itself and goes on.)
-        case freeSpace
     }
 
     public var kind: Kind

@@ -37,7 +37,6 @@ extension GpickError {
         case .useTestSource: advice = "--source test gives the test pattern"
         case .useWebPicker: advice = "use --ui web"
         case .scanLibrary: advice = "`gpick library scan` makes one"
-        case .freeSpace: advice = "free space there"
         }
         return "\(message) (\(advice))"
     }

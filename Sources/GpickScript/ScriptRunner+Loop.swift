@@ -16,8 +16,6 @@ extension ScriptRunner {
                                       "started": RecordedPart.timeText(started), "line": line])
             case .partDeleted(let path):
                 emit("part-deleted", ["path": path, "line": line])
-            case .partLost(let path, let reason):
-                emit("part-lost", ["path": path ?? target.directory, "reason": reason, "line": line])
             case .diskFull(let available):
                 emit("disk-full", ["path": target.directory, "available": Int(available), "line": line])
             }

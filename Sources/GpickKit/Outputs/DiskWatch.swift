@@ -76,22 +76,6 @@ public final class DiskWatch: Sendable {
         }
     }
 
-    /// A write failed for want of space all the same (the disk filled faster than the checks
-    /// see, from another program): the oldest finished part goes whatever the disk says, then
-    /// more until the reserve at the last rate is free. Whether there is room to go on, and the
-    /// space then available. Blocks: call it off the pool.
-    public func makeRoomAfterFailedWrite() -> (goOn: Bool, available: Int64) {
-        let rate = state.withLock { s -> Double in
-            guard let first = s.samples.first, let last = s.samples.last, last.0 - first.0 >= 1 else { return 0 }
-            return Double(last.1 - first.1) / (last.0 - first.0)
-        }
-        let need = Self.reserve(bytesPerSecond: max(0, rate), partSeconds: partSeconds)
-        guard let keeper, keeper.deleteOldest() else { return (false, space(folder)?.available ?? 0) }
-        let available = space(folder)?.available ?? 0
-        let after = available < need ? keeper.makeRoom(need, available: available, space: { [space, folder] in space(folder)?.available }) : available
-        return (after >= need, after)
-    }
-
     /// Waits for a check under way.
     public func settle() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in queue.async { c.resume() } }

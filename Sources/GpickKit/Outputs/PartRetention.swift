@@ -105,16 +105,6 @@ public final class PartKeeper: Sendable {
         }
     }
 
-    /// Deletes the oldest finished part, whatever the rule keeps: a write failed for want of
-    /// space. False when none is left. Blocks: call it off the pool.
-    func deleteOldest() -> Bool {
-        queue.sync {
-            guard let oldest = kept.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return false }
-            if unlink(oldest.path) == 0 || errno == ENOENT { deleted(oldest.path) }
-            return true
-        }
-    }
-
     /// Waits until every deletion asked so far is done.
     public func settle() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in queue.async { c.resume() } }

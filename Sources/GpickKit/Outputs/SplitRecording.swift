@@ -57,10 +57,6 @@ public final class SplitRecording: Sendable {
         var open: [MovieRecording]
         var done: [RecordingResult] = []
         var failure: GpickError?
-        /// The part whose failure was the recording's (its file is not kept).
-        var failedPart: String?
-        /// The number of the last part attached.
-        var lastNumber: Int
         var outcome: Result<SplitRecordingResult, GpickError>?
         var waiters: [CheckedContinuation<Result<SplitRecordingResult, GpickError>, Never>] = []
         var partWritten: (@Sendable (RecordingResult) -> Void)?
@@ -75,15 +71,15 @@ public final class SplitRecording: Sendable {
     /// Starts part 1 at once. `partSeconds` is rounded to whole frames; `settings.duration`, if
     /// set, is the length of the whole recording.
     public static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
-                             partSeconds: Double, numberedAfter: Int = 0) async throws(GpickError) -> SplitRecording {
+                             partSeconds: Double) async throws(GpickError) -> SplitRecording {
         try await start(in: session, to: output, settings: settings, partSeconds: partSeconds,
-                        attaching: .ahead(nanoseconds: 1_000_000_000), numberedAfter: numberedAfter)
+                        attaching: .ahead(nanoseconds: 1_000_000_000))
     }
 
     /// `attached` runs once each part is attached (given its number), before the recording
     /// goes on with it (for tests: a task that resumes late, as on a loaded machine's pool).
     static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
-                      partSeconds: Double, attaching: PartAttaching, numberedAfter: Int = 0,
+                      partSeconds: Double, attaching: PartAttaching,
                       attached: (@Sendable (Int) async -> Void)? = nil) async throws(GpickError) -> SplitRecording {
         guard partSeconds > 0, partSeconds.isFinite else {
             throw GpickError(.usage, "part length \(partSeconds) must be a positive number of seconds")
@@ -108,7 +104,7 @@ public final class SplitRecording: Sendable {
                                   limit: settings.duration.map { format.frames(in: $0) })
         var firstSettings = partSettings
         firstSettings.heldUntilHandoff = true
-        let offset = max(output.existingParts().last?.number ?? 0, numberedAfter)
+        let offset = output.existingParts().last?.number ?? 0
         let first: MovieRecording
         do throws(GpickError) {
             first = try await MovieRecording.start(in: session, to: output.numbered(offset + 1, of: offset + 1), settings: firstSettings,
@@ -138,7 +134,7 @@ public final class SplitRecording: Sendable {
         self.settings = settings
         self.partLength = partLength
         self.total = total
-        self.state = Locked(State(current: first, open: [first], lastNumber: offset + 1))
+        self.state = Locked(State(current: first, open: [first]))
     }
 
     /// When part `start` seconds into the recording was, by the wall clock (the recording's
@@ -173,16 +169,6 @@ public final class SplitRecording: Sendable {
         return (finished.reduce(0) { $0 + $1.frames } + p.reduce(0) { $0 + $1.frames },
                 finished.reduce(0) { $0 + $1.bytes } + p.reduce(0) { $0 + $1.bytes })
     }
-
-    /// The parts complete on disk so far, in order (after a failure: the ones before it).
-    public var completedParts: [RecordingResult] { state.withLock { $0.done } }
-
-    /// The number of the last part attached (`NAME-NUMBER.ext`): a recording that takes over from
-    /// this one is numbered after it, even where its files are gone.
-    public var lastPartNumber: Int { state.withLock { $0.lastNumber } }
-
-    /// The part whose failure ended the recording, once it has (its file is not kept).
-    public var failedPart: String? { state.withLock { $0.failedPart } }
 
     /// Waits for the last part. Throws the first part's failure (the parts before it are kept).
     public func finished() async throws(GpickError) -> SplitRecordingResult {
@@ -294,7 +280,6 @@ public final class SplitRecording: Sendable {
                 following?.requestStop()
                 return
             }
-            state.withLock { s in if s.failure == nil { s.failedPart = part.output.path } }
             fail(error)
             following?.requestStop()
         }
@@ -333,7 +318,6 @@ public final class SplitRecording: Sendable {
         await attached?(index)
         let stop = state.withLock { s -> UInt64?? in
             s.open.append(f)
-            s.lastNumber = offset + index
             return s.stop
         }
         if let stop { f.requestStop(at: stop) }

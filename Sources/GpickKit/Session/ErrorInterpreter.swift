@@ -20,7 +20,7 @@ enum ErrorInterpreter {
             return (.plugin, "missing GStreamer plugin: \(e.message)", .checkPlugins)
         }
         if e.isNoSpaceLeft {
-            return (.output, "no space left on device writing \(output ?? "the output")", .freeSpace)
+            return (.output, "no space left on device writing \(output ?? "the output")", nil)
         }
         if fromSource, source.isCamera {
             if e.isResourceNotFound { return (.device, "no such camera: \(device)", nil) }

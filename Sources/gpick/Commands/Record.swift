@@ -123,10 +123,6 @@ struct Record: AsyncParsableCommand {
                                                                                "started": RecordedPart.timeText(started)])
                         case .partDeleted(let path):
                             events.emit("part-deleted", ["path": path])
-                        case .partLost(let path, let reason):
-                            // Another program filled the disk between two checks: said, and gone past.
-                            events.emit("part-lost", ["path": path ?? target.directory, "reason": reason])
-                            if !events.json { events.notice("\(reason); the oldest parts were deleted and the recording goes on") }
                         case .diskFull(let available):
                             events.emit("disk-full", ["path": target.directory, "available": Int(available)])
                         }
