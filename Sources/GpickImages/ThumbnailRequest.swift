@@ -48,6 +48,10 @@ public struct ThumbnailRequest: Sendable {
     /// The same, blocking: it decodes, and a video waits for GStreamer.
     @available(*, noasync, message: "it decodes: await make() from async code")
     public func makeNow() throws(GpickError) -> (picture: VipsPicture, content: Content) {
+        try Vips.attributed { () throws(GpickError) in try makeOnce() }
+    }
+
+    private func makeOnce() throws(GpickError) -> (picture: VipsPicture, content: Content) {
         let file = try OpenFile(path)
         let name = path
         let box = box, limits = limits

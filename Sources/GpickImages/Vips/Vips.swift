@@ -1,4 +1,5 @@
 import CVips
+import CVipsGate
 import CVipsPrefix
 import GpickBase
 import Glibc
@@ -151,6 +152,7 @@ enum Vips {
     /// Reads and clears libvips' error buffer, and words it: "cannot read X: the file is truncated".
     static func failure(_ what: String, subject: String, kind: GpickError.Kind = .input) -> GpickError {
         let detail = takeErrorText()
+        cvips_gate_note_failure()
         return GpickError(kind, "\(what) \(subject): \(reason(detail))", detail: detail)
     }
 
