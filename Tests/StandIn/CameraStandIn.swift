@@ -31,6 +31,9 @@ public final class CameraStandIn: Sendable {
     /// Seconds from playing to the first frame (a camera that takes its time to start).
     private let startDelay: Double
     private let state = Mutex(Feed())
+    /// Entered while the sending thread runs: `stop()` returns once it has left, so `pushed`
+    /// then counts every frame handed over (a push in flight is counted, not missed).
+    private let sending = DispatchGroup()
 
     private struct Feed {
         var pushed = 0
@@ -82,12 +85,20 @@ public final class CameraStandIn: Sendable {
 
     private func start(with camera: Element) throws {
         let src = try AppSrc(camera)
-        let thread = Thread { [self] in self.run(src) }
+        sending.enter()
+        let thread = Thread { [self] in
+            defer { sending.leave() }
+            self.run(src)
+        }
         thread.name = "camera-stand-in"
         thread.start()
     }
 
-    public func stop() { state.withLock { $0.stopped = true } }
+    /// Stops sending, and waits for the frame being pushed, if any (at most one frame's push).
+    public func stop() {
+        state.withLock { $0.stopped = true }
+        sending.wait()
+    }
 
     private func run(_ src: AppSrc) {
         guard let pad = src.staticPad("src"), let own = try? Caps(advertised),
