@@ -16,7 +16,7 @@ package struct SourceOptions: ParsableArguments {
     package init() {}
 
     @Option(name: [.customLong("source"), .customLong("back")],
-            help: "The (back) camera: auto (PipeWire, libcamera, then V4L2; none is an error) | test[:PATTERN][?id=N&fail-after=N&stall-after=N&warmup=SECONDS&latency=SECONDS] | v4l2:/dev/videoN[?mode=MODE] | pipewire[:NAME|ID] | libcamera[:NAME] | file:PATH (gpick devices lists cameras)")
+            help: "The (back) camera: auto (PipeWire, libcamera, then V4L2; none is an error) | test[:PATTERN][?id=N&fail-after=N&stall-after=N&warmup=SECONDS&latency=SECONDS&moves=FROM-TO,…] | v4l2:/dev/videoN[?mode=MODE] | pipewire[:NAME|ID] | libcamera[:NAME] | file:PATH (gpick devices lists cameras)")
     package var source = "auto"
 
     @Option(name: .long, help: "The front camera, for flips, of any kind (default: a second test source, or another camera found).")

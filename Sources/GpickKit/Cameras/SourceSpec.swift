@@ -21,6 +21,9 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
         /// Seconds each frame takes from its capture to the session (a USB camera's transfer and
         /// decoding, made real): frames keep their capture times and arrive this much later.
         public var latency: Double?
+        /// Frame ranges (by stamp index, end excluded) in which a bright block crosses the
+        /// picture: motion that starts and stops at known frames, for what reacts to motion.
+        public var moves: [Range<Int>] = []
         public init() {}
     }
     case auto
@@ -43,6 +46,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             if let f = o.stallAfter { opts.append("stall-after=\(f)") }
             if let w = o.warmup { opts.append("warmup=\(w)") }
             if let l = o.latency { opts.append("latency=\(l)") }
+            if !o.moves.isEmpty { opts.append("moves=" + o.moves.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")) }
             return "test:\(o.pattern)" + (opts.isEmpty ? "" : "?" + opts.joined(separator: "&"))
         case .v4l2(let d, let mode): return "v4l2:\(d)" + (mode.map { "?mode=\($0)" } ?? "")
         case .pipewire(let t): return t.map { "pipewire:\($0)" } ?? "pipewire"
@@ -116,8 +120,16 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
                         throw GpickError(.usage, "test source latency \"\(kv[1])\" must be a duration of 0…5 s (e.g. 0.2, 200ms)")
                     }
                     o.latency = v
+                case "moves":
+                    o.moves = try kv[1].split(separator: ",", omittingEmptySubsequences: false).map { (r) throws(GpickError) -> Range<Int> in
+                        let ends = r.split(separator: "-", omittingEmptySubsequences: false)
+                        guard ends.count == 2, let a = Int(ends[0]), let b = Int(ends[1]), a >= 0, b > a else {
+                            throw GpickError(.usage, "test source moves \"\(kv[1])\" must be frame ranges FROM-TO, e.g. 90-150,300-330")
+                        }
+                        return a..<b
+                    }
                 default:
-                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after", "stall-after", "warmup", "latency"]).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    let hint = Suggest.closest(to: kv[0], in: ["id", "fail-after", "stall-after", "warmup", "latency", "moves"]).map { " (did you mean \"\($0)\"?)" } ?? ""
                     throw GpickError(.usage, "unknown test source option \"\(kv[0])\"\(hint)")
                 }
             }
@@ -151,7 +163,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             return .file(path: p)
         }
         let scheme = text.split(separator: ":").first.map(String.init) ?? text
-        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&stall-after=N&warmup=SECONDS&latency=SECONDS], v4l2:/dev/videoN[?mode=MODE], pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
+        throw GpickError(.usage, "unknown source scheme \"\(scheme)\" in \(text) (use auto, test[:PATTERN][?id=N&fail-after=N&stall-after=N&warmup=SECONDS&latency=SECONDS&moves=FROM-TO,…], v4l2:/dev/videoN[?mode=MODE], pipewire[:NAME|ID], libcamera[:NAME] or file:PATH)")
     }
 
     /// Checks a camera or file before any pipeline starts, naming it in the message.
