@@ -86,6 +86,8 @@ let package = Package(
                     .embedInCode("Pipelines/files/live-clip-mov.yaml"),
                     .embedInCode("Pipelines/files/live-clip.yaml"),
                     .embedInCode("Pipelines/files/live-ring.yaml"),
+                    .embedInCode("Pipelines/files/motion-clip.yaml"),
+                    .embedInCode("Pipelines/files/motion-ring.yaml"),
                     .embedInCode("Pipelines/files/preview-http.yaml"),
                     .embedInCode("Pipelines/files/preview-terminal.yaml"),
                     .embedInCode("Pipelines/files/preview-window.yaml"),

@@ -30,6 +30,9 @@ public final class LiveRing: SessionOutput {
         var failure: GpickError?
         /// Start times that captures in progress still need: pruning never passes the oldest.
         var pins: [UInt64] = []
+        /// Clips written as they go: each is handed every new video sample, in order.
+        var followers: [(id: Int, each: @Sendable (Entry) -> Bool)] = []
+        var nextFollower = 0
     }
 
     var bin: Bin { branch.bin }
@@ -61,7 +64,7 @@ public final class LiveRing: SessionOutput {
                 throw GpickError(.pipeline, "\(file.path): size: \(error.message)")
             }
         }
-        let branch = try Branch(bin: bin, name: session.allocateBranchName("live-ring"), audio: session.hasAudio)
+        let branch = try Branch(bin: bin, name: session.allocateBranchName(file.name), audio: session.hasAudio)
         let ring = LiveRing(session: session, branch: branch, keep: UInt64(seconds * 1e9))
         do {
             let vsink = try AppSink(try bin.requireElement(named: file.tap("video")?.element ?? "vring"))
@@ -90,6 +93,7 @@ public final class LiveRing: SessionOutput {
         let ready = ring.withLock { r -> [CheckedContinuation<Void, Error>] in
             guard isVideo else { r.audio.append(entry); return [] }
             r.video.append(entry)
+            r.followers.removeAll { !$0.each(entry) }
             Self.prune(&r, newest: time, keep: keep)
             let ready = r.waiters.filter { $0.until <= time }.map(\.continuation)
             r.waiters.removeAll { $0.until <= time }
@@ -115,6 +119,24 @@ public final class LiveRing: SessionOutput {
     func pin(_ time: UInt64) { ring.withLock { $0.pins.append(time) } }
     func unpin(_ time: UInt64) {
         ring.withLock { r in if let i = r.pins.firstIndex(of: time) { r.pins.remove(at: i) } }
+    }
+
+    /// Hands `each` the video held from the last keyframe at or before running time `from` (the
+    /// first keyframe held, when the ring does not reach back that far), then every sample as it
+    /// arrives, in order and under the ring's lock (so nothing is missed or handed twice), until
+    /// `each` returns false. `each` must not wait. Returns the running time it starts at, nil
+    /// when the ring holds no keyframe yet (it then starts with the first that comes).
+    @discardableResult
+    func follow(from: UInt64, _ each: @escaping @Sendable (Entry) -> Bool) -> UInt64? {
+        ring.withLock { r -> UInt64? in
+            let start = r.video.lastIndex { $0.keyframe && $0.time <= from } ?? r.video.firstIndex(where: \.keyframe)
+            if let start {
+                for e in r.video[start...] where !each(e) { return r.video[start].time }
+            }
+            r.followers.append((r.nextFollower, each))
+            r.nextFollower += 1
+            return start.map { r.video[$0].time }
+        }
     }
 
     /// Frames held now.

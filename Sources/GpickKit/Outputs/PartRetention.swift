@@ -74,8 +74,11 @@ public final class PartKeeper: Sendable {
     }
 
     /// A part is complete: kept, and the oldest that are no longer kept deleted.
-    public func written(_ result: RecordingResult) {
-        let part = PartRetention.Part(path: result.path, bytes: result.bytes, ended: Date())
+    public func written(_ result: RecordingResult) { written(path: result.path, bytes: result.bytes) }
+
+    /// A file is complete (a part, a motion clip): kept, and the oldest no longer kept deleted.
+    public func written(path: String, bytes: Int64) {
+        let part = PartRetention.Part(path: path, bytes: bytes, ended: Date())
         queue.async { [self] in
             var st = statvfs()
             let disk = statvfs(folder, &st) == 0

@@ -12,6 +12,8 @@ public enum BuiltInPipelines {
         "live-clip": PackageResources.live_clip_yaml,
         "live-clip-mov": PackageResources.live_clip_mov_yaml,
         "live-ring": PackageResources.live_ring_yaml,
+        "motion-clip": PackageResources.motion_clip_yaml,
+        "motion-ring": PackageResources.motion_ring_yaml,
         "preview-http": PackageResources.preview_http_yaml,
         "preview-terminal": PackageResources.preview_terminal_yaml,
         "preview-window": PackageResources.preview_window_yaml,

@@ -36,14 +36,7 @@ struct Record: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Write parts of this many seconds (NAME-001.ext, …) instead of one file.")
     var split: Double?
 
-    @Option(name: .long, help: "With --split: delete parts that ended longer ago than this (e.g. 24h, 90m, 600s).")
-    var keep: String?
-
-    @Option(name: .customLong("keep-size"), help: "With --split: delete the oldest parts while the others hold more than this (e.g. 20G, 500M).")
-    var keepSize: String?
-
-    @Option(name: .customLong("keep-free"), help: "With --split: delete the oldest parts while less than this share of the disk is free (e.g. 5%).")
-    var keepFree: String?
+    @OptionGroup(title: "Loop recording (with --split)") var kept: RetentionOptions
 
     @Option(name: .long, parsing: .unconditional, help: "Video bitrate in kbit/s (default: constant quality).")
     var bitrate: Int?
@@ -73,23 +66,7 @@ struct Record: AsyncParsableCommand {
     }
 
     /// --keep, --keep-size and --keep-free, read.
-    func retention() throws -> PartRetention {
-        var r = PartRetention()
-        if let keep {
-            guard let v = DurationText.parse(keep), v > 0 else { throw ValidationError("--keep \(keep) must be a duration (e.g. 24h, 90m, 600s)") }
-            r.maxAge = v
-        }
-        if let keepSize {
-            guard let v = ByteSize.parse(keepSize), v > 0 else { throw ValidationError("--keep-size \(keepSize) must be a size (e.g. 20G, 500M, 800K)") }
-            r.maxBytes = v
-        }
-        if let keepFree {
-            let digits = keepFree.hasSuffix("%") ? String(keepFree.dropLast()) : keepFree
-            guard let v = Double(digits), v > 0, v < 100 else { throw ValidationError("--keep-free \(keepFree) must be a share of the disk below 100 % (e.g. 5%)") }
-            r.minFree = v / 100
-        }
-        return r
-    }
+    func retention() throws -> PartRetention { try kept.retention() }
 
     func run() async throws {
         let events = Events(json: out.json, command: "record")

@@ -17,6 +17,14 @@ struct Watch: AsyncParsableCommand {
         changed in ([x, y, width, height] of the frame) and the stream time. Zones and masks are \
         polygons in fractions of the frame: --zone door=0.6,0.2 1,0.2 1,1 0.6,1. The test source's \
         frame stamp is never looked at. Runs until --duration, Ctrl-C or SIGTERM.
+
+        With --record DIR, each motion event is a clip in DIR: it starts --pre seconds before the \
+        first moving frame (from a pre-roll the session keeps encoded, on a keyframe: up to a \
+        second earlier), and ends --post seconds after motion stopped in every zone; motion again \
+        within those seconds goes on in the same clip. Clips are written as they happen and play \
+        at every moment, even after a kill. Each clip's path is printed when it is complete \
+        (file-written with --json, after clip-started). --keep, --keep-size and --keep-free delete \
+        the oldest clips, those of earlier runs with the same --clip-name too.
         """)
 
     @Option(name: .customLong("zone"), help: ArgumentHelp("A zone motion is reported for: NAME=x1,y1 x2,y2 x3,y3 … (repeatable; none: the whole frame, as zone \"frame\").", valueName: "name=points"))
@@ -37,6 +45,23 @@ struct Watch: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Seconds to watch (default: until Ctrl-C or SIGTERM).")
     var duration: Double?
 
+    @Option(name: .long, help: ArgumentHelp("Write a clip of each motion event into this folder.", valueName: "dir"))
+    var record: String?
+
+    @Option(name: .long, parsing: .unconditional, help: "With --record: seconds of picture before the first moving frame (default 3).")
+    var pre: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "With --record: seconds of picture after motion stopped (default 5).")
+    var post: Double?
+
+    @Option(name: .customLong("clip-name"), help: "With --record: the clips' file name; %t the time motion started, %n the clip's number (default motion-%t.mp4).")
+    var clipName: String?
+
+    @Flag(name: .long, help: "With --record: also a JPEG as each clip starts, named as the clip.")
+    var snap = false
+
+    @OptionGroup(title: "Clips (with --record)") var kept: RetentionOptions
+
     @OptionGroup var capture: SourceOptions
     @OptionGroup var camera: CameraOptions
     @OptionGroup var pipelines: PipelineOptions
@@ -49,7 +74,16 @@ struct Watch: AsyncParsableCommand {
         if let threshold, !(1...255).contains(threshold) { throw ValidationError("--threshold \(threshold) must be 1…255") }
         if let minArea, !(minArea > 0 && minArea <= 100) { throw ValidationError("--min-area \(minArea) must be a percentage above 0, at most 100") }
         if let endAfter, !(endAfter >= 0) || !endAfter.isFinite { throw ValidationError("--end-after \(endAfter) must be 0 or more seconds") }
+        for (flag, v) in [("--pre", pre), ("--post", post)] {
+            guard let v else { continue }
+            guard record != nil else { throw ValidationError("\(flag) needs --record (it is part of a clip)") }
+            guard v >= 0, v <= 60 else { throw ValidationError("\(flag) \(v) must be 0…60 seconds") }
+        }
+        if try record == nil && (clipName != nil || snap || !kept.retention().keepsEverything) {
+            throw ValidationError("--clip-name, --snap, --keep, --keep-size and --keep-free need --record (they name, add and delete clips)")
+        }
         _ = try settings()
+        _ = try clipSettings()
     }
 
     /// The detection settings the options ask for.
@@ -74,6 +108,19 @@ struct Watch: AsyncParsableCommand {
         return s
     }
 
+    /// The clips' settings the options ask for.
+    func clipSettings() throws -> MotionClips.Settings {
+        var c = MotionClips.Settings()
+        if let pre { c.pre = pre }
+        if let post { c.post = post }
+        c.snap = snap
+        if let clipName {
+            do { try MotionClips.checkName(clipName) } catch let e as GpickError { throw ValidationError("--clip-name: \(e.message)") }
+            c.name = clipName
+        }
+        return c
+    }
+
     func run() async throws {
         let events = Events(json: out.json, command: "watch")
         try await reporting(events) {
@@ -90,14 +137,44 @@ struct Watch: AsyncParsableCommand {
                 if case .sourceFailed = e { end.yield() }
             }
             let stopper = SignalStopper()
+            let failure = Locked<GpickError?>(nil)
             let watch: MotionWatch
+            var clips: MotionClips?
             do {
                 try await session.start()
-                watch = try MotionWatch.start(in: session, settings: settings) { m in
+                if let record {
+                    let settings = try clipSettings()
+                    let retention = try kept.retention()
+                    let keeper = retention.keepsEverything ? nil
+                        : PartKeeper(retention, folder: record, earlier: MotionClips.existing(in: record, name: settings.name)) { path in
+                            events.emit("clip-deleted", ["path": path])
+                            // Its still (--snap) goes with it.
+                            let still = path.deletingFilenameExtension + ".jpg"
+                            if unlink(still) == 0 { events.emit("clip-deleted", ["path": still]) }
+                        }
+                    clips = try await MotionClips.start(in: session, directory: record, settings: settings) { e in
+                        switch e {
+                        case .started(let path, let number, let from):
+                            events.emit("clip-started", ["path": path, "number": number, "from": (from * 1000).rounded() / 1000])
+                        case .written(let clip):
+                            let bytes = fileStatus(clip.path).map { Int64($0.st_size) } ?? 0
+                            events.fileWritten(clip.path, bytes: bytes, extra: clip.fields)
+                            keeper?.written(path: clip.path, bytes: bytes)
+                        case .still(let path, let bytes, let number):
+                            events.fileWritten(path, bytes: Int64(bytes), extra: ["number": number, "still": true])
+                        case .failed(_, let error):
+                            failure.withLock { $0 = $0 ?? error }
+                            end.yield()
+                        }
+                    }
+                }
+                watch = try MotionWatch.start(in: session, settings: settings) { [clips] m in
                     events.emit("motion-\(m.kind.rawValue)", m.fields)
                     if !events.json { print("motion \(m.kind.rawValue) in \(m.zone) at \(cFormat("%.2f", m.time)) s") }
+                    clips?.motion(m)
                 }
             } catch {
+                await clips?.stop()
                 await session.stop()
                 throw error
             }
@@ -110,7 +187,9 @@ struct Watch: AsyncParsableCommand {
             service?.stopping()
             timer?.cancel()
             await watch.stop()
+            await clips?.stop()
             await session.stop()
+            if let f = failure.withLock({ $0 }) { throw f }
             events.finished()
         }
     }

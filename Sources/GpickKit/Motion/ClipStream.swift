@@ -1,0 +1,164 @@
+import FoundationEssentials
+import Glibc
+import GpickBase
+import GstCore
+
+/// One motion clip being written (pipeline file `motion-clip`): the ring's samples from a
+/// keyframe on, retimed to start at 0, pushed as the ring takes them, until a set end. Pushing
+/// never waits (appsrc queues), so the ring's streaming thread is never held by the disk.
+final class ClipStream: Sendable {
+    let path: String
+    let number: Int
+    private let pipeline: Pipeline
+    private let input: AppSrc
+    private let fd: Int32
+    private let directory: String
+    private let state = Locked(State())
+
+    private struct State {
+        var first: UInt64?
+        var last: UInt64?
+        var frames = 0
+        /// Running time past which the clip ends (the motion's end and the after part); nil while
+        /// the motion goes on.
+        var endAt: UInt64?
+        var ended = false
+        var failure: GpickError?
+    }
+
+    private init(path: String, number: Int, pipeline: Pipeline, input: AppSrc, fd: Int32, directory: String) {
+        self.path = path
+        self.number = number
+        self.pipeline = pipeline
+        self.input = input
+        self.fd = fd
+        self.directory = directory
+    }
+
+    /// Creates the clip's file (never over another) and starts its muxer.
+    static func open(in directory: String, name: String, number: Int, library: PipelineLibrary) async throws(GpickError) -> ClipStream {
+        let file = try library.load("motion-clip")
+        let (fd, path) = try ClipNames.create(in: directory, name: name)
+        do throws(GpickError) {
+            let bin = try await PipelineBuilder.build(file, audio: false, outputs: ["output": .int(Int64(fd))], asPipeline: true)
+            guard let pipeline = bin as? Pipeline else { throw GpickError(.runtime, "\(file.path) did not build a pipeline") }
+            let input: AppSrc
+            do throws(GStreamerError) {
+                input = try AppSrc(try pipeline.requireElement(named: file.tap("input")?.element ?? "vin"))
+            } catch {
+                throw GpickError(.pipeline, "\(file.path): \(error.message)")
+            }
+            return ClipStream(path: path, number: number, pipeline: pipeline, input: input, fd: fd, directory: directory)
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Starts the muxer and follows `ring` from the keyframe at or before `from`; `done` is told
+    /// once the file is complete (or failed), after the clip has ended.
+    func follow(_ ring: LiveRing, from: UInt64, done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
+        let messages = pipeline.bus.messages()
+        Task { [self] in
+            do throws(GStreamerError) {
+                try await pipeline.setState(.playing)
+            } catch {
+                state.withLock { s in
+                    s.ended = true
+                    s.failure = GpickError(.runtime, "motion clip \(path): \(error.message)", detail: error.diagnostic)
+                }
+            }
+            if !state.withLock({ $0.ended }) {
+                ring.follow(from: from) { [self] entry in take(entry) }
+            }
+            let outcome = await finish(messages)
+            done(outcome.clip, outcome.error)
+        }
+    }
+
+    /// Motion started again before the clip's end: it goes on. False once the clip has ended.
+    func goOn() -> Bool {
+        state.withLock { s in
+            guard !s.ended else { return false }
+            s.endAt = nil
+            return true
+        }
+    }
+
+    /// Ends the clip with the first frame past running time `time`; nil: now.
+    func end(at time: UInt64?) {
+        let now = state.withLock { s -> Bool in
+            guard !s.ended else { return false }
+            if let time, s.last.map({ $0 < time }) ?? true {
+                s.endAt = time
+                return false
+            }
+            s.ended = true
+            return true
+        }
+        if now { input.endOfStream() }
+    }
+
+    /// One sample from the ring: false once the clip wants no more.
+    private func take(_ entry: LiveRing.Entry) -> Bool {
+        let push = state.withLock { s -> (pts: UInt64, end: Bool)? in
+            guard !s.ended else { return nil }
+            if let endAt = s.endAt, entry.time > endAt {
+                s.ended = true
+                return (0, true)
+            }
+            if s.first == nil {
+                guard entry.keyframe else { return nil }
+                s.first = entry.time
+            }
+            s.frames += 1
+            s.last = entry.time
+            return (entry.time - (s.first ?? entry.time), false)
+        }
+        guard let push else { return !state.withLock { $0.ended } }
+        if push.end {
+            input.endOfStream()
+            return false
+        }
+        guard let buffer = entry.sample.retimedBuffer(pts: push.pts, duration: entry.duration) else { return true }
+        do throws(GStreamerError) {
+            if state.withLock({ $0.frames }) == 1, let caps = entry.sample.caps { input.setCaps(caps) }
+            try input.push(buffer)
+            return true
+        } catch {
+            state.withLock { s in
+                s.ended = true
+                s.failure = s.failure ?? GpickError(.runtime, "motion clip \(path): \(error.message)", detail: error.diagnostic)
+            }
+            input.endOfStream()
+            return false
+        }
+    }
+
+    /// Waits for the muxer to finish the file after the clip's end, then closes it.
+    private func finish(_ messages: AsyncStream<BusMessage>) async -> (clip: MotionClip?, error: GpickError?) {
+        var failure: GpickError? = state.withLock { $0.failure }
+        if failure == nil {
+            for await m in messages {
+                if case .endOfStream = m { break }
+                if case .error(let e) = m {
+                    failure = e.isNoSpaceLeft ? GpickError(.output, "no space left on device writing \(directory) (motion clip)")
+                                              : GpickError(.runtime, "motion clip \(path): \(e.description)", detail: e.diagnostic)
+                    break
+                }
+            }
+        }
+        _ = try? await pipeline.setState(.null)
+        close(fd)
+        let s = state.withLock { $0 }
+        guard let first = s.first, let last = s.last, s.frames > 0 else {
+            // Nothing reached it (the session stopped first): no empty file is left behind.
+            unlink(path)
+            return (nil, failure ?? GpickError(.runtime, "motion clip \(path): no frame reached it"))
+        }
+        let clip = MotionClip(path: path, number: number, frames: s.frames, first: Double(first) / 1e9, last: Double(last) / 1e9,
+                              duration: Double(last - first) / 1e9)
+        return (clip, failure)
+    }
+}

@@ -1,0 +1,183 @@
+import FoundationEssentials
+import Glibc
+import GpickBase
+import GstCore
+
+/// One clip per motion event, each starting before the motion: the session's frames are encoded
+/// into a ring as they come (`motion-ring`), and a clip is muxed from the ring's keyframe at or
+/// before `pre` seconds ahead of the first moving frame, then written as it goes, frame by frame,
+/// until `post` seconds after the last zone stopped moving. Motion that starts again within
+/// those `post` seconds goes on in the same clip. Memory holds the ring (`pre` plus a GOP of
+/// H.264), never a clip: a long event is on disk as it happens, and plays at every moment.
+public final class MotionClips: Sendable {
+    public struct Settings: Sendable {
+        /// Seconds of picture before the first moving frame, and after the last.
+        public var pre: Double = 3
+        public var post: Double = 5
+        /// The clip's file name in its folder: `%t` the local time of the first moving frame
+        /// (2026-11-29_14-05-30), `%n` the clip's number in this run (1, 2, …), `%%` a percent
+        /// sign. A name taken already gets `-2`, `-3`… before its extension.
+        public var name = "motion-%t.mp4"
+        /// Also a JPEG of the frame at hand as each clip starts, named as the clip (`.jpg`).
+        public var snap = false
+        public init() {}
+    }
+
+    /// What happens to clips, in order: each start, then its end or failure.
+    public enum Event: Sendable {
+        case started(path: String, number: Int, from: Double)
+        case written(MotionClip)
+        case still(path: String, bytes: Int, number: Int)
+        case failed(path: String, GpickError)
+    }
+
+    private let session: CaptureSession
+    private let ring: LiveRing
+    private let directory: String
+    private let settings: Settings
+    private let report: @Sendable (Event) -> Void
+    private let commands: AsyncStream<Command>.Continuation
+    private let driver: Locked<Task<Void, Never>?> = Locked(nil)
+    private let encoder: StillEncoder?
+
+    private enum Command {
+        case motion(MotionEvent)
+        case finished(ClipStream, MotionClip?, GpickError?)
+        case stop(CheckedContinuation<Void, Never>)
+    }
+
+    private init(session: CaptureSession, ring: LiveRing, directory: String, settings: Settings, encoder: StillEncoder?,
+                 report: @escaping @Sendable (Event) -> Void) {
+        self.encoder = encoder
+        let (stream, commands) = AsyncStream<Command>.makeStream()
+        self.session = session
+        self.ring = ring
+        self.directory = directory
+        self.settings = settings
+        self.report = report
+        self.commands = commands
+        let task = Task { [self] in await self.drive(stream) }
+        driver.withLock { $0 = task }
+    }
+
+    /// Arms the pre-roll ring on a running session; clips go into `directory` (which must exist
+    /// and be writable). Feed it the session's motion with `motion(_:)`.
+    public static func start(in session: CaptureSession, directory: String, settings: Settings,
+                             report: @escaping @Sendable (Event) -> Void = { _ in }) async throws(GpickError) -> MotionClips {
+        guard settings.pre >= 0, settings.post >= 0, settings.pre.isFinite, settings.post.isFinite else {
+            throw GpickError(.usage, "a clip's seconds before and after the motion must be 0 or more")
+        }
+        try ClipNames.check(settings.name)
+        // Checked as the first clip would be: a folder that cannot take it fails now, not at the
+        // first motion.
+        _ = try OutputPath("\(directory)/probe.mp4")
+        let file = try session.configuration.library.load("motion-ring")
+        // About 0.13 bit a pixel (8 Mbit/s at 1080p30), what a camera's own H.264 spends.
+        let f = session.format
+        let bitrate = min(100_000_000, max(500_000, f.width * f.height * max(1, f.fps) / 8))
+        let encoder = settings.snap ? try await StillEncoder.make(format: .jpeg, library: session.configuration.library) : nil
+        let ring = try await LiveRing.arm(in: session, seconds: settings.pre, keyInterval: max(1, f.fps), file: file,
+                                          values: ["bitrate": .int(Int64(bitrate))])
+        return MotionClips(session: session, ring: ring, directory: directory, settings: settings, encoder: encoder, report: report)
+    }
+
+    /// A motion event from the session's `MotionWatch` (any zone).
+    public func motion(_ e: MotionEvent) { commands.yield(.motion(e)) }
+
+    /// Ends the clip under way where the frames are now, waits until every clip is written, and
+    /// removes the ring.
+    public func stop() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            if case .terminated = commands.yield(.stop(c)) { c.resume() }
+        }
+        await driver.withLock { $0 }?.value
+        await ring.disarm()
+        await encoder?.close()
+    }
+
+    /// The frame at hand, as a JPEG beside the clip (written whole or not at all).
+    private func still(for clip: ClipStream) async throws {
+        guard let encoder else { return }
+        let name = (clip.path.split(separator: "/").last.map(String.init) ?? clip.path).deletingFilenameExtension + ".jpg"
+        let target = try OutputPath("\(directory)/\(name)")
+        for try await frame in session.nextFrames(1) {
+            let bytes = try await encoder.encode(frame, camera: session.camera)
+            try await AtomicWrite.store(bytes, to: target)
+            report(.still(path: target.path, bytes: bytes.count, number: clip.number))
+        }
+    }
+
+    // MARK: - The one place that decides
+
+    private func drive(_ commands: AsyncStream<Command>) async {
+        var moving: Set<String> = []
+        var current: ClipStream?
+        var writing: [ObjectIdentifier: ClipStream] = [:]
+        var number = 0
+        var stopping: CheckedContinuation<Void, Never>?
+        for await command in commands {
+            switch command {
+            case .motion(let e) where e.kind == .started:
+                moving.insert(e.zone)
+                if let c = current, c.goOn() { continue }
+                guard stopping == nil else { continue }
+                number += 1
+                let wall = Date().addingTimeInterval(-(e.latency ?? 0))
+                do {
+                    let clip = try await ClipStream.open(in: directory, name: ClipNames.expand(settings.name, number: number, at: wall),
+                                                         number: number, library: session.configuration.library)
+                    let from = UInt64(max(0, e.time - settings.pre) * 1e9)
+                    clip.follow(ring, from: from) { [commands = self.commands] written, error in
+                        commands.yield(.finished(clip, written, error))
+                    }
+                    current = clip
+                    writing[ObjectIdentifier(clip)] = clip
+                    report(.started(path: clip.path, number: number, from: e.time))
+                    if settings.snap { try await still(for: clip) }
+                } catch {
+                    report(.failed(path: directory, (error as? GpickError) ?? session.failureReason
+                        ?? GpickError(.runtime, "motion clip in \(directory): \(error)")))
+                }
+            case .motion(let e):
+                moving.remove(e.zone)
+                if moving.isEmpty { current?.end(at: UInt64(max(0, e.time + settings.post) * 1e9)) }
+            case .finished(let clip, let written, let error):
+                writing[ObjectIdentifier(clip)] = nil
+                if current === clip { current = nil }
+                if let error { report(.failed(path: clip.path, error)) } else if let written { report(.written(written)) }
+                if writing.isEmpty, let s = stopping { s.resume(); return }
+            case .stop(let c):
+                stopping = c
+                current?.end(at: nil)
+                current = nil
+                if writing.isEmpty { c.resume(); return }
+            }
+        }
+    }
+}
+
+/// A clip written: where, how many frames, and the stream times (s) of its first and last.
+public struct MotionClip: Sendable, Equatable {
+    public var path: String
+    public var number: Int
+    public var frames: Int
+    public var first: Double
+    public var last: Double
+    public var duration: Double
+
+    public var fields: EventFields {
+        let round = { (v: Double) in (v * 1000).rounded() / 1000 }
+        return ["path": path, "number": number, "frames": frames, "first": round(first), "last": round(last),
+                "duration": round(duration)]
+    }
+}
+
+extension MotionClips {
+    /// Refuses a clip name that could not name a file in the clips' folder.
+    public static func checkName(_ pattern: String) throws(GpickError) { try ClipNames.check(pattern) }
+
+    /// The clips `name` gives already in `directory` (an earlier run's), oldest first.
+    public static func existing(in directory: String, name: String) -> [String] {
+        ClipNames.existing(in: directory, pattern: name)
+    }
+}
