@@ -65,11 +65,13 @@ final class TestSourceProbe: Sendable {
     }
 
     /// A white block, an eighth of the picture's width and a quarter of its height, across the
-    /// middle band from left to right over `count` frames (luma only: what motion looks at).
+    /// middle band from left to right over `count` frames, or again every two seconds (60 frames)
+    /// in a longer range (luma only: what motion looks at).
     static func drawBlock(into frame: inout VideoFrame, step: Int, of count: Int) {
         guard let y = frame.planes.first else { return }
         let w = max(2, frame.width / 8), h = max(2, frame.height / 4)
-        let x0 = (frame.width - w) * step / max(1, count - 1)
+        let pass = min(count, 60)
+        let x0 = (frame.width - w) * (step % pass) / max(1, pass - 1)
         let y0 = (frame.height - h) / 2
         let data = y.data.assumingMemoryBound(to: UInt8.self)
         for row in y0..<(y0 + h) {
