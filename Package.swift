@@ -106,6 +106,7 @@ let package = Package(
                     .embedInCode("Pipelines/files/source-v4l2.yaml"),
                     .embedInCode("Pipelines/files/still-jpeg.yaml"),
                     .embedInCode("Pipelines/files/still-png.yaml"),
+                    .embedInCode("Pipelines/files/timelapse.yaml"),
                 ]),
         // The script language (`gpick script`, `gpick session`), interpreted on a capture session.
         .target(name: "GpickScript", dependencies: ["GpickKit"]),

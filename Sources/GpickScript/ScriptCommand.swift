@@ -3,7 +3,7 @@ import GpickKit
 import Glibc
 
 /// A parsed script statement.
-public struct ScriptStatement: Sendable {
+public struct ScriptStatement: Sendable, Equatable {
     public var line: Int
     public var command: ScriptCommand
     /// The text of the line, for error messages and echoing.
@@ -26,6 +26,9 @@ public enum ScriptCommand: Sendable, Equatable {
     case recordLoop(path: String, partSeconds: Double, retention: PartRetention)
     case recordStop
     case record(duration: Double, path: String)
+    /// `timelapse DURATION every INTERVAL FILE`: a frame every `every` for `duration`, as
+    /// `gpick timelapse` takes them (played at 30 fps); the next line runs once it is written.
+    case timelapse(duration: Double, every: Double, path: String)
     case wait(Double)
     /// `wait motion [in ZONE] [for DURATION] [timeout DURATION]`: until motion starts (in the zone)
     /// and has lasted `lasting`; past `timeout` the line fails.
@@ -34,6 +37,13 @@ public enum ScriptCommand: Sendable, Equatable {
     case zone(name: String, area: MotionPolygon)
     /// `mask x1,y1 x2,y2 x3,y3 …`: a part of the frame motion detection never looks at.
     case mask(MotionPolygon)
+    /// `on motion [in ZONE] [cooldown DURATION]` … `end`: the lines between run each time motion
+    /// starts (in the zone), one run at a time, and not again until `cooldown` after the last
+    /// run ended; `%n` (the run's number) and `%t` (the local time motion started) in their
+    /// file names. The script goes on meanwhile (a `wait` keeps it watching).
+    case onMotion(zone: String?, cooldown: Double, body: [ScriptStatement])
+    /// `end`: closes an `on` block (the parser folds the lines between into it).
+    case end
     case set(element: String, property: String, value: String)
     case flip
     case suspend

@@ -5,24 +5,26 @@ import Glibc
 /// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.
 public enum ScriptParser {
     public static let commands = ["source", "preview", "serve", "publish", "snap", "burst", "record", "wait", "set", "flip",
-                                  "suspend", "resume", "live", "mode", "countdown", "expect", "echo", "zone", "mask"]
+                                  "suspend", "resume", "live", "mode", "countdown", "expect", "echo", "zone", "mask", "on", "end", "timelapse"]
 
     /// Parses a whole script; the first syntax error stops it, naming line and column.
     public static func parse(_ text: String) throws(ScriptSyntaxError) -> [ScriptStatement] {
         var out: [ScriptStatement] = []
         var zones: Set<String> = []
+        var blocks = ScriptBlocks()
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             guard let s = try parseLine(String(line), lineNumber: i + 1) else { continue }
-            // A zone is named before a wait asks for it, so the whole script is checked at once.
+            // A zone is named before a line asks for it, so the whole script is checked at once.
             switch s.command {
             case .zone(let name, _): zones.insert(name)
-            case .waitMotion(let zone?, _, _) where !zones.contains(zone):
+            case .waitMotion(let zone?, _, _) where !zones.contains(zone), .onMotion(let zone?, _, _) where !zones.contains(zone):
                 let column = (try? ScriptLexer.tokens(s.text, lineNumber: i + 1))?.dropFirst(2).first { $0.text == zone }?.column ?? 1
                 throw ScriptSyntaxError(line: i + 1, column: column, message: "no zone \"\(zone)\" before this line (zone NAME x1,y1 x2,y2 x3,y3 …)")
             default: break
             }
-            out.append(s)
+            if let ready = try blocks.feed(s) { out.append(ready) }
         }
+        try blocks.finish()
         return out
     }
 
@@ -122,6 +124,33 @@ public enum ScriptParser {
                 i += 2
             }
             cmd = .waitMotion(zone: zone, lasting: lasting, timeout: timeout)
+        case "timelapse":
+            let usage = "DURATION every INTERVAL FILE (like timelapse 8h every 10s lapse.mp4)"
+            try arity(4...4, usage)
+            guard t[2].text == "every" else { throw err(t[2], "expected \"every\"; usage: timelapse \(usage)") }
+            let d = try duration(t[1]), every = try duration(t[3])
+            guard every > 0 else { throw err(t[3], "the interval must be > 0") }
+            guard d >= every else { throw err(t[1], "a timelapse of \(t[1].text) is shorter than its interval") }
+            cmd = .timelapse(duration: d, every: every, path: t[4].text)
+        case "on":
+            let usage = "on motion [in ZONE] [cooldown DURATION], then its lines, then end"
+            guard t.count >= 2 else { throw err(nil, "on needs what to react to: \(usage)") }
+            guard t[1].text == "motion" else { throw err(t[1], "on reacts to motion, not \"\(t[1].text)\"; usage: \(usage)") }
+            var zone: String?, cooldown = 0.0
+            var i = 2
+            while i < t.count {
+                guard i + 1 < t.count else { throw err(t[i], "\(t[i].text) needs a value; usage: \(usage)") }
+                switch t[i].text {
+                case "in": zone = t[i + 1].text
+                case "cooldown": cooldown = try duration(t[i + 1])
+                default: throw err(t[i], "unexpected \"\(t[i].text)\"; usage: \(usage)")
+                }
+                i += 2
+            }
+            cmd = .onMotion(zone: zone, cooldown: cooldown, body: [])
+        case "end":
+            try arity(0...0, "(it closes an on block)")
+            cmd = .end
         case "wait":
             try arity(1...1, "DURATION | motion [in ZONE] [for DURATION] [timeout DURATION]")
             cmd = .wait(try duration(t[1]))

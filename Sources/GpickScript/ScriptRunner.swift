@@ -96,8 +96,10 @@ public actor ScriptRunner {
         }
     }
 
-    /// Finalises any recording in progress and stops the session.
-    public func finish() async {
+    /// Finalises any recording in progress and stops the session; `on motion` runs under way
+    /// end first (`interrupted`: at their next line, else whole).
+    public func finish(interrupted: Bool = false) async {
+        await stopHandlers(interrupted: interrupted)
         if let (rec, line) = recording {
             rec.requestStop()
             try? await report(rec, line: line)
@@ -165,14 +167,30 @@ public actor ScriptRunner {
             let rec = try await startRecording(path, duration: duration)
             emit("record-started", ["path": rec.output.path, "line": s.line, "duration": duration])
             try await report(rec, line: s.line, throwing: true)
+        case .timelapse(let duration, let every, let path):
+            let target = try output(path)
+            var settings = Timelapse.Settings()
+            (settings.duration, settings.every) = (duration, every)
+            let lapse = try await Timelapse.start(in: try await runningSession(), to: target, settings: settings)
+            emit("timelapse-started", ["path": target.path, "line": s.line, "frames": settings.frames ?? 0])
+            let result = try await withTaskCancellationHandler {
+                try await lapse.finished()
+            } onCancel: {
+                lapse.requestStop()
+            }
+            emit("file-written", ["path": result.path, "line": s.line, "frames": result.frames, "duration": result.duration])
         case .wait(let d):
             try await Task.sleep(nanoseconds: UInt64(d * 1e9))
         case .waitMotion(let zone, let lasting, let timeout):
             try await waitForMotion(zone: zone, lasting: lasting, timeout: timeout, line: s.line)
         case .zone(let name, let area):
-            await addZone(name, area)
+            try await addZone(name, area)
         case .mask(let area):
-            await addMask(area)
+            try await addMask(area)
+        case .onMotion(let zone, let cooldown, let body):
+            try await addHandler(line: s.line, zone: zone, cooldown: cooldown, body: body)
+        case .end:
+            throw GpickError(.usage, "end without an on block to close")
         case .set("camera", let control, let value):
             // A V4L2 camera's control (exposure-time, focus-mode…), checked against the camera.
             let session = try await runningSession()

@@ -12,7 +12,7 @@ struct Gpick: AsyncParsableCommand {
         commandName: "gpick",
         abstract: "Camera capture for Linux: stills, bursts, recordings and more, from a camera or the test source.",
         version: GpickVersion.current,
-        subcommands: [PreviewCommand.self, Snap.self, Record.self, Live.self, Serve.self, Publish.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self, Recordings.self, Watch.self, LibraryHandOff.self, ThumbHandOff.self, PickHandOff.self, AvatarHandOff.self]
+        subcommands: [PreviewCommand.self, Snap.self, Record.self, Live.self, Serve.self, Publish.self, Script.self, Session.self, Run.self, Inspect.self, Devices.self, Doctor.self, Pipelines.self, Recordings.self, Watch.self, TimelapseCommand.self, LibraryHandOff.self, ThumbHandOff.self, PickHandOff.self, AvatarHandOff.self]
     )
 
     /// Errors print as one line on stderr (no usage dump), with a non-zero exit.

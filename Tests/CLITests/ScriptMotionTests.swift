@@ -31,6 +31,45 @@ import Testing
         #expect(e.contains { $0["event"] as? String == "capture-data-delivered" && ($0["path"] as? String)?.hasSuffix("after.jpg") == true }, "\(e)")
     }
 
+    /// Each start of motion runs the block once, numbered, on the frame at hand; the script ends
+    /// once the second run has begun (a wait sees a start only after the blocks it starts), and
+    /// that run is finished before the session stops.
+    @Test func aBlockRunsEachTimeMotionStarts() async throws {
+        let (r, _, e) = try await Self.run("""
+            on motion cooldown 0.5s
+              snap moved-%n.jpg
+              echo moved %n
+            end
+            wait motion timeout 30s
+            wait motion timeout 30s
+            """, source: "test:colors?moves=150-180,240-270")
+        #expect(r.status == 0, "\(r.stderr)")
+        let runs = e.filter { $0["event"] as? String == "on-motion" }
+        #expect(runs.map { $0["number"] as? Int } == [1, 2] && runs.allSatisfy { $0["line"] as? Int == 1 }, "\(runs)")
+        #expect(e.filter { $0["event"] as? String == "echo" }.compactMap { $0["text"] as? String } == ["moved 1", "moved 2"])
+        let files = e.filter { $0["event"] as? String == "capture-data-delivered" }.compactMap { ($0["path"] as? String)?.split(separator: "/").last }
+        #expect(files == ["moved-1.jpg", "moved-2.jpg"], "\(files)")
+        // Each still shows its motion: taken while the block moves (by the frames' stamps).
+        let stamps = e.filter { $0["event"] as? String == "capture-exposure-complete" }
+            .compactMap { ($0["stamp"] as? String)?.split(separator: ":").last.flatMap { Int($0) } }
+        #expect(stamps.count == 2 && (150..<180).contains(stamps[0]) && (240..<270).contains(stamps[1]), "\(stamps)")
+        #expect(e.filter { $0["event"] as? String == "on-motion-done" }.allSatisfy { $0["ok"] as? Bool == true })
+    }
+
+    /// A start while the block runs, or within its cooldown, does not run it again.
+    @Test func aBlockDoesNotRunAgainWithinItsCooldown() async throws {
+        let (r, _, e) = try await Self.run("""
+            on motion cooldown 30s
+              echo moved %n
+            end
+            wait motion timeout 30s
+            wait motion timeout 30s
+            """, source: "test:colors?moves=150-180,240-270")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(e.filter { $0["event"] as? String == "echo" }.compactMap { $0["text"] as? String } == ["moved 1"])
+        #expect(e.contains { $0["event"] as? String == "on-motion-skipped" && $0["reason"] as? String == "cooling down" }, "\(e)")
+    }
+
     /// Nothing moves: the wait fails at its timeout, naming its line.
     @Test func aWaitWithoutMotionFailsAtItsTimeout() async throws {
         let (r, _, _) = try await Self.run("wait motion timeout 2s\nsnap never.jpg\n", source: "test:colors")

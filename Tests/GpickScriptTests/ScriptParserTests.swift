@@ -18,6 +18,7 @@ import Testing
         #expect(try command("burst 5 b.jpg every 3") == .burst(count: 5, path: "b.jpg", every: 3))
         #expect(try command("burst 5 b.jpg") == .burst(count: 5, path: "b.jpg", every: 1))
         #expect(try command("record 1.5s c.mp4") == .record(duration: 1.5, path: "c.mp4"))
+        #expect(try command("timelapse 8h every 10s lapse.mp4") == .timelapse(duration: 28_800, every: 10, path: "lapse.mp4"))
         #expect(try command("record 500ms c.mp4") == .record(duration: 0.5, path: "c.mp4"))
         #expect(try command("record start d.mkv") == .recordStart("d.mkv"))
         #expect(try command("record stop") == .recordStop)

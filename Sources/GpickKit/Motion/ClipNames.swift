@@ -10,11 +10,15 @@ enum ClipNames {
         guard !pattern.isEmpty, !pattern.contains("/"), !pattern.contains("\0"), pattern != ".", pattern != ".." else {
             throw GpickError(.usage, "clip name \"\(pattern)\" must be a file name, without a folder")
         }
+        try checkPercents(pattern)
+    }
+
+    static func checkPercents(_ pattern: String) throws(GpickError) {
         var chars = pattern.makeIterator()
         while let c = chars.next() {
             guard c == "%" else { continue }
             guard let f = chars.next(), "tn%".contains(f) else {
-                throw GpickError(.usage, "clip name \"\(pattern)\": only %t (time), %n (number) and %% may follow a percent sign")
+                throw GpickError(.usage, "name \"\(pattern)\": only %t (time), %n (number) and %% may follow a percent sign")
             }
         }
     }

@@ -181,3 +181,14 @@ extension MotionClips {
         ClipNames.existing(in: directory, pattern: name)
     }
 }
+
+extension MotionClips {
+    /// A name with `%t` (the local time `date`: 2026-11-29_14-05-30), `%n` (`number`) and `%%`
+    /// filled in, as clips are named; scripts' `on motion` blocks name their files so.
+    public static func name(_ pattern: String, number: Int, at date: Date) -> String {
+        ClipNames.expand(pattern, number: number, at: date)
+    }
+
+    /// Refuses a percent sign followed by anything but t, n or %.
+    public static func checkPercentSigns(_ pattern: String) throws(GpickError) { try ClipNames.checkPercents(pattern) }
+}

@@ -32,6 +32,7 @@ public enum BuiltInPipelines {
         "source-v4l2": PackageResources.source_v4l2_yaml,
         "still-jpeg": PackageResources.still_jpeg_yaml,
         "still-png": PackageResources.still_png_yaml,
+        "timelapse": PackageResources.timelapse_yaml,
     ]
 
     public static var names: [String] { texts.keys.sorted() }

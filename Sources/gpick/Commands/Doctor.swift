@@ -131,6 +131,8 @@ enum Requirements {
         Check(name: "record mkv", files: session + ["audio-test", "record-mkv"], extra: ["appsink"]),
         Check(name: "record webm", files: session + ["audio-test", "record-webm"], extra: ["appsink"]),
         Check(name: "live", files: session + ["audio-test", "live-ring", "live-clip", "live-clip-mov", "still-jpeg"], extra: ["appsink"]),
+        Check(name: "watch --record", files: session + ["motion-ring", "motion-clip", "still-jpeg"], extra: ["appsink"]),
+        Check(name: "timelapse", files: session + ["timelapse"], extra: ["appsink"]),
         Check(name: "preview terminal", files: session + ["preview-terminal"], extra: ["appsink"]),
         Check(name: "preview http", files: session + ["preview-http"], extra: ["appsink"]),
         Check(name: "serve rtsp", files: session + ["serve-rtsp"], extra: ["appsink"],

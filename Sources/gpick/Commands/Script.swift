@@ -54,8 +54,9 @@ func scriptPrinter(_ events: Events) -> ScriptRunner.Emit {
         var f: JSONFields = [:]
         for (k, v) in fields { f[k] = v }
         // A failing statement's typed reason: its remedy, worded in this CLI's flags.
-        if let reason = f.removeValue(forKey: "reason") as? GpickError, let line = fields["line"] as? Int {
-            f["message"] = "line \(line): \(reason.line)"
+        if let reason = f["reason"] as? GpickError {
+            f.removeValue(forKey: "reason")
+            if let line = fields["line"] as? Int { f["message"] = "line \(line): \(reason.line)" }
         }
         if events.json {
             events.emit(name, f)
@@ -141,19 +142,26 @@ struct Session: AsyncParsableCommand {
             let ok = await runInterruptibly(runner, emit: emit) {
                 var lineNumber = 0
                 var syntaxFailures = 0
+                // An `on motion` block runs once its `end` has come.
+                var blocks = ScriptBlocks()
+                func syntax(_ error: ScriptSyntaxError) {
+                    syntaxFailures += 1
+                    emit("error", ["line": error.line, "column": error.column, "message": "\(error.line):\(error.column): \(error.message)"])
+                }
                 for await line in StdinLines.stream() {
                     lineNumber += 1
                     do {
-                        guard let s = try ScriptParser.parseLine(line, lineNumber: lineNumber) else { continue }
+                        guard let parsed = try ScriptParser.parseLine(line, lineNumber: lineNumber),
+                              let s = try blocks.feed(parsed) else { continue }
                         if !(await runner.execute(s)) && !keepGoing { return false }
                     } catch let error as ScriptSyntaxError {
-                        syntaxFailures += 1
-                        emit("error", ["line": error.line, "column": error.column, "message": "\(error.line):\(error.column): \(error.message)"])
+                        syntax(error)
                         if !keepGoing { return false }
                     } catch {
                         return false
                     }
                 }
+                do { try blocks.finish() } catch let error as ScriptSyntaxError { syntax(error) } catch {}
                 return await runner.failures == 0 && syntaxFailures == 0
             }
             events.finished(["ok": ok])
@@ -176,7 +184,7 @@ func runInterruptibly(_ runner: ScriptRunner, emit: @escaping ScriptRunner.Emit,
     }
     stopper.onSignal { _ in task.cancel() }
     let ok = await task.value
-    await runner.finish()
+    await runner.finish(interrupted: stopper.signalled > 0)
     return ok && stopper.signalled == 0
 }
 
