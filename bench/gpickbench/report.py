@@ -6,7 +6,7 @@ from . import targets as T
 from .report_picker import picker, rest
 from .report_realfiles import realfiles
 from .report_camera import camera
-from .report_motion import motion
+from .report_motion import motion, watchclips
 from .report_soak import soak
 from .report_stream import stream
 
@@ -419,7 +419,7 @@ def avatar_editor(e, c):
 SECTIONS = (("snap", snap), ("record", record), ("memory", memory), ("session", session), ("live", live),
             ("flips", flips), ("terminal", terminal), ("library", library), ("thumbs", thumbs),
             ("realfiles", realfiles), ("imagesource", imagesource), ("picker", picker), ("rest", rest),
-            ("avatar", avatar), ("stream", stream), ("camera", camera), ("motion", motion), ("soak", soak))
+            ("avatar", avatar), ("stream", stream), ("camera", camera), ("motion", motion), ("watchclips", watchclips), ("soak", soak))
 
 
 def render(results):

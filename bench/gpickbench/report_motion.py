@@ -15,3 +15,17 @@ def motion(r, c):
             "```", r["command"], "```", "",
             f"Latencies: {', '.join(f'{x:.1f}' for x in r['latency_ms'])} ms.", "",
             *[f"- {x.name}: **{x.result}** — target {x.target}: {verdict(x.ok)}" for x in checks], ""]
+
+
+def watchclips(r, c):
+    checks = by_ref(c, "M3")
+    befores = [x["before"] for x in r["clips"] if x["before"] is not None]
+    afters = [x["after"] for x in r["clips"] if x["after"] is not None]
+    return ["## 15b. Motion clips (M3)", "",
+            f"`gpick watch --record` for {r['seconds']} s at 1920x1080@30 on the test source, whose block moves for 3 s every "
+            f"30 s ({r['motions']} motions), with --pre {r['pre']} and --post {r['post']}. RSS is read from /proc every 5 s and a "
+            "line fitted from the first minute on; each clip's stamps are read back with `gpick inspect --stamps`.", "",
+            "```", r["command"], "```", "",
+            f"Clips start {min(befores, default=0):.2f}–{max(befores, default=0):.2f} s before their first moving frame and end "
+            f"{min(afters, default=0):.2f}–{max(afters, default=0):.2f} s after their last.", "",
+            *[f"- {x.name}: **{x.result}** — target {x.target}: {verdict(x.ok)}" for x in checks], ""]

@@ -247,6 +247,9 @@ def checks(results):
     if (r := results.get("motion")):
         from .targets_motion import motion_checks
         out += motion_checks(r)
+    if (r := results.get("watchclips")):
+        from .targets_motion import watchclips_checks
+        out += watchclips_checks(r)
     return out
 
 

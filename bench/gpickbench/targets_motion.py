@@ -24,3 +24,23 @@ def motion_checks(r):
               "no start" if worst is None else f"{worst:.1f} ms over {len(r['latency_ms'])} starts",
               f"<= {MOTION_LATENCY_MS} ms", worst is not None and worst <= MOTION_LATENCY_MS, "M2"),
     ]
+
+
+WATCH_RSS_MIB_PER_HOUR = 1.0   # M3: RSS growth of gpick watch --record, fitted slope after the warm-up
+
+
+def watchclips_checks(r):
+    if not r:
+        return []
+    clips = r["clips"]
+    whole = [c for c in clips if c["breaks"] == 0 and c["unreadable"] == 0]
+    covered = [c for c in clips if c["before"] is not None and c["before"] >= r["pre"] and c["after"] >= r["post"]]
+    return [
+        Check(f"gpick watch --record at 1080p30 for {r['seconds'] / 60:.0f} min: RSS growth",
+              f"{r['rss_mib_per_hour']:+.2f} MiB/hour ({r['rss_first_mib']:.0f} → {r['rss_last_mib']:.0f} MiB, peak {r['rss_peak_mib']:.0f})",
+              f"< {WATCH_RSS_MIB_PER_HOUR:g} MiB/hour", r["rss_mib_per_hour"] < WATCH_RSS_MIB_PER_HOUR, "M3"),
+        Check("Same run: clips, each every frame from before its motion to after it",
+              f"{len(clips)} clips of {r['motions']} motions, {len(whole)} with no frame missing, {len(covered)} covering "
+              f"--pre {r['pre']} s and --post {r['post']} s",
+              "one clip a motion, none missing a frame", len(clips) == r["motions"] and len(whole) == len(clips) == len(covered), "M3"),
+    ]

@@ -1,7 +1,7 @@
 """The benchmarks, in the order they run. Each `run(bench)` returns plain data (JSON-able) that
 `report` checks against the targets."""
 from . import (avatar, camera, flips, imagesource, library, live, memory, motion, picker, realfiles, record, rest, session, snap, soak,
-               stream, terminal, thumbs)
+               stream, terminal, thumbs, watchclips)
 
 ALL = {
     "snap": snap.run,
@@ -31,6 +31,8 @@ ALL = {
     "camera": camera.run,
     # Motion detection (M1, M2): its CPU at 1080p30 over a plain session, and how soon a start is told.
     "motion": motion.run,
+    # Motion clips (M3): 10 minutes of gpick watch --record at 1080p30, 20 motions: RSS, every frame in every clip.
+    "watchclips": watchclips.run,
     # The unattended run (S1): 20 minutes of serve, publish and a loop recording in one session.
     "soak": soak.run,
 }
