@@ -121,6 +121,47 @@ import Testing
         #expect(left == ["holiday.mp4", (written[1] as NSString).lastPathComponent].sorted(), "\(left)")
     }
 
+    /// Served over RTSP from the same session while it watches and records: a viewer gets its
+    /// frames, and the motion is still a clip.
+    @Test func aWatchIsServedWhileItRecords() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["watch", "--source", "test:colors?moves=150-100000", "--record", dir,
+                                                              "--pre", "0.5", "--serve", "door", "--rtsp-port", "0", "--json"] + Self.small)
+        defer { p.signal(SIGKILL) }
+        let started = try await p.waitForOutput("\"started\"", timeout: 30)
+        let url = try #require(started.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "started" }?["url"] as? String, "\(started)")
+        #expect(url.hasPrefix("rtsp://127.0.0.1:") && url.hasSuffix("/door"), "\(url)")
+        let viewer = try await Subprocess.run("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url, "-frames:v", "30", "-f", "null", "-"],
+                                              timeout: 60)
+        #expect(viewer.status == 0, "\(viewer.stderr)")
+        _ = try await p.waitForOutput("\"clip-started\"", timeout: 60)
+        p.signal(SIGINT)
+        let r = try await p.wait(timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Self.clips(WatchTests.events(r)).count == 1)
+    }
+
+    /// Published over SRT from the same session while it watches (GStreamer's srtsrc as the
+    /// listener, keeping what it gets): the stream holds the session's frames.
+    @Test func aWatchIsPublishedWhileItWatches() async throws {
+        let dir = TestEnvironment.tempDir()
+        let port = try StreamServers.freePort(udp: true)
+        let listener = try StreamServers.srtReceiver(port: port, file: "\(dir)/got.mkv")
+        defer { listener.signal(SIGKILL) }
+        #expect(try await TestEnvironment.eventually(10) { StreamServers.udpBound(port) }, "srtsrc did not bind \(port)")
+        let r = try await Subprocess.gpick(["watch", "--source", "test:colors?moves=60-90", "--publish", "srt://127.0.0.1:\(port)",
+                                            "--duration", "4", "--json"] + Self.small, timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let e = WatchTests.events(r)
+        #expect(e.first { $0["event"] as? String == "started" }?["publish"] as? String == "srt://127.0.0.1:\(port)", "\(e)")
+        // The receiver ends its file when gpick hangs up.
+        _ = try await listener.wait(timeout: 20)
+        let stamps = try await Media.stampIndices("\(dir)/got.mkv").compactMap { $0 }
+        // In order (a live stream may drop a late frame on a loaded machine; the recordings may not).
+        #expect(stamps.count >= 30 && Media.missing(stamps) != nil, "\(stamps.count) stamps")
+    }
+
     @Test(arguments: [
         (["--pre", "2"], "--pre needs --record"),
         (["--keep-size", "1G"], "need --record"),
@@ -128,6 +169,9 @@ import Testing
         (["--record", "DIR", "--clip-name", "a/b.mp4"], "must be a file name, without a folder"),
         (["--record", "DIR", "--clip-name", "clip-%d.mp4"], "only %t (time), %n (number) and %% may follow a percent sign"),
         (["--record", "DIR", "--pre", "100"], "--pre 100.0 must be 0…60 seconds"),
+        (["--rtsp-port", "9000"], "--rtsp-port needs --serve"),
+        (["--serve", "a/b"], "--serve a/b must be a stream name"),
+        (["--publish", "http://example.com/x"], "http://example.com/x"),
     ])
     func badClipOptionsAreOneLine(_ args: [String], _ says: String) async throws {
         let dir = TestEnvironment.tempDir()

@@ -24,7 +24,10 @@ struct Watch: AsyncParsableCommand {
         within those seconds goes on in the same clip. Clips are written as they happen and play \
         at every moment, even after a kill. Each clip's path is printed when it is complete \
         (file-written with --json, after clip-started). --keep, --keep-size and --keep-free delete \
-        the oldest clips, those of earlier runs with the same --clip-name too.
+        the oldest clips, those of earlier runs with the same --clip-name too. \
+        With --serve NAME the same session is also an RTSP stream on 127.0.0.1 (rtsp://127.0.0.1:8554/NAME; \
+        gpick serve has the network options), and with --publish URL it is pushed to an SRT, RTMP or RTSP \
+        server as gpick publish does (reconnecting when the server goes away), while it is watched.
         """)
 
     @Option(name: .customLong("zone"), help: ArgumentHelp("A zone motion is reported for: NAME=x1,y1 x2,y2 x3,y3 … (repeatable; none: the whole frame, as zone \"frame\").", valueName: "name=points"))
@@ -62,6 +65,15 @@ struct Watch: AsyncParsableCommand {
 
     @OptionGroup(title: "Clips (with --record)") var kept: RetentionOptions
 
+    @Option(name: .long, help: ArgumentHelp("Also serve the session over RTSP on 127.0.0.1 under this name.", valueName: "name"))
+    var serve: String?
+
+    @Option(name: .customLong("rtsp-port"), parsing: .unconditional, help: "With --serve: the RTSP port (default 8554; 0: any free port).")
+    var rtspPort: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Also publish the session to srt://HOST:PORT, rtmp://HOST/APP/KEY or rtsp://HOST/PATH.", valueName: "url"))
+    var publish: String?
+
     @OptionGroup var capture: SourceOptions
     @OptionGroup var camera: CameraOptions
     @OptionGroup var pipelines: PipelineOptions
@@ -81,6 +93,13 @@ struct Watch: AsyncParsableCommand {
         }
         if try record == nil && (clipName != nil || snap || !kept.retention().keepsEverything) {
             throw ValidationError("--clip-name, --snap, --keep, --keep-size and --keep-free need --record (they name, add and delete clips)")
+        }
+        if let rtspPort {
+            guard serve != nil else { throw ValidationError("--rtsp-port needs --serve") }
+            guard (0...65535).contains(rtspPort) else { throw ValidationError("--rtsp-port \(rtspPort) must be 0…65535") }
+        }
+        if let serve, serve.isEmpty || serve.contains("/") || serve.contains("?") {
+            throw ValidationError("--serve \(serve) must be a stream name, like door")
         }
         _ = try settings()
         _ = try clipSettings()
@@ -140,8 +159,31 @@ struct Watch: AsyncParsableCommand {
             let failure = Locked<GpickError?>(nil)
             let watch: MotionWatch
             var clips: MotionClips?
+            var served: (server: RTSPServer, stream: RTSPStream)?
+            var published: Publication?
             do {
+                let target = try publish.map { u throws(GpickError) in try PublishTarget(u) }
                 try await session.start()
+                if let target {
+                    published = try await Publication.start(in: session, to: target) { event in
+                        switch event {
+                        case .connected(let attempt):
+                            events.emit("publish-connected", ["url": "\(target)", "attempt": attempt])
+                        case .lost(let reason, let retryIn):
+                            events.emit("publish-lost", ["url": "\(target)", "cause": reason, "retry_in": retryIn])
+                            if !events.json { Console.notice("publish: lost \(target): \(reason); trying again in \(cFormat("%g", retryIn)) s") }
+                        }
+                    }
+                }
+                if let serve {
+                    let server = try RTSPServer(port: rtspPort ?? 8554)
+                    do {
+                        served = (server, try await RTSPStream.start(in: session, on: server, name: serve))
+                    } catch {
+                        await server.close()
+                        throw error
+                    }
+                }
                 if let record {
                     let settings = try clipSettings()
                     let retention = try kept.retention()
@@ -175,11 +217,18 @@ struct Watch: AsyncParsableCommand {
                 }
             } catch {
                 await clips?.stop()
+                await published?.stop()
+                if let served { await served.stream.stop(); await served.server.close() }
                 await session.stop()
                 throw error
             }
-            events.started((["source": "\(session.source)", "width": session.format.width, "height": session.format.height,
-                             "zones": JSONValue.array(settings.reportedZones.map { .string($0.name) })] as JSONFields).mode(of: session))
+            var started: JSONFields = ["source": "\(session.source)", "width": session.format.width, "height": session.format.height,
+                                       "zones": JSONValue.array(settings.reportedZones.map { .string($0.name) })]
+            if let served { started["url"] = served.stream.url }
+            // As gpick publish names it (an RTMP key is not printed).
+            if let published { started["publish"] = "\(published.target)" }
+            events.started(started.mode(of: session))
+            if let served, !events.json { print(served.stream.url) }
             let service = ServiceWatch.ready("watching \(session.source)", sessions: [session])
             stopper.onSignal { _ in end.yield() }
             let timer = duration.map { d in Task { try? await Task.sleep(nanoseconds: UInt64(d * 1e9)); end.yield() } }
@@ -188,6 +237,8 @@ struct Watch: AsyncParsableCommand {
             timer?.cancel()
             await watch.stop()
             await clips?.stop()
+            await published?.stop()
+            if let served { await served.stream.stop(); await served.server.close() }
             await session.stop()
             if let f = failure.withLock({ $0 }) { throw f }
             events.finished()
