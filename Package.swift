@@ -127,9 +127,6 @@ let package = Package(
         // The prefix gpick gives libvips (so that it loads no module itself), set as the process
         // loads, before any thread: the environment is never changed while threads run.
         .target(name: "CVipsPrefix"),
-        // The gate every libvips call passes, so that a failure can be done again alone: libvips
-        // has one error buffer for the whole process.
-        .target(name: "CVipsGate"),
         // GLib alone (checksums), for the library, which needs nothing else of GStreamer's stack.
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The media library: roots, the SQLite index (GRDB), scanning, live-photo pairing, import.
@@ -144,7 +141,7 @@ let package = Package(
         // libcurl, which fetches photos at http(s) URLs (a tiny shim: libcurl's options are C varargs).
         .target(name: "CHTTPGet"),
         // GstCore: video poster frames and the camera's frames as images, through its wrappers.
-        .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CHTTPGet", "CImaging", "CVips", "CVipsGate", "CVipsPrefix", "CZlib", "GpickBase", "GpickFormats",
+        .target(name: "GpickImages", dependencies: ["CDe265", "CGLib", "CHTTPGet", "CImaging", "CVips", "CVipsPrefix", "CZlib", "GpickBase", "GpickFormats",
                                                     "GpickKit", "GpickLibrary", "GstCore"]),
         // The picker (`gpick pick`): its page on gpick's web server, its camera cell, its results.
         .target(name: "GpickPicker", dependencies: ["GpickBase", "GpickImages", "GpickKit", "GpickLibrary", "GpickTerminal", "GpickWeb"],

@@ -48,10 +48,6 @@ public struct ThumbnailRequest: Sendable {
     /// The same, blocking: it decodes, and a video waits for GStreamer.
     @available(*, noasync, message: "it decodes: await make() from async code")
     public func makeNow() throws(GpickError) -> (picture: VipsPicture, content: Content) {
-        try Vips.attributed { () throws(GpickError) in try makeOnce() }
-    }
-
-    private func makeOnce() throws(GpickError) -> (picture: VipsPicture, content: Content) {
         let file = try OpenFile(path)
         let name = path
         let box = box, limits = limits
@@ -65,7 +61,7 @@ public struct ThumbnailRequest: Sendable {
             let thumbnails = embedded.map(EmbeddedPictures.thumbnailSizes) ?? []
             // One libvips source for both the question and the decode: what is asked about is
             // what is decoded. nil: no loader of ours reads it.
-            let still = try StillImage.withSource(fd: file.fd, name: name) { source throws(GpickError) -> VipsPicture? in
+            let still = try Vips.reading(FileBytes(fd: file.fd, path: name)) { () throws(GpickError) in try StillImage.withSource(fd: file.fd, name: name) { source throws(GpickError) -> VipsPicture? in
                 guard content == .still || cvips_foreign_find_load_source(source) != nil else {
                     let detail = Vips.takeErrorText()
                     // A still's first bytes, but no loader takes it: its header is cut or damaged.
@@ -78,7 +74,7 @@ public struct ThumbnailRequest: Sendable {
                 return try StillImage.thumbnail(source: source, name: name, box: box, limits: limits, thumbnails: thumbnails) { () throws(GpickError) in
                     try PNGChecksums.verify(fd: file.fd, name: name)
                 }.picture
-            }
+            } }
             if let still { return (try still.srgb8(subject: name), .still) }
             try Self.requireVideo(fd: file.fd, name: name)
         }

@@ -30,9 +30,6 @@ final class DecodeBudget: Sendable {
     /// Runs `work` once `cost` bytes fit beside what the decodes in flight hold.
     @available(*, noasync, message: "it waits for memory: run it off the cooperative pool")
     func run<T>(cost: Int, _ work: () throws(GpickError) -> T) throws(GpickError) -> T {
-        // A failure done again alone (`Vips.attributed`) cannot wait here: the decodes holding
-        // the budget wait for it. The budget is exceeded by that one decode at most.
-        if Vips.isAlone { return try work() }
         state.wait(until: { s in s.running == 0 || s.used + cost <= bytes }) { s in
             s.used += cost
             s.running += 1

@@ -1,5 +1,6 @@
 import CVips
 import GpickBase
+import GpickFormats
 import Glibc
 
 /// What an image file's header says, read without decoding a pixel.
@@ -98,9 +99,9 @@ public enum StillImage {
     /// The header of the file at `path`.
     @available(*, noasync, message: "it reads the file: await header(at:) from async code")
     public static func header(path: String) throws(GpickError) -> ImageHeader {
-        try Vips.attributed { () throws(GpickError) in
-            let file = try OpenFile(path)
-            return try withSource(fd: file.fd, name: path) { source throws(GpickError) in try header(source: source, name: path) }
+        let file = try OpenFile(path)
+        return try Vips.reading(FileBytes(fd: file.fd, path: path)) { () throws(GpickError) in
+            try withSource(fd: file.fd, name: path) { source throws(GpickError) in try header(source: source, name: path) }
         }
     }
 
@@ -109,15 +110,13 @@ public enum StillImage {
     public static func header(data: [UInt8], name: String) throws(GpickError) -> ImageHeader {
         try Vips.start()
         guard !data.isEmpty else { throw GpickError(.input, "\(name): empty image data") }
-        return try Vips.attributed { () throws(GpickError) in
-            try data.withUnsafeBytes { bytes in
-                Result { () throws(GpickError) -> ImageHeader in
-                    let source = try Vips.source(memory: bytes, name: name)
-                    defer { cvips_unref_source(source) }
-                    return try header(source: source, name: name)
-                }
-            }.get()
-        }
+        return try Vips.reading(MemoryBytes(data)) { () throws(GpickError) in try data.withUnsafeBytes { bytes in
+            Result { () throws(GpickError) -> ImageHeader in
+                let source = try Vips.source(memory: bytes, name: name)
+                defer { cvips_unref_source(source) }
+                return try header(source: source, name: name)
+            }
+        }.get() }
     }
 
     public static func header(at path: String) async throws(GpickError) -> ImageHeader {
@@ -150,19 +149,17 @@ public enum StillImage {
     static func thumbnail(data: [UInt8], name: String, limits: DecodeLimits, boxFor: (ImageHeader) -> ImageBox) throws(GpickError) -> VipsPicture {
         try Vips.start()
         guard !data.isEmpty else { throw GpickError(.input, "\(name): empty image data") }
-        return try Vips.attributed { () throws(GpickError) in
-            try data.withUnsafeBytes { bytes in
-                Result { () throws(GpickError) -> VipsPicture in
-                    // The source reads the caller's memory without copying; the result is
-                    // rendered to memory of its own before `bytes` goes.
-                    let source = try Vips.source(memory: bytes, name: name)
-                    defer { cvips_unref_source(source) }
-                    return try thumbnail(source: source, name: name, limits: limits, boxFor: boxFor) { () throws(GpickError) in
-                        try PNGChecksums.verify(data: data, name: name)
-                    }.picture
-                }
-            }.get()
-        }
+        return try Vips.reading(MemoryBytes(data)) { () throws(GpickError) in try data.withUnsafeBytes { bytes in
+            Result { () throws(GpickError) -> VipsPicture in
+                // The source reads the caller's memory without copying; the result is rendered
+                // to memory of its own before `bytes` goes.
+                let source = try Vips.source(memory: bytes, name: name)
+                defer { cvips_unref_source(source) }
+                return try thumbnail(source: source, name: name, limits: limits, boxFor: boxFor) { () throws(GpickError) in
+                    try PNGChecksums.verify(data: data, name: name)
+                }.picture
+            }
+        }.get() }
     }
 
     /// The file open at `fd` scaled into `box`, with its header (the caller stats the same fd, so
@@ -170,11 +167,10 @@ public enum StillImage {
     static func thumbnail(fd: Int32, name: String, box: ImageBox, limits: DecodeLimits) throws(GpickError) -> (picture: VipsPicture, header: ImageHeader) {
         try Vips.start()
         let embedded = EmbeddedPictures.read(fd: fd, name: name)
+        if let made = try EmbeddedPictures.thumbnail(fd: fd, name: name, box: box, limits: limits, metadata: embedded) { return made }
         let thumbnails = embedded.map(EmbeddedPictures.thumbnailSizes) ?? []
-        // Done again from the same descriptor if need be: libvips reads a file from its start.
-        return try Vips.attributed { () throws(GpickError) in
-            if let made = try EmbeddedPictures.thumbnail(fd: fd, name: name, box: box, limits: limits, metadata: embedded) { return made }
-            return try withSource(fd: fd, name: name) { source throws(GpickError) in
+        return try Vips.reading(FileBytes(fd: fd, path: name)) { () throws(GpickError) in
+            try withSource(fd: fd, name: name) { source throws(GpickError) in
                 try thumbnail(source: source, name: name, limits: limits, thumbnails: thumbnails, boxFor: { _ in box }) { () throws(GpickError) in
                     try PNGChecksums.verify(fd: fd, name: name)
                 }

@@ -1,7 +1,7 @@
 import CVips
-import CVipsGate
 import CVipsPrefix
 import GpickBase
+import GpickFormats
 import Glibc
 
 /// libvips for the process: started on first use (a library scan that never decodes an image does
@@ -150,11 +150,32 @@ enum Vips {
     }
 
     /// Reads and clears libvips' error buffer, and words it: "cannot read X: the file is truncated".
+    /// While a file is being read (`reading`), its reason is the file's own (`StillDamage`):
+    /// the buffer is one for the process, and with other threads decoding, what it holds may be
+    /// theirs, or empty.
     static func failure(_ what: String, subject: String, kind: GpickError.Kind = .input) -> GpickError {
         let detail = takeErrorText()
-        cvips_gate_note_failure()
-        return GpickError(kind, "\(what) \(subject): \(reason(detail))", detail: detail)
+        var said = reason(detail)
+        if kind == .input, let file = reading, said != notAFormat { said = StillDamage.reason(file, said: said) }
+        return GpickError(kind, "\(what) \(subject): \(said)", detail: detail)
     }
+
+    /// The file this thread has libvips read, for `failure` to word against.
+    @TaskLocal static var reading: (any ByteSource)?
+
+    /// Runs `body` with `file` as what this thread reads.
+    static func reading<T>(_ file: any ByteSource, _ body: () throws(GpickError) -> T) throws(GpickError) -> T {
+        do {
+            return try $reading.withValue(file) { try body() }
+        } catch let e as GpickError {
+            throw e
+        } catch {
+            throw GpickError(.runtime, "\(error)")
+        }
+    }
+
+    static let notAFormat = "not an image format gpick reads"
+    static let outOfMemory = "not enough memory to decode it"
 
     /// libvips' error buffer, taken and cleared in one call (it is shared by every thread).
     @discardableResult
@@ -169,13 +190,13 @@ enum Vips {
     static func reason(_ detail: String) -> String {
         let text = detail.lowercased()
         let rules: [([String], String)] = [
-            (["not a known", "unknown file format", "not in a known format"], "not an image format gpick reads"),
-            (["operation is blocked", "is blocked"], "not an image format gpick reads"),
+            (["not a known", "unknown file format", "not in a known format"], notAFormat),
+            (["operation is blocked", "is blocked"], notAFormat),
             (["premature end", "truncated", "out of data", "unexpected end", "read error", "end of file",
               "not enough data", "unable to read"], "the file is truncated or damaged"),
             (["crc", "corrupt", "invalid", "bad ", "huffman", "not a jpeg", "decompress", "incorrect"],
              "the file is damaged"),
-            (["out of memory", "memory"], "not enough memory to decode it"),
+            (["out of memory", "memory"], outOfMemory),
         ]
         for (needles, meaning) in rules where needles.contains(where: text.contains) { return meaning }
         return "it could not be decoded"
