@@ -56,8 +56,9 @@ final class ClipStream: Sendable {
         }
     }
 
-    /// Starts the muxer and follows `ring` from the keyframe at or before `from`; `done` is told
-    /// once the file is complete (or failed), after the clip has ended.
+    /// Starts the muxer and follows `ring` from the keyframe at or before `from`, then takes off
+    /// the ring's pin at `from` (its frames are the clip's now); `done` is told once the file is
+    /// complete (or failed), after the clip has ended.
     func follow(_ ring: LiveRing, from: UInt64, done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
         let messages = pipeline.bus.messages()
         Task { [self] in
@@ -72,6 +73,7 @@ final class ClipStream: Sendable {
             if !state.withLock({ $0.ended }) {
                 ring.follow(from: from) { [self] entry in take(entry) }
             }
+            ring.unpin(from)
             let outcome = await finish(messages)
             done(outcome.clip, outcome.error)
         }

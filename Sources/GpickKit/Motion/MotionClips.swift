@@ -76,13 +76,22 @@ public final class MotionClips: Sendable {
         let f = session.format
         let bitrate = min(100_000_000, max(500_000, f.width * f.height * max(1, f.fps) / 8))
         let encoder = settings.snap ? try await StillEncoder.make(format: .jpeg, library: session.configuration.library) : nil
-        let ring = try await LiveRing.arm(in: session, seconds: settings.pre, keyInterval: max(1, f.fps), file: file,
+        // A second and a half more than --pre: the motion's start reaches the ring that much
+        // later at most before its pin holds the frames (about 1.5 MB at 1080p).
+        let ring = try await LiveRing.arm(in: session, seconds: settings.pre + 1.5, keyInterval: max(1, f.fps), file: file,
                                           values: ["bitrate": .int(Int64(bitrate))])
         return MotionClips(session: session, ring: ring, directory: directory, settings: settings, encoder: encoder, report: report)
     }
 
-    /// A motion event from the session's `MotionWatch` (any zone).
-    public func motion(_ e: MotionEvent) { commands.yield(.motion(e)) }
+    /// A motion event from the session's `MotionWatch` (any zone). A start pins the ring where
+    /// its clip would begin, at once: on a loaded machine the clip may open a while later, and
+    /// the ring must not have let those frames go meanwhile.
+    public func motion(_ e: MotionEvent) {
+        if e.kind == .started { ring.pin(Self.clipStart(e, pre: settings.pre)) }
+        commands.yield(.motion(e))
+    }
+
+    static func clipStart(_ e: MotionEvent, pre: Double) -> UInt64 { UInt64(max(0, e.time - pre) * 1e9) }
 
     /// Ends the clip under way where the frames are now, waits until every clip is written, and
     /// removes the ring.
@@ -119,22 +128,27 @@ public final class MotionClips: Sendable {
             switch command {
             case .motion(let e) where e.kind == .started:
                 moving.insert(e.zone)
-                if let c = current, c.goOn() { continue }
-                guard stopping == nil else { continue }
+                // The pin from `motion(_:)` goes once the clip follows the ring, or here when
+                // no clip opens.
+                let from = Self.clipStart(e, pre: settings.pre)
+                if let c = current, c.goOn() { ring.unpin(from); continue }
+                guard stopping == nil else { ring.unpin(from); continue }
                 number += 1
                 let wall = Date().addingTimeInterval(-(e.latency ?? 0))
+                var following = false
                 do {
                     let clip = try await ClipStream.open(in: directory, name: ClipNames.expand(settings.name, number: number, at: wall),
                                                          number: number, library: session.configuration.library)
-                    let from = UInt64(max(0, e.time - settings.pre) * 1e9)
                     clip.follow(ring, from: from) { [commands = self.commands] written, error in
                         commands.yield(.finished(clip, written, error))
                     }
+                    following = true
                     current = clip
                     writing[ObjectIdentifier(clip)] = clip
                     report(.started(path: clip.path, number: number, from: e.time))
                     if settings.snap { try await still(for: clip) }
                 } catch {
+                    if !following { ring.unpin(from) }
                     report(.failed(path: directory, (error as? GpickError) ?? session.failureReason
                         ?? GpickError(.runtime, "motion clip in \(directory): \(error)")))
                 }
