@@ -48,14 +48,7 @@ enum ClipWriter {
         var failure: GpickError?
         do {
             failure = try await withTimeout(20) { () async -> GpickError? in
-                for await m in messages {
-                    if case .endOfStream = m { return nil }
-                    if case .error(let e) = m {
-                        return e.isNoSpaceLeft ? GpickError(.output, "no space left on device writing \(scratch.directory) (live photo)")
-                                               : GpickError(.runtime, "live-photo clip: \(e.description)", detail: e.diagnostic)
-                    }
-                }
-                return GpickError(.runtime, "live-photo clip: the muxer stopped without finishing")
+                await MuxerEnd.wait(messages, what: "live-photo clip", file: scratch.name, directory: scratch.directory)
             }
         } catch {
             failure = GpickError(.runtime, "live-photo clip: writing took longer than 20 s")

@@ -141,16 +141,7 @@ final class ClipStream: Sendable {
     /// Waits for the muxer to finish the file after the clip's end, then closes it.
     private func finish(_ messages: AsyncStream<BusMessage>) async -> (clip: MotionClip?, error: GpickError?) {
         var failure: GpickError? = state.withLock { $0.failure }
-        if failure == nil {
-            for await m in messages {
-                if case .endOfStream = m { break }
-                if case .error(let e) = m {
-                    failure = e.isNoSpaceLeft ? GpickError(.output, "no space left on device writing \(directory) (motion clip)")
-                                              : GpickError(.runtime, "motion clip \(path): \(e.description)", detail: e.diagnostic)
-                    break
-                }
-            }
-        }
+        if failure == nil { failure = await MuxerEnd.wait(messages, what: "motion clip", file: path, directory: directory) }
         _ = try? await pipeline.setState(.null)
         close(fd)
         let s = state.withLock { $0 }

@@ -40,7 +40,7 @@ public final class Timelapse: Sendable {
     private let settings: Settings
     private let pipeline: Pipeline
     private let input: AppSrc
-    private let temp: Int32
+    private let fd: Int32
     private let state = Locked(State())
     private let done: Locked<Task<Result, any Error>?> = Locked(nil)
 
@@ -55,7 +55,7 @@ public final class Timelapse: Sendable {
         self.settings = settings
         self.pipeline = pipeline
         self.input = input
-        self.temp = fd
+        self.fd = fd
     }
 
     /// Starts taking frames from `session` into `target` (written in place: it plays as it grows).
@@ -111,7 +111,7 @@ public final class Timelapse: Sendable {
     private func run(_ onFrame: @Sendable (Frame) -> Void) async throws -> Result {
         let messages = pipeline.bus.messages()
         do throws(GStreamerError) { try await pipeline.setState(.playing) } catch {
-            close(temp)
+            close(fd)
             throw GpickError(.runtime, "timelapse \(target.path): \(error.message)", detail: error.diagnostic)
         }
         let frameTime = UInt64(1e9 / Double(settings.fps))
@@ -151,19 +151,10 @@ public final class Timelapse: Sendable {
             onFrame(Frame(number: taken, time: Double(frame.buffer?.pts ?? 0) / 1e9))
         }
         input.endOfStream()
-        if failure == nil {
-            for await m in messages {
-                if case .endOfStream = m { break }
-                if case .error(let e) = m {
-                    failure = e.isNoSpaceLeft ? GpickError(.output, "no space left on device writing \(target.directory) (timelapse)")
-                                              : GpickError(.runtime, "timelapse \(target.path): \(e.description)", detail: e.diagnostic)
-                    break
-                }
-            }
-        }
+        if failure == nil { failure = await MuxerEnd.wait(messages, what: "timelapse", file: target.path, directory: target.directory) }
         _ = try? await pipeline.setState(.null)
-        fsync(temp)
-        close(temp)
+        fsync(fd)
+        close(fd)
         if let failure { throw failure }
         return Result(path: target.path, frames: taken, duration: Double(taken) / Double(settings.fps))
     }
