@@ -77,7 +77,8 @@ let package = Package(
         // (jpegdec decodes past it). libjpeg is opened with dlopen; its headers come with
         // Debian's libjpeg62-turbo-dev.
         .target(name: "CJPEGDecoder", dependencies: ["CGStreamer"]),
-        .target(name: "GpickKit", dependencies: ["CV4L2", "CJPEGDecoder", "GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
+        .target(name: "CFramePool", dependencies: ["CGStreamer"]),
+        .target(name: "GpickKit", dependencies: ["CV4L2", "CJPEGDecoder", "CFramePool", "GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
                                               "CWaylandLog", "CYAML"],
                 resources: [
                     .embedInCode("Pipelines/files/audio-auto.yaml"),

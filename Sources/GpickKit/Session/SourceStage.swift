@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import CFramePool
 import GstCore
 import Synchronization
 
@@ -38,7 +39,11 @@ final class SourceStage: Sendable {
             try Self.deliver(format, in: bin)
             let formatElement = try bin.requireElement(named: "format")
             // A file source ends; its end stops at this appsink (the session's stream goes on).
-            try AppSink(try bin.requireElement(named: "out")).setCallbacks(deciding: deliver, onEOS: ended)
+            let out = try bin.requireElement(named: "out")
+            try AppSink(out).setCallbacks(deciding: deliver, onEOS: ended)
+            // The frames' pool frees what a pile-up downstream made it allocate (CFramePool):
+            // four idle frames cover the stream's own jitter.
+            if let pad = out.staticPad("sink") { gpick_frame_pool_offer(pad.pointer, 4) }
             if let o = testOptions, let pad = formatElement.staticPad("src") {
                 TestSourceProbe(options: o).install(on: pad, source: try bin.requireElement(named: "src"))
             }
