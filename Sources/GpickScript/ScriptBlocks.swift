@@ -80,6 +80,8 @@ public struct ScriptBlocks: Sendable {
         case .mode: "mode"
         case .onMotion, .end: "on"
         case .timelapse: "timelapse"
+        case .clipsStart: "clips start"
+        case .clipsStop: "clips stop"
         }
     }
 }

@@ -42,6 +42,11 @@ public enum ScriptCommand: Sendable, Equatable {
     /// run ended; `%n` (the run's number) and `%t` (the local time motion started) in their
     /// file names. The script goes on meanwhile (a `wait` keeps it watching).
     case onMotion(zone: String?, cooldown: Double, body: [ScriptStatement])
+    /// `clips start NAME [pre D] [post D] [in ZONE] [snap] [keep D] [keep-size S] [keep-free P%]`:
+    /// one clip per motion, from `pre` before its first moving frame (the pre-roll ring) to `post`
+    /// after it stopped, as `gpick watch --record` writes them; `%t`/`%n` in NAME. `clips stop`.
+    case clipsStart(name: String, clip: ClipOptions)
+    case clipsStop
     /// `end`: closes an `on` block (the parser folds the lines between into it).
     case end
     case set(element: String, property: String, value: String)
@@ -54,14 +59,16 @@ public enum ScriptCommand: Sendable, Equatable {
     case countdown(Int)
     case expect(path: String, Expectation)
     case echo(String)
+}
 
-    /// Commands whose capability a later release delivers; the grammar holds them already.
-    public var laterCapability: String? {
-        switch self {
-        case .live: nil
-        default: nil
-        }
-    }
+/// `clips start`'s options after its name.
+public struct ClipOptions: Sendable, Equatable {
+    public var pre: Double = 3
+    public var post: Double = 5
+    public var zone: String?
+    public var snap = false
+    public var retention = PartRetention()
+    public init() {}
 }
 
 /// What `expect` checks of an output file.

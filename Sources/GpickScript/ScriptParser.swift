@@ -5,7 +5,7 @@ import Glibc
 /// The script language: one command per line, shared by `gpick script FILE` and `gpick session`.
 public enum ScriptParser {
     public static let commands = ["source", "preview", "serve", "publish", "snap", "burst", "record", "wait", "set", "flip",
-                                  "suspend", "resume", "live", "mode", "countdown", "expect", "echo", "zone", "mask", "on", "end", "timelapse"]
+                                  "suspend", "resume", "live", "mode", "countdown", "expect", "echo", "zone", "mask", "on", "end", "timelapse", "clips"]
 
     /// Parses a whole script; the first syntax error stops it, naming line and column.
     public static func parse(_ text: String) throws(ScriptSyntaxError) -> [ScriptStatement] {
@@ -15,11 +15,16 @@ public enum ScriptParser {
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             guard let s = try parseLine(String(line), lineNumber: i + 1) else { continue }
             // A zone is named before a line asks for it, so the whole script is checked at once.
+            func unknown(_ zone: String) -> ScriptSyntaxError {
+                let column = (try? ScriptLexer.tokens(s.text, lineNumber: i + 1))?.dropFirst(2).last { $0.text == zone }?.column ?? 1
+                return ScriptSyntaxError(line: i + 1, column: column, message: "no zone \"\(zone)\" before this line (zone NAME x1,y1 x2,y2 x3,y3 …)")
+            }
             switch s.command {
             case .zone(let name, _): zones.insert(name)
             case .waitMotion(let zone?, _, _) where !zones.contains(zone), .onMotion(let zone?, _, _) where !zones.contains(zone):
-                let column = (try? ScriptLexer.tokens(s.text, lineNumber: i + 1))?.dropFirst(2).first { $0.text == zone }?.column ?? 1
-                throw ScriptSyntaxError(line: i + 1, column: column, message: "no zone \"\(zone)\" before this line (zone NAME x1,y1 x2,y2 x3,y3 …)")
+                throw unknown(zone)
+            case .clipsStart(_, let clip) where clip.zone.map({ !zones.contains($0) }) == true:
+                throw unknown(clip.zone ?? "")
             default: break
             }
             if let ready = try blocks.feed(s) { out.append(ready) }
@@ -148,6 +153,24 @@ public enum ScriptParser {
                 i += 2
             }
             cmd = .onMotion(zone: zone, cooldown: cooldown, body: [])
+        case "clips":
+            let usage = "clips start NAME [pre D] [post D] [in ZONE] [snap] [keep D] [keep-size S] [keep-free P%] | clips stop"
+            guard t.count >= 2 else { throw err(nil, "clips needs start NAME or stop; usage: \(usage)") }
+            switch t[1].text {
+            case "stop":
+                try arity(1...1, "stop")
+                cmd = .clipsStop
+            case "start":
+                guard t.count >= 3 else { throw err(nil, "clips start needs a file name (like motion-%t.mp4); usage: \(usage)") }
+                let name = t[2]
+                guard let last = name.text.split(separator: "/").last, !name.text.hasSuffix("/") else {
+                    throw err(name, "clips start needs a file name, not a folder (like door/motion-%t.mp4)")
+                }
+                do throws(GpickError) { try MotionClips.checkName(String(last)) } catch { throw err(name, error.message) }
+                cmd = .clipsStart(name: name.text, clip: try clipOptions(Array(t.dropFirst(3)), usage, duration, err))
+            default:
+                throw err(t[1], "clips takes start or stop, not \"\(t[1].text)\"; usage: \(usage)")
+            }
         case "end":
             try arity(0...0, "(it closes an on block)")
             cmd = .end
@@ -207,25 +230,62 @@ public enum ScriptParser {
         while i < a.count {
             let name = a[i]
             guard i + 1 < a.count else { throw err(name, "\(name.text) needs a value") }
-            let value = a[i + 1]
-            switch name.text {
-            case "keep":
-                guard let d = DurationText.parse(value.text), d > 0 else { throw err(value, "keep \"\(value.text)\" must be a duration (like 24h, 90m)") }
-                retention.maxAge = d
-            case "keep-size":
-                guard let b = ByteSize.parse(value.text), b > 0 else { throw err(value, "keep-size \"\(value.text)\" must be a size (like 20G, 500M)") }
-                retention.maxBytes = b
-            case "keep-free":
-                let digits = value.text.hasSuffix("%") ? String(value.text.dropLast()) : value.text
-                guard let v = Double(digits), v > 0, v < 100 else { throw err(value, "keep-free \"\(value.text)\" must be a share of the disk below 100% (like 5%)") }
-                retention.minFree = v / 100
-            default:
-                let hint = Suggest.closest(to: name.text, in: ["keep", "keep-size", "keep-free"]).map { " (did you mean \"\($0)\"?)" } ?? ""
+            guard try keepOption(name, a[i + 1], into: &retention, err) else {
+                let hint = Suggest.closest(to: name.text, in: keepWords).map { " (did you mean \"\($0)\"?)" } ?? ""
                 throw err(name, "unknown split option \"\(name.text)\"\(hint)")
             }
             i += 2
         }
         return (seconds, retention)
+    }
+
+    private static let keepWords = ["keep", "keep-size", "keep-free"]
+
+    /// One of `keep D`, `keep-size S`, `keep-free P%` into `retention`; false for another word.
+    private static func keepOption(_ name: ScriptToken, _ value: ScriptToken, into retention: inout PartRetention,
+                                   _ err: (ScriptToken?, String) -> ScriptSyntaxError) throws(ScriptSyntaxError) -> Bool {
+        switch name.text {
+        case "keep":
+            guard let d = DurationText.parse(value.text), d > 0 else { throw err(value, "keep \"\(value.text)\" must be a duration (like 24h, 90m)") }
+            retention.maxAge = d
+        case "keep-size":
+            guard let b = ByteSize.parse(value.text), b > 0 else { throw err(value, "keep-size \"\(value.text)\" must be a size (like 20G, 500M)") }
+            retention.maxBytes = b
+        case "keep-free":
+            let digits = value.text.hasSuffix("%") ? String(value.text.dropLast()) : value.text
+            guard let v = Double(digits), v > 0, v < 100 else { throw err(value, "keep-free \"\(value.text)\" must be a share of the disk below 100% (like 5%)") }
+            retention.minFree = v / 100
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// `clips start NAME`'s options: `pre D`, `post D`, `in ZONE`, `snap` and the keep options.
+    private static func clipOptions(_ a: [ScriptToken], _ usage: String, _ duration: (ScriptToken) throws(ScriptSyntaxError) -> Double,
+                                    _ err: (ScriptToken?, String) -> ScriptSyntaxError) throws(ScriptSyntaxError) -> ClipOptions {
+        var o = ClipOptions()
+        var seen: Set<String> = []
+        var i = 0
+        while i < a.count {
+            let name = a[i]
+            guard seen.insert(name.text).inserted else { throw err(name, "\(name.text) is given twice") }
+            if name.text == "snap" { o.snap = true; i += 1; continue }
+            guard i + 1 < a.count else { throw err(name, "\(name.text) needs a value; usage: \(usage)") }
+            let value = a[i + 1]
+            switch name.text {
+            case "pre": o.pre = try duration(value)
+            case "post": o.post = try duration(value)
+            case "in": o.zone = value.text
+            default:
+                guard try keepOption(name, value, into: &o.retention, err) else {
+                    let hint = Suggest.closest(to: name.text, in: ["pre", "post", "in", "snap"] + keepWords).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    throw err(name, "unknown clips option \"\(name.text)\"\(hint); usage: \(usage)")
+                }
+            }
+            i += 2
+        }
+        return o
     }
 
     private static func expectation(_ a: [ScriptToken], _ err: (ScriptToken?, String) -> ScriptSyntaxError) throws(ScriptSyntaxError) -> Expectation {

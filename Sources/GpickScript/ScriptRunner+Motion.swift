@@ -9,7 +9,7 @@ import GpickKit
 extension ScriptRunner {
     /// The watch, its settings, and what it has seen (in order).
     final class MotionState: @unchecked Sendable {
-        // Invariant: touched only on the runner's actor, but for `seen`, under its lock.
+        // Invariant: touched only on the runner's actor, but for `seen` and `clips`, under their locks.
         var settings = MotionSettings()
         var watch: MotionWatch?
         let seen = Locked<[MotionEvent]>([])
@@ -18,6 +18,13 @@ extension ScriptRunner {
         /// The watch's events, in order, to the runner: blocks start before a wait sees them.
         var feed: AsyncStream<MotionEvent>.Continuation?
         var feeding: Task<Void, Never>?
+        /// `clips start`'s clips (ScriptRunner+Clips.swift), read by the watch's callback too:
+        /// a start pins the pre-roll ring at once, not after a hop to the runner.
+        let clips = Locked<Clipping?>(nil)
+        var clipping: Clipping? {
+            get { clips.withLock { $0 } }
+            set { clips.withLock { $0 = newValue } }
+        }
     }
 
     /// An `on motion` block: how often it has run, whether it runs now, when it may run again.
@@ -35,13 +42,13 @@ extension ScriptRunner {
         motion.settings.zones.removeAll { $0.name == name }
         motion.settings.zones.append(MotionZone(name: name, area: area))
         await stopMotionWatch()
-        if !motion.handlers.isEmpty { try await watchForMotion() }
+        if !motion.handlers.isEmpty || motion.clipping != nil { try await watchForMotion() }
     }
 
     func addMask(_ area: MotionPolygon) async throws {
         motion.settings.masks.append(area)
         await stopMotionWatch()
-        if !motion.handlers.isEmpty { try await watchForMotion() }
+        if !motion.handlers.isEmpty || motion.clipping != nil { try await watchForMotion() }
     }
 
     /// Starts the watch if it is not running. Its events also come as the session's
@@ -50,7 +57,11 @@ extension ScriptRunner {
         let session = try await runningSession()
         guard motion.watch == nil else { return }
         let (events, feed) = AsyncStream<MotionEvent>.makeStream()
-        motion.watch = try MotionWatch.start(in: session, settings: motion.settings) { e in feed.yield(e) }
+        let state = motion
+        motion.watch = try MotionWatch.start(in: session, settings: motion.settings) { e in
+            if let c = state.clipping, c.zone == nil || c.zone == e.zone { c.clips.motion(e) }
+            feed.yield(e)
+        }
         motion.feed = feed
         motion.feeding = Task { [weak self] in
             for await e in events { await self?.motionSeen(e) }

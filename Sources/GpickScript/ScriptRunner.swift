@@ -85,8 +85,7 @@ public actor ScriptRunner {
             try await perform(s)
             return true
         } catch {
-            failures += 1
-            if firstFailureKind == nil { firstFailureKind = (error as? GpickError)?.kind ?? .runtime }
+            countFailure((error as? GpickError)?.kind ?? .runtime)
             let message = (error as? GpickError)?.message ?? "\(error)"
             // The typed reason goes along, so the caller can word its remedy in its own terms.
             var fields: EventFields = ["line": s.line, "text": s.text, "message": "line \(s.line): \(message)"]
@@ -94,6 +93,12 @@ public actor ScriptRunner {
             emit("error", fields)
             return false
         }
+    }
+
+    /// One failure more; the first one's kind is kept.
+    func countFailure(_ kind: GpickError.Kind) {
+        failures += 1
+        if firstFailureKind == nil { firstFailureKind = kind }
     }
 
     /// Finalises any recording in progress and stops the session; `on motion` runs under way
@@ -106,6 +111,7 @@ public actor ScriptRunner {
             recording = nil
         }
         try? await stopLooping(line: nil)
+        try? await stopClips(line: nil)
         await stopMotionWatch()
         await ring?.disarm()
         ring = nil
@@ -128,9 +134,6 @@ public actor ScriptRunner {
     // MARK: statements
 
     private func perform(_ s: ScriptStatement) async throws {
-        if let later = s.command.laterCapability {
-            throw GpickError(.usage, "\(later) is not available yet in this version of gpick")
-        }
         switch s.command {
         case .source(let spec):
             let source = try SourceSpec.parse(spec, patterns: options.configuration.library.testPatterns)
@@ -179,6 +182,10 @@ public actor ScriptRunner {
                 lapse.requestStop()
             }
             emit("file-written", ["path": result.path, "line": s.line, "frames": result.frames, "duration": result.duration])
+        case .clipsStart(let name, let o):
+            try await startClips(name, o, session: try await runningSession(), target: try output(name), line: s.line)
+        case .clipsStop:
+            try await stopClips(line: s.line)
         case .wait(let d):
             try await Task.sleep(nanoseconds: UInt64(d * 1e9))
         case .waitMotion(let zone, let lasting, let timeout):

@@ -5,8 +5,11 @@ import Testing
 /// Motion in scripts: `zone`, `mask` and `wait motion [in ZONE] [for D] [timeout D]`, checked
 /// whole before anything runs, as every script is.
 @Suite struct ScriptMotionTests {
-    static func run(_ script: String, source: String) async throws -> (Subprocess.Result, String, [[String: Any]]) {
+    /// Runs a script (its output folder with `subfolders` made in it) to its end; the script's
+    /// folder comes back, for the paths in its messages.
+    static func run(_ script: String, source: String, subfolders: [String] = []) async throws -> (Subprocess.Result, String, [[String: Any]]) {
         let dir = TestEnvironment.tempDir(), out = TestEnvironment.tempDir()
+        for f in subfolders { try FileManager.default.createDirectory(atPath: "\(out)/\(f)", withIntermediateDirectories: true) }
         try script.write(toFile: "\(dir)/m.gpick", atomically: false, encoding: .utf8)
         let r = try await Subprocess.gpick(["script", "\(dir)/m.gpick", "--source", source, "--width", "320", "--height", "240",
                                             "--output-dir", out, "--json"], timeout: 60)
@@ -83,6 +86,14 @@ import Testing
         ("mask 0,0 2,0 1,1\n", "1:6", "point 2.0,0.0 is outside the frame"),
         ("wait motion for\n", "1:13", "for needs a value"),
         ("wait motion soon 2s\n", "1:13", "unexpected \"soon\""),
+        ("clips start m.mp4 in door\n", "1:22", "no zone \"door\" before this line"),
+        ("clips start\n", "1:12", "clips start needs a file name"),
+        ("clips start m-%q.mp4\n", "1:13", "only %t (time), %n (number) and %% may follow"),
+        ("clips start m.mp4 pre\n", "1:19", "pre needs a value"),
+        ("clips start m.mp4 soon 2s\n", "1:19", "unknown clips option \"soon\""),
+        ("clips start m.mp4 snap snap\n", "1:24", "snap is given twice"),
+        ("clips begin m.mp4\n", "1:7", "clips takes start or stop"),
+        ("on motion\n  clips start m.mp4\nend\n", "2:1", "clips start cannot run inside the on block of line 1"),
     ])
     func badMotionLinesAreFoundBeforeAnythingRuns(_ text: String, _ at: String, _ says: String) async throws {
         let (r, dir, _) = try await Self.run(text, source: "test")

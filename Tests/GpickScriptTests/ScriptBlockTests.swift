@@ -33,7 +33,10 @@ import Testing
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("samples/door.gpick")
         let s = try ScriptParser.parse(try String(contentsOf: file, encoding: .utf8))
-        #expect(s.contains { if case .onMotion("door", 60, let body) = $0.command { body.count == 2 } else { false } }, "\(s)")
+        #expect(s.contains { if case .onMotion("door", 60, let body) = $0.command { body.count == 1 } else { false } }, "\(s)")
+        var clip = ClipOptions()
+        (clip.zone, clip.snap, clip.retention.maxAge) = ("door", true, 7 * 86_400)
+        #expect(s.contains { $0.command == .clipsStart(name: "visit-%t.mp4", clip: clip) }, "\(s)")
     }
 
     @Test func aRunFillsInItsNumberAndTime() throws {

@@ -1,0 +1,80 @@
+import FoundationEssentials
+import Glibc
+import GpickBase
+import GpickKit
+
+/// `clips start NAME [pre D] [post D] [in ZONE] [snap] [keep …]` / `clips stop`: one clip per
+/// motion, from the pre-roll ring, as `gpick watch --record` writes them, while the script goes
+/// on (serving, publishing, `on motion` blocks). Events as `gpick watch`'s: `clip-started`,
+/// `file-written` (each clip, and its still), `clip-deleted`.
+extension ScriptRunner {
+    /// The clips under way: for which zone, from which line, how many written.
+    struct Clipping: Sendable {
+        let clips: MotionClips
+        let zone: String?
+        let line: Int
+        let written: Tally
+    }
+
+    /// Clips written so far, counted where they are told.
+    final class Tally: Sendable {
+        let count = Locked(0)
+    }
+
+    func startClips(_ name: String, _ o: ClipOptions, session: CaptureSession, target: OutputPath, line: Int) async throws {
+        if motion.clipping != nil { throw GpickError(.usage, "clips are already being written (clips stop first)") }
+        var settings = MotionClips.Settings()
+        (settings.pre, settings.post, settings.name, settings.snap) = (o.pre, o.post, target.name, o.snap)
+        let emit = self.emit
+        let keeper = o.retention.keepsEverything ? nil
+            : PartKeeper(o.retention, folder: target.directory, earlier: MotionClips.existing(in: target.directory, name: target.name)) { path in
+                emit("clip-deleted", ["path": path, "line": line])
+                // Its still (snap) goes with it.
+                let still = path.deletingFilenameExtension + ".jpg"
+                if unlink(still) == 0 { emit("clip-deleted", ["path": still, "line": line]) }
+            }
+        let written = Tally()
+        let clips = try await MotionClips.start(in: session, directory: target.directory, settings: settings) { [weak self] e in
+            switch e {
+            case .started(let path, let number, let from):
+                emit("clip-started", ["path": path, "number": number, "from": (from * 1000).rounded() / 1000, "line": line])
+            case .written(let clip):
+                let bytes = fileStatus(clip.path).map { Int64($0.st_size) } ?? 0
+                var fields = clip.fields
+                fields["bytes"] = bytes
+                fields["line"] = line
+                emit("file-written", fields)
+                written.count.withLock { $0 += 1 }
+                keeper?.written(path: clip.path, bytes: bytes)
+            case .still(let path, let bytes, let number):
+                emit("file-written", ["path": path, "bytes": bytes, "number": number, "still": true, "line": line])
+            case .failed(let path, let error):
+                // The clip is lost, the script goes on (the next motion makes the next clip);
+                // the run's status says one failed.
+                emit("error", ["line": line, "path": path, "message": "line \(line): \(error.message)", "reason": error])
+                Task { await self?.countFailure(error.kind) }
+            }
+        }
+        motion.clipping = Clipping(clips: clips, zone: o.zone, line: line, written: written)
+        do {
+            try await watchForMotion()
+        } catch {
+            motion.clipping = nil
+            await clips.stop()
+            throw error
+        }
+        emit("clips-started", ["path": target.path, "pre": o.pre, "post": o.post, "zone": o.zone ?? "any", "line": line])
+    }
+
+    /// Ends the clip under way where the frames are now and waits until it is written (`line`
+    /// nil: the script ended with clips still being written).
+    func stopClips(line: Int?) async throws {
+        guard let c = motion.clipping else {
+            if line != nil { throw GpickError(.usage, "no clips are being written (clips start NAME first)") }
+            return
+        }
+        motion.clipping = nil
+        await c.clips.stop()
+        emit("clips-stopped", ["clips": c.written.count.withLock { $0 }, "line": line ?? c.line])
+    }
+}
