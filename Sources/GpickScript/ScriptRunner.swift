@@ -84,6 +84,11 @@ public actor ScriptRunner {
         do {
             try await perform(s)
             return true
+        } catch where error is CancellationError || Task.isCancelled {
+            // Ctrl-C or SIGTERM (or the script's end, for an `on motion` run): the run stops
+            // here, and the line did not fail.
+            emit("interrupted", ["line": s.line, "text": s.text])
+            return false
         } catch {
             countFailure((error as? GpickError)?.kind ?? .runtime)
             let message = (error as? GpickError)?.message ?? "\(error)"

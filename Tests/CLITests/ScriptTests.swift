@@ -163,4 +163,25 @@ import Testing
         #expect(TestEnvironment.files(in: dir).count == 25)
         #expect(after - before <= 2, "fds \(before) → \(after)")
     }
+
+    /// Ctrl-C or SIGTERM (systemd's stop) during a long wait ends a script as it ends `record`:
+    /// its recording finalised with every frame, status 0, and no error line; without --json a
+    /// notice says where it stopped.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalStopsTheScriptCleanly(sig: Int32) async throws {
+        let dir = TestEnvironment.tempDir(), out = TestEnvironment.tempDir()
+        try "record start r.mkv\nwait 24h\nsnap never.jpg\n".write(toFile: "\(dir)/s.gpick", atomically: false, encoding: .utf8)
+        let p = try Subprocess.start(TestEnvironment.binary, ["script", "\(dir)/s.gpick", "--source", "test", "--output-dir", out] + Self.small)
+        // Frames in the file first (a keyframe is a few KB at this size).
+        let deadline = Date().addingTimeInterval(HangBound.seconds(30))
+        while (try? FileManager.default.attributesOfItem(atPath: "\(out)/r.mkv")[.size] as? Int) ?? 0 < 10_000, Date() < deadline {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        p.signal(sig)
+        let r = try await p.wait(timeout: 30)
+        #expect(r.status == 0 && r.stderrLines == ["gpick: stopped at line 2"], "\(r.status): \(r.stderr)")
+        #expect(r.stdoutLines == ["\(out)/r.mkv"], "\(r.stdout)")
+        let stamps = try await Media.stampIndices("\(out)/r.mkv")
+        #expect(!stamps.isEmpty && Media.isConsecutive(stamps, from: stamps.first.flatMap { $0 } ?? 0), "\(stamps)")
+    }
 }

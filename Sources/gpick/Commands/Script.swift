@@ -70,6 +70,7 @@ func scriptPrinter(_ events: Events) -> ScriptRunner.Emit {
         case "countdown": print(fields["remaining"].map { "\($0)" } ?? "")
         case "error": Console.error(f["message"] as? String ?? "failed")
         case "notice": Console.notice(fields["message"] as? String ?? "")
+        case "interrupted": if let line = fields["line"] as? Int { Console.notice("stopped at line \(line)") }
         case "warning": if Console.verbose { Console.notice("warning: \(fields["message"] as? String ?? "")") }
         default: break
         }
@@ -185,7 +186,9 @@ func runInterruptibly(_ runner: ScriptRunner, emit: @escaping ScriptRunner.Emit,
     stopper.onSignal { _ in task.cancel() }
     let ok = await task.value
     await runner.finish(interrupted: stopper.signalled > 0)
-    return ok && stopper.signalled == 0
+    // Stopped by a signal, as `record` is: a success unless a line failed before it.
+    if stopper.signalled > 0 { return await runner.failures == 0 }
+    return ok
 }
 
 /// Lines of stdin, read on a thread of their own (never blocking the cooperative pool).
