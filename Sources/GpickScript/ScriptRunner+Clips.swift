@@ -58,6 +58,7 @@ extension ScriptRunner {
         motion.clipping = Clipping(clips: clips, zone: o.zone, line: line, written: written)
         do {
             try await watchForMotion()
+            if let watch = motion.watch { clips.follow(watch) }
         } catch {
             motion.clipping = nil
             await clips.stop()

@@ -62,6 +62,7 @@ extension ScriptRunner {
             if let c = state.clipping, c.zone == nil || c.zone == e.zone { c.clips.motion(e) }
             feed.yield(e)
         }
+        if let watch = motion.watch { motion.clipping?.clips.follow(watch) }
         motion.feed = feed
         motion.feeding = Task { [weak self] in
             for await e in events { await self?.motionSeen(e) }

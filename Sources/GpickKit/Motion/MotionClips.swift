@@ -93,6 +93,19 @@ public final class MotionClips: Sendable {
 
     static func clipStart(_ e: MotionEvent, pre: Double) -> UInt64 { UInt64(max(0, e.time - pre) * 1e9) }
 
+    /// Holds the ring's frames `watch` has not compared yet, and `pre` before them: on a loaded
+    /// machine the comparison falls behind the frames (seconds, in a full test run), and a
+    /// start told that late still finds its seconds before. Until the first frame is compared
+    /// the ring keeps all; a stopped (or gone) watch holds nothing. A later call replaces it.
+    public func follow(_ watch: MotionWatch) {
+        let pre = settings.pre
+        ring.hold { [weak watch] in
+            guard let watch else { return nil }
+            guard let judged = watch.judgedTime else { return watch.isStopped ? nil : 0 }
+            return UInt64(max(0, judged - pre) * 1e9)
+        }
+    }
+
     /// Ends the clip under way where the frames are now, waits until every clip is written, and
     /// removes the ring.
     public func stop() async {

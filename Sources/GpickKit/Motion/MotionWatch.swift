@@ -12,6 +12,8 @@ import GstCore
 public final class MotionWatch: Sendable {
     private let stopped = Locked(false)
     private let times = Locked<(first: Double?, last: Double?)>((nil, nil))
+    /// The newest frame compared, once its events were told (nil once stopped).
+    private let judged = Locked<Double?>(nil)
     private let queue = DispatchQueue(label: "gpick.motion")
     private let detector: Locked<MotionDetectorBox>
     private let events: @Sendable (MotionEvent) -> Void
@@ -88,8 +90,17 @@ public final class MotionWatch: Sendable {
                 }
             }
             for e in found { events(e) }
+            judged.withLock { if !stopped.withLock({ $0 }) { $0 = time } }
         }
     }
+
+    /// Stream time (s) of the newest frame compared, its events told; nil before the first and
+    /// once stopped. On a loaded machine the comparison falls behind the frames; a pre-roll
+    /// ring keeps what it has not judged yet (`MotionClips.follow`).
+    public var judgedTime: Double? { judged.withLock { $0 } }
+
+    /// Whether `stop()` was called.
+    public var isStopped: Bool { stopped.withLock { $0 } }
 
     /// Stops watching: motion under way ends now (its `ended` is told before this returns).
     public func stop() async {
@@ -98,6 +109,7 @@ public final class MotionWatch: Sendable {
             queue.async { [self] in
                 let found = detector.withLock { box in box.detector.finish(at: box.lastTime ?? 0) }
                 for e in found { events(e) }
+                judged.withLock { $0 = nil }
                 c.resume()
             }
         }

@@ -33,6 +33,8 @@ public final class LiveRing: SessionOutput {
         /// Clips written as they go: each is handed every new video sample, in order.
         var followers: [(id: Int, each: @Sendable (Entry) -> Bool)] = []
         var nextFollower = 0
+        /// A running time pruning never passes while it says one (`hold`).
+        var hold: (@Sendable () -> UInt64?)?
     }
 
     var bin: Bin { branch.bin }
@@ -107,6 +109,7 @@ public final class LiveRing: SessionOutput {
     private static func prune(_ r: inout Ring, newest: UInt64, keep: UInt64) {
         var horizon = newest > keep ? newest - keep : 0
         if let pinned = r.pins.min() { horizon = min(horizon, pinned) }
+        if let held = r.hold?() { horizon = min(horizon, held) }
         while let second = r.video.dropFirst().firstIndex(where: \.keyframe), r.video[second].time <= horizon {
             r.video.removeFirst(second)
         }
@@ -114,6 +117,10 @@ public final class LiveRing: SessionOutput {
             r.audio.removeAll { $0.time + ($0.duration ?? 0) < first }
         }
     }
+
+    /// Keeps everything from the running time `from` says on, for as long as it says one (nil:
+    /// no hold); nil instead of a closure ends it. Asked under the ring's lock at each frame.
+    func hold(_ from: (@Sendable () -> UInt64?)?) { ring.withLock { $0.hold = from } }
 
     /// Keeps everything from `time` on until `unpin` (a capture waiting for its "after" part).
     func pin(_ time: UInt64) { ring.withLock { $0.pins.append(time) } }

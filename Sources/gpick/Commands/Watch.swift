@@ -215,6 +215,7 @@ struct Watch: AsyncParsableCommand {
                     if !events.json { print("motion \(m.kind.rawValue) in \(m.zone) at \(cFormat("%.2f", m.time)) s") }
                     clips?.motion(m)
                 }
+                clips?.follow(watch)
             } catch {
                 await clips?.stop()
                 await published?.stop()
