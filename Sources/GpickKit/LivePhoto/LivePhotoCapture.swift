@@ -70,9 +70,24 @@ public enum LivePhotoCapture {
         } catch {
             throw session.failureReason ?? GpickError(.runtime, "the live-photo ring received no frame")
         }
-        guard let frame = session.latestFrame, let shutter = frame.runningTime else {
+        guard var frame = session.latestFrame, var shutterTime = frame.runningTime else {
             throw session.failureReason ?? GpickError(.runtime, "no frame to take a live photo from")
         }
+        // On a busy machine the retained frame can lag behind the ring's first (a live photo as
+        // a session's first command, under a full test run): the still is then the first frame
+        // the ring holds too, a few frames on.
+        var later = 0
+        while let oldest = ring.oldestVideoTime, shutterTime < oldest, later < 60 {
+            later += 1
+            do {
+                for try await next in session.nextFrames(1) {
+                    if let t = next.runningTime { (frame, shutterTime) = (next, t) }
+                }
+            } catch {
+                throw session.failureReason ?? GpickError(.runtime, "no frame to take a live photo from")
+            }
+        }
+        let shutter = shutterTime
         let stamp = frame.withVideoFrame { FrameStamp.read(from: $0) } ?? nil
         let exif = StillExif(frame: frame, camera: session.camera)
         let jpeg = try await encoder.encode(frame, exif: exif)

@@ -118,6 +118,9 @@ public final class LiveRing: SessionOutput {
         }
     }
 
+    /// Running time of the oldest video sample held (nil while empty).
+    var oldestVideoTime: UInt64? { ring.withLock { $0.video.first?.time } }
+
     /// Keeps everything from the running time `from` says on, for as long as it says one (nil:
     /// no hold); nil instead of a closure ends it. Asked under the ring's lock at each frame.
     func hold(_ from: (@Sendable () -> UInt64?)?) { ring.withLock { $0.hold = from } }
