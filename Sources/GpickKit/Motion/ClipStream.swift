@@ -23,6 +23,8 @@ final class ClipStream: Sendable {
         /// the motion goes on.
         var endAt: UInt64?
         var ended = false
+        /// Samples taken but not yet written: past how far the clip may be written (`limit`).
+        var pending: [LiveRing.Entry] = []
         var failure: GpickError?
     }
 
@@ -59,7 +61,8 @@ final class ClipStream: Sendable {
     /// Starts the muxer and follows `ring` from the keyframe at or before `from`, then takes off
     /// the ring's pin at `from` (its frames are the clip's now); `done` is told once the file is
     /// complete (or failed), after the clip has ended.
-    func follow(_ ring: LiveRing, from: UInt64, done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
+    func follow(_ ring: LiveRing, from: UInt64, limit: @escaping @Sendable () -> UInt64? = { nil },
+                done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
         let messages = pipeline.bus.messages()
         Task { [self] in
             do throws(GStreamerError) {
@@ -71,7 +74,7 @@ final class ClipStream: Sendable {
                 }
             }
             if !state.withLock({ $0.ended }) {
-                ring.follow(from: from) { [self] entry in take(entry) }
+                ring.follow(from: from) { [self] entry in take(entry, limit: limit()) }
             }
             ring.unpin(from)
             let outcome = await finish(messages)
@@ -97,45 +100,56 @@ final class ClipStream: Sendable {
                 return false
             }
             s.ended = true
+            s.pending.removeAll()
             return true
         }
         if now { input.endOfStream() }
     }
 
-    /// One sample from the ring: false once the clip wants no more.
-    private func take(_ entry: LiveRing.Entry) -> Bool {
-        let push = state.withLock { s -> (pts: UInt64, end: Bool)? in
-            guard !s.ended else { return nil }
-            if let endAt = s.endAt, entry.time > endAt {
-                s.ended = true
-                return (0, true)
-            }
+    /// One sample from the ring: written with those waiting before it, as far as the clip's end
+    /// (once known) or `limit` allows; false once the clip wants no more.
+    private func take(_ entry: LiveRing.Entry, limit: UInt64?) -> Bool {
+        let (writes, end) = state.withLock { s -> ([(entry: LiveRing.Entry, pts: UInt64, first: Bool)], Bool) in
+            guard !s.ended else { return ([], false) }
             if s.first == nil {
-                guard entry.keyframe else { return nil }
+                guard entry.keyframe else { return ([], false) }
                 s.first = entry.time
             }
-            s.frames += 1
-            s.last = entry.time
-            return (entry.time - (s.first ?? entry.time), false)
-        }
-        guard let push else { return !state.withLock { $0.ended } }
-        if push.end {
-            input.endOfStream()
-            return false
-        }
-        guard let buffer = entry.sample.retimedBuffer(pts: push.pts, duration: entry.duration) else { return true }
-        do throws(GStreamerError) {
-            if state.withLock({ $0.frames }) == 1, let caps = entry.sample.caps { input.setCaps(caps) }
-            try input.push(buffer)
-            return true
-        } catch {
-            state.withLock { s in
-                s.ended = true
-                s.failure = s.failure ?? GpickError(.runtime, "motion clip \(path): \(error.message)", detail: error.diagnostic)
+            s.pending.append(entry)
+            var writes: [(entry: LiveRing.Entry, pts: UInt64, first: Bool)] = []
+            while let e = s.pending.first {
+                if let endAt = s.endAt, e.time > endAt {
+                    s.ended = true
+                    s.pending.removeAll()
+                    return (writes, true)
+                }
+                if s.endAt == nil, let limit, e.time > limit { break }
+                s.pending.removeFirst()
+                s.frames += 1
+                s.last = e.time
+                writes.append((e, e.time - (s.first ?? e.time), s.frames == 1))
             }
+            return (writes, false)
+        }
+        for w in writes {
+            guard let buffer = w.entry.sample.retimedBuffer(pts: w.pts, duration: w.entry.duration) else { continue }
+            do throws(GStreamerError) {
+                if w.first, let caps = w.entry.sample.caps { input.setCaps(caps) }
+                try input.push(buffer)
+            } catch {
+                state.withLock { s in
+                    s.ended = true
+                    s.failure = s.failure ?? GpickError(.runtime, "motion clip \(path): \(error.message)", detail: error.diagnostic)
+                }
+                input.endOfStream()
+                return false
+            }
+        }
+        if end {
             input.endOfStream()
             return false
         }
+        return !state.withLock { $0.ended }
     }
 
     /// Waits for the muxer to finish the file after the clip's end, then closes it.

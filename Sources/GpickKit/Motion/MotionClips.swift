@@ -104,6 +104,20 @@ public final class MotionClips: Sendable {
             guard let judged = watch.judgedTime else { return watch.isStopped ? nil : 0 }
             return UInt64(max(0, judged - pre) * 1e9)
         }
+        watching.withLock { $0 = WeakWatch(watch: watch) }
+    }
+
+    private struct WeakWatch { weak var watch: MotionWatch? }
+    private let watching = Locked(WeakWatch())
+
+    /// How far a clip under way may be written before its end is known: while motion goes on,
+    /// its last moving frame is less than `endAfter` before the newest frame judged, so the clip
+    /// holds at least up to that plus `post`. Frames beyond wait in the clip, so a late end
+    /// (a loaded machine) does not leave seconds more in it. Nil: no watch, no limit.
+    private func writableUntil() -> UInt64? {
+        guard let watch = watching.withLock({ $0.watch }) else { return nil }
+        guard let judged = watch.judgedTime else { return watch.isStopped ? nil : 0 }
+        return UInt64(max(0, judged - watch.endAfter + settings.post) * 1e9)
     }
 
     /// Ends the clip under way where the frames are now, waits until every clip is written, and
@@ -152,7 +166,7 @@ public final class MotionClips: Sendable {
                 do {
                     let clip = try await ClipStream.open(in: directory, name: ClipNames.expand(settings.name, number: number, at: wall),
                                                          number: number, library: session.configuration.library)
-                    clip.follow(ring, from: from) { [commands = self.commands] written, error in
+                    clip.follow(ring, from: from, limit: { [weak self] in self?.writableUntil() }) { [commands = self.commands] written, error in
                         commands.yield(.finished(clip, written, error))
                     }
                     following = true

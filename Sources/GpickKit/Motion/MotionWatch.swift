@@ -27,7 +27,11 @@ public final class MotionWatch: Sendable {
         init(_ detector: MotionDetector) { self.detector = detector }
     }
 
+    /// Seconds without motion before a zone's motion ends (its settings').
+    public let endAfter: Double
+
     private init(detector: MotionDetector, events: @escaping @Sendable (MotionEvent) -> Void) {
+        self.endAfter = detector.settings.endAfter
         self.detector = Locked(MotionDetectorBox(detector))
         self.events = events
     }
