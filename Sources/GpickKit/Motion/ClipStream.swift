@@ -61,7 +61,7 @@ final class ClipStream: Sendable {
     /// Starts the muxer and follows `ring` from the keyframe at or before `from`, then takes off
     /// the ring's pin at `from` (its frames are the clip's now); `done` is told once the file is
     /// complete (or failed), after the clip has ended.
-    func follow(_ ring: LiveRing, from: UInt64, limit: @escaping @Sendable () -> UInt64? = { nil },
+    func follow(_ ring: LiveRing, from: UInt64, limit: @escaping @Sendable () -> UInt64?,
                 done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
         let messages = pipeline.bus.messages()
         Task { [self] in

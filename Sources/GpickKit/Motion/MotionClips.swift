@@ -98,26 +98,28 @@ public final class MotionClips: Sendable {
     /// start told that late still finds its seconds before. Until the first frame is compared
     /// the ring keeps all; a stopped (or gone) watch holds nothing. A later call replaces it.
     public func follow(_ watch: MotionWatch) {
-        let pre = settings.pre
-        ring.hold { [weak watch] in
-            guard let watch else { return nil }
-            guard let judged = watch.judgedTime else { return watch.isStopped ? nil : 0 }
-            return UInt64(max(0, judged - pre) * 1e9)
-        }
         watching.withLock { $0 = WeakWatch(watch: watch) }
+        ring.hold { [weak self] in self?.judged(minus: self?.settings.pre ?? 0) }
     }
 
     private struct WeakWatch { weak var watch: MotionWatch? }
     private let watching = Locked(WeakWatch())
+
+    /// The newest frame the watch judged, less `seconds` (ns): 0 before its first, nil with no
+    /// watch or a stopped one.
+    private func judged(minus seconds: Double) -> UInt64? {
+        guard let watch = watching.withLock({ $0.watch }) else { return nil }
+        guard let judged = watch.judgedTime else { return watch.isStopped ? nil : 0 }
+        return UInt64(max(0, judged - seconds) * 1e9)
+    }
 
     /// How far a clip under way may be written before its end is known: while motion goes on,
     /// its last moving frame is less than `endAfter` before the newest frame judged, so the clip
     /// holds at least up to that plus `post`. Frames beyond wait in the clip, so a late end
     /// (a loaded machine) does not leave seconds more in it. Nil: no watch, no limit.
     private func writableUntil() -> UInt64? {
-        guard let watch = watching.withLock({ $0.watch }) else { return nil }
-        guard let judged = watch.judgedTime else { return watch.isStopped ? nil : 0 }
-        return UInt64(max(0, judged - watch.endAfter + settings.post) * 1e9)
+        let endAfter = watching.withLock { $0.watch?.endAfter } ?? 0
+        return judged(minus: endAfter - settings.post)
     }
 
     /// Ends the clip under way where the frames are now, waits until every clip is written, and
