@@ -14,6 +14,8 @@ final class ClipStream: Sendable {
     private let fd: Int32
     private let directory: String
     private let state = Locked(State())
+    /// Held while frames go to the muxer, so the ring's thread and a late end keep their order.
+    private let pushing = Locked(())
 
     private struct State {
         var first: UInt64?
@@ -22,6 +24,8 @@ final class ClipStream: Sendable {
         /// Running time past which the clip ends (the motion's end and the after part); nil while
         /// the motion goes on.
         var endAt: UInt64?
+        /// The frame at `endAt` is known to come (the clips stopped there): the clip ends with it.
+        var through = false
         var ended = false
         /// Samples taken but not yet written: past how far the clip may be written (`limit`).
         var pending: [LiveRing.Entry] = []
@@ -87,69 +91,100 @@ final class ClipStream: Sendable {
         state.withLock { s in
             guard !s.ended else { return false }
             s.endAt = nil
+            s.through = false
             return true
         }
     }
 
-    /// Ends the clip with the first frame past running time `time`; nil: now.
-    func end(at time: UInt64?) {
+    /// Ends the clip with the first frame past running time `time` (the motion's end and the
+    /// after part). Frames waiting on the limit up to there are written now.
+    func end(after time: UInt64) {
         let now = state.withLock { s -> Bool in
             guard !s.ended else { return false }
-            if let time, s.last.map({ $0 < time }) ?? true {
-                s.endAt = time
-                return false
-            }
-            s.ended = true
-            s.pending.removeAll()
-            return true
+            if let last = s.last, last >= time { return Self.ended(&s) }
+            s.endAt = time
+            return false
         }
-        if now { input.endOfStream() }
+        if now { input.endOfStream() } else { _ = drain(adding: nil, limit: nil) }
     }
 
-    /// One sample from the ring: written with those waiting before it, as far as the clip's end
-    /// (once known) or `limit` allows; false once the clip wants no more.
-    private func take(_ entry: LiveRing.Entry, limit: UInt64?) -> Bool {
-        let (writes, end) = state.withLock { s -> ([(entry: LiveRing.Entry, pts: UInt64, first: Bool)], Bool) in
-            guard !s.ended else { return ([], false) }
+    /// Ends the clip with its frame at running time `time` (the newest the ring holds as the
+    /// clips stop): what came before is written, whether or not the clip has begun to follow the
+    /// ring yet, so a clip stopped as it opens still holds its seconds before. Nil: now, as it is.
+    func stop(through time: UInt64?) {
+        let now = state.withLock { s -> Bool in
+            guard !s.ended else { return false }
+            guard let time else { return Self.ended(&s) }
+            let end = min(s.endAt ?? time, time)
+            if let last = s.last, last >= end { return Self.ended(&s) }
+            s.endAt = end
+            s.through = true
+            return false
+        }
+        if now { input.endOfStream() } else { _ = drain(adding: nil, limit: nil) }
+    }
+
+    private static func ended(_ s: inout State) -> Bool {
+        s.ended = true
+        s.pending.removeAll()
+        return true
+    }
+
+    /// One sample from the ring; false once the clip wants no more.
+    private func take(_ entry: LiveRing.Entry, limit: UInt64?) -> Bool { drain(adding: entry, limit: limit) }
+
+    /// Writes the samples waiting (and `entry`) as far as the clip's end (once known) or `limit`
+    /// allows, ending the clip when it is reached. The ring's thread and `end`/`stop` both come
+    /// here; `pushing` keeps their frames in order. False once the clip wants no more.
+    private func drain(adding entry: LiveRing.Entry?, limit: UInt64?) -> Bool {
+        pushing.withLock { _ in
+            let (writes, end) = state.withLock { s in Self.release(&s, adding: entry, limit: limit) }
+            for w in writes {
+                guard let buffer = w.entry.sample.retimedBuffer(pts: w.pts, duration: w.entry.duration) else { continue }
+                do throws(GStreamerError) {
+                    if w.first, let caps = w.entry.sample.caps { input.setCaps(caps) }
+                    try input.push(buffer)
+                } catch {
+                    state.withLock { s in
+                        _ = Self.ended(&s)
+                        s.failure = s.failure ?? GpickError(.runtime, "motion clip \(path): \(error.message)", detail: error.diagnostic)
+                    }
+                    input.endOfStream()
+                    return false
+                }
+            }
+            if end {
+                input.endOfStream()
+                return false
+            }
+            return !state.withLock { $0.ended }
+        }
+    }
+
+    private typealias Write = (entry: LiveRing.Entry, pts: UInt64, first: Bool)
+
+    /// Takes from `pending` what may be written now; true as the second value when the clip
+    /// ends with them.
+    private static func release(_ s: inout State, adding entry: LiveRing.Entry?, limit: UInt64?) -> ([Write], Bool) {
+        guard !s.ended else { return ([], false) }
+        if let entry {
             if s.first == nil {
                 guard entry.keyframe else { return ([], false) }
                 s.first = entry.time
             }
             s.pending.append(entry)
-            var writes: [(entry: LiveRing.Entry, pts: UInt64, first: Bool)] = []
-            while let e = s.pending.first {
-                if let endAt = s.endAt, e.time > endAt {
-                    s.ended = true
-                    s.pending.removeAll()
-                    return (writes, true)
-                }
-                if s.endAt == nil, let limit, e.time > limit { break }
-                s.pending.removeFirst()
-                s.frames += 1
-                s.last = e.time
-                writes.append((e, e.time - (s.first ?? e.time), s.frames == 1))
-            }
-            return (writes, false)
         }
-        for w in writes {
-            guard let buffer = w.entry.sample.retimedBuffer(pts: w.pts, duration: w.entry.duration) else { continue }
-            do throws(GStreamerError) {
-                if w.first, let caps = w.entry.sample.caps { input.setCaps(caps) }
-                try input.push(buffer)
-            } catch {
-                state.withLock { s in
-                    s.ended = true
-                    s.failure = s.failure ?? GpickError(.runtime, "motion clip \(path): \(error.message)", detail: error.diagnostic)
-                }
-                input.endOfStream()
-                return false
-            }
+        var writes: [Write] = []
+        while let e = s.pending.first {
+            if let endAt = s.endAt, e.time > endAt { return (writes, ended(&s)) }
+            if s.endAt == nil, let limit, e.time > limit { break }
+            s.pending.removeFirst()
+            s.frames += 1
+            s.last = e.time
+            writes.append((e, e.time - (s.first ?? e.time), s.frames == 1))
+            if s.through, let endAt = s.endAt, e.time >= endAt { return (writes, ended(&s)) }
         }
-        if end {
-            input.endOfStream()
-            return false
-        }
-        return !state.withLock { $0.ended }
+        return (writes, false)
     }
 
     /// Waits for the muxer to finish the file after the clip's end, then closes it.

@@ -122,8 +122,8 @@ public final class MotionClips: Sendable {
         return judged(minus: endAfter - settings.post)
     }
 
-    /// Ends the clip under way where the frames are now, waits until every clip is written, and
-    /// removes the ring.
+    /// Ends the clip under way with the newest frame the ring holds (its seconds before are in it
+    /// even when it had only just opened), waits until every clip is written, and removes the ring.
     public func stop() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             if case .terminated = commands.yield(.stop(c)) { c.resume() }
@@ -183,7 +183,7 @@ public final class MotionClips: Sendable {
                 }
             case .motion(let e):
                 moving.remove(e.zone)
-                if moving.isEmpty { current?.end(at: UInt64(max(0, e.time + settings.post) * 1e9)) }
+                if moving.isEmpty { current?.end(after: UInt64(max(0, e.time + settings.post) * 1e9)) }
             case .finished(let clip, let written, let error):
                 writing[ObjectIdentifier(clip)] = nil
                 if current === clip { current = nil }
@@ -191,7 +191,7 @@ public final class MotionClips: Sendable {
                 if writing.isEmpty, let s = stopping { s.resume(); return }
             case .stop(let c):
                 stopping = c
-                current?.end(at: nil)
+                current?.stop(through: ring.span?.last)
                 current = nil
                 if writing.isEmpty { c.resume(); return }
             }
