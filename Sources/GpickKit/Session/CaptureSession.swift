@@ -281,6 +281,10 @@ public final class CaptureSession: Sendable {
     /// The retained frame with what it is: its stamp (test sources) and its running time.
     public var retainedFrame: RetainedFrame? { frames.latestFrame.map(RetainedFrame.init) }
 
+    /// The current camera's frame pool: buffers allocated, and freed as they came back
+    /// (`SourceStage.framePool`); nil with no camera running.
+    var sourceFramePool: (allocated: UInt64, trimmed: UInt64)? { state.withLock { $0.stage }?.framePool }
+
     /// `count` frames (every `every`-th) starting with the current one: zero shutter lag. While a
     /// camera switches they start with its first frame; while suspended or lost they fail.
     public func nextFrames(_ count: Int, every: Int = 1) -> FrameStream {

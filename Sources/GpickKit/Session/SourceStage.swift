@@ -52,6 +52,13 @@ final class SourceStage: Sendable {
         }
     }
 
+    /// The stage's frame pool (CFramePool): buffers it allocated, and those it freed as they
+    /// came back instead of keeping them idle. Zero before an element took it.
+    var framePool: (allocated: UInt64, trimmed: UInt64) {
+        guard let pad = bin.element(named: "out")?.staticPad("sink") else { return (0, 0) }
+        return (UInt64(gpick_frame_pool_allocated(pad.pointer)), UInt64(gpick_frame_pool_trimmed(pad.pointer)))
+    }
+
     /// Sets what the stage delivers (the input stage's `format` filter): the session's format, or
     /// its camera's mode once chosen, for a session that follows it.
     static func deliver(_ f: SessionFormat, in bin: Bin) throws(GStreamerError) {

@@ -1,0 +1,33 @@
+import Foundation
+import GpickTestSupport
+import Testing
+
+/// A stopped process (a Pi under load, a debugger, a slow disk holding the encoder) comes back
+/// to seconds of frames at once. The recording takes them all; what the pile-up made the frames'
+/// pool allocate is freed as they come back (FramePoolTests, counted in the session). How much
+/// memory the process holds over hours is the soak's to measure (bench S1): RSS read here
+/// depends on how far a loaded machine's encoder has caught up, not on gpick.
+@Suite struct StallTests {
+    /// An eight-second 720p recording whose process is stopped for 2 s of them ends as it was
+    /// asked to, with every frame in the file, in order.
+    @Test func aStoppedRecordingGoesOnWithEveryFrame() async throws {
+        let dir = TestEnvironment.tempDir(), out = TestEnvironment.tempDir()
+        try "record start r.mkv\nwait 8s\nrecord stop\n".write(toFile: "\(dir)/r.gpick", atomically: false, encoding: .utf8)
+        let p = try Subprocess.start(TestEnvironment.binary, ["script", "\(dir)/r.gpick", "--source", "test", "--width", "1280", "--height", "720",
+                                                              "--output-dir", out, "--json"])
+        _ = try await p.waitForOutput("\"record-started\"", timeout: 30)
+        // The recording settled: its encoder and muxer at work, a few hundred KB in the file.
+        let size = { (try? FileManager.default.attributesOfItem(atPath: "\(out)/r.mkv")[.size] as? Int) ?? 0 }
+        #expect(try await TestEnvironment.eventually(HangBound.seconds(30)) { size() >= 300_000 })
+        p.signal(SIGSTOP)
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        p.signal(SIGCONT)
+        let r = try await p.wait(timeout: HangBound.seconds(60))
+        #expect(r.status == 0, "\(r.stderr)")
+        let stamps = try await Media.stampIndices("\(out)/r.mkv")
+        let first = try #require(stamps.first ?? nil)
+        // Eight seconds of frames, those of the stop too: the test source makes them up as the
+        // clock has gone on.
+        #expect(Media.isConsecutive(stamps, from: first) && stamps.count >= 230, "\(stamps.count) frames from \(first)")
+    }
+}
