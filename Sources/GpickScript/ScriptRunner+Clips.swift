@@ -24,30 +24,22 @@ extension ScriptRunner {
     func startClips(_ name: String, _ o: ClipOptions, session: CaptureSession, target: OutputPath, line: Int) async throws {
         if motion.clipping != nil { throw GpickError(.usage, "clips are already being written (clips stop first)") }
         var settings = MotionClips.Settings()
-        (settings.pre, settings.post, settings.name, settings.snap) = (o.pre, o.post, target.name, o.snap)
+        (settings.pre, settings.post, settings.name, settings.snap, settings.retention) = (o.pre, o.post, target.name, o.snap, o.retention)
         let emit = self.emit
-        let keeper = o.retention.keepsEverything ? nil
-            : PartKeeper(o.retention, folder: target.directory, earlier: MotionClips.existing(in: target.directory, name: target.name)) { path in
-                emit("clip-deleted", ["path": path, "line": line])
-                // Its still (snap) goes with it.
-                let still = path.deletingFilenameExtension + ".jpg"
-                if unlink(still) == 0 { emit("clip-deleted", ["path": still, "line": line]) }
-            }
         let written = Tally()
         let clips = try await MotionClips.start(in: session, directory: target.directory, settings: settings) { [weak self] e in
             switch e {
             case .started(let path, let number, let from):
                 emit("clip-started", ["path": path, "number": number, "from": (from * 1000).rounded() / 1000, "line": line])
             case .written(let clip):
-                let bytes = fileStatus(clip.path).map { Int64($0.st_size) } ?? 0
                 var fields = clip.fields
-                fields["bytes"] = bytes
                 fields["line"] = line
                 emit("file-written", fields)
                 written.count.withLock { $0 += 1 }
-                keeper?.written(path: clip.path, bytes: bytes)
             case .still(let path, let bytes, let number):
                 emit("file-written", ["path": path, "bytes": bytes, "number": number, "still": true, "line": line])
+            case .deleted(let path):
+                emit("clip-deleted", ["path": path, "line": line])
             case .failed(let path, let error):
                 // The clip is lost, the script goes on (the next motion makes the next clip);
                 // the run's status says one failed.

@@ -192,6 +192,8 @@ final class ClipStream: Sendable {
         var failure: GpickError? = state.withLock { $0.failure }
         if failure == nil { failure = await MuxerEnd.wait(messages, what: "motion clip", file: path, directory: directory) }
         _ = try? await pipeline.setState(.null)
+        var st = stat()
+        let bytes = fstat(fd, &st) == 0 ? Int64(st.st_size) : 0
         close(fd)
         let s = state.withLock { $0 }
         guard let first = s.first, let last = s.last, s.frames > 0 else {
@@ -200,7 +202,7 @@ final class ClipStream: Sendable {
             return (nil, failure ?? GpickError(.runtime, "motion clip \(path): no frame reached it"))
         }
         let clip = MotionClip(path: path, number: number, frames: s.frames, first: Double(first) / 1e9, last: Double(last) / 1e9,
-                              duration: Double(last - first) / 1e9)
+                              duration: Double(last - first) / 1e9, bytes: bytes)
         return (clip, failure)
     }
 }

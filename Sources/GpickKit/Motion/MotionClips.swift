@@ -20,6 +20,9 @@ public final class MotionClips: Sendable {
         public var name = "motion-%t.mp4"
         /// Also a JPEG of the frame at hand as each clip starts, named as the clip (`.jpg`).
         public var snap = false
+        /// Which clips stay, as a loop recording's parts: the oldest go first (with their
+        /// stills), counting those an earlier run left under the same name; the newest stays.
+        public var retention = PartRetention()
         public init() {}
     }
 
@@ -29,6 +32,8 @@ public final class MotionClips: Sendable {
         case written(MotionClip)
         case still(path: String, bytes: Int, number: Int)
         case failed(path: String, GpickError)
+        /// A clip, or its still, the retention no longer keeps, deleted.
+        case deleted(path: String)
     }
 
     private let session: CaptureSession
@@ -39,6 +44,7 @@ public final class MotionClips: Sendable {
     private let commands: AsyncStream<Command>.Continuation
     private let driver: Locked<Task<Void, Never>?> = Locked(nil)
     private let encoder: StillEncoder?
+    private let keeper: PartKeeper?
 
     private enum Command {
         case motion(MotionEvent)
@@ -49,6 +55,13 @@ public final class MotionClips: Sendable {
     private init(session: CaptureSession, ring: LiveRing, directory: String, settings: Settings, encoder: StillEncoder?,
                  report: @escaping @Sendable (Event) -> Void) {
         self.encoder = encoder
+        keeper = settings.retention.keepsEverything ? nil
+            : PartKeeper(settings.retention, folder: directory, earlier: ClipNames.existing(in: directory, pattern: settings.name)) { path in
+                report(.deleted(path: path))
+                // Its still (snap) goes with it.
+                let still = path.deletingFilenameExtension + ".jpg"
+                if unlink(still) == 0 { report(.deleted(path: still)) }
+            }
         let (stream, commands) = AsyncStream<Command>.makeStream()
         self.session = session
         self.ring = ring
@@ -123,7 +136,8 @@ public final class MotionClips: Sendable {
     }
 
     /// Ends the clip under way with the newest frame the ring holds (its seconds before are in it
-    /// even when it had only just opened), waits until every clip is written, and removes the ring.
+    /// even when it had only just opened), waits until every clip is written and the retention's
+    /// deletions are done, and removes the ring.
     public func stop() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             if case .terminated = commands.yield(.stop(c)) { c.resume() }
@@ -131,6 +145,7 @@ public final class MotionClips: Sendable {
         await driver.withLock { $0 }?.value
         await ring.disarm()
         await encoder?.close()
+        await keeper?.settle()
     }
 
     /// The frame at hand, as a JPEG beside the clip (written whole or not at all).
@@ -187,7 +202,10 @@ public final class MotionClips: Sendable {
             case .finished(let clip, let written, let error):
                 writing[ObjectIdentifier(clip)] = nil
                 if current === clip { current = nil }
-                if let error { report(.failed(path: clip.path, error)) } else if let written { report(.written(written)) }
+                if let error { report(.failed(path: clip.path, error)) } else if let written {
+                    report(.written(written))
+                    keeper?.written(path: written.path, bytes: written.bytes)
+                }
                 if writing.isEmpty, let s = stopping { s.resume(); return }
             case .stop(let c):
                 stopping = c
@@ -207,22 +225,19 @@ public struct MotionClip: Sendable, Equatable {
     public var first: Double
     public var last: Double
     public var duration: Double
+    /// The file's size once complete.
+    public var bytes: Int64
 
     public var fields: EventFields {
         let round = { (v: Double) in (v * 1000).rounded() / 1000 }
         return ["path": path, "number": number, "frames": frames, "first": round(first), "last": round(last),
-                "duration": round(duration)]
+                "duration": round(duration), "bytes": bytes]
     }
 }
 
 extension MotionClips {
     /// Refuses a clip name that could not name a file in the clips' folder.
     public static func checkName(_ pattern: String) throws(GpickError) { try ClipNames.check(pattern) }
-
-    /// The clips `name` gives already in `directory` (an earlier run's), oldest first.
-    public static func existing(in directory: String, name: String) -> [String] {
-        ClipNames.existing(in: directory, pattern: name)
-    }
 }
 
 extension MotionClips {

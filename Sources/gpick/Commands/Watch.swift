@@ -185,25 +185,18 @@ struct Watch: AsyncParsableCommand {
                     }
                 }
                 if let record {
-                    let settings = try clipSettings()
-                    let retention = try kept.retention()
-                    let keeper = retention.keepsEverything ? nil
-                        : PartKeeper(retention, folder: record, earlier: MotionClips.existing(in: record, name: settings.name)) { path in
-                            events.emit("clip-deleted", ["path": path])
-                            // Its still (--snap) goes with it.
-                            let still = path.deletingFilenameExtension + ".jpg"
-                            if unlink(still) == 0 { events.emit("clip-deleted", ["path": still]) }
-                        }
+                    var settings = try clipSettings()
+                    settings.retention = try kept.retention()
                     clips = try await MotionClips.start(in: session, directory: record, settings: settings) { e in
                         switch e {
                         case .started(let path, let number, let from):
                             events.emit("clip-started", ["path": path, "number": number, "from": (from * 1000).rounded() / 1000])
                         case .written(let clip):
-                            let bytes = fileStatus(clip.path).map { Int64($0.st_size) } ?? 0
-                            events.fileWritten(clip.path, bytes: bytes, extra: clip.fields)
-                            keeper?.written(path: clip.path, bytes: bytes)
+                            events.fileWritten(clip.path, bytes: clip.bytes, extra: clip.fields)
                         case .still(let path, let bytes, let number):
                             events.fileWritten(path, bytes: Int64(bytes), extra: ["number": number, "still": true])
+                        case .deleted(let path):
+                            events.emit("clip-deleted", ["path": path])
                         case .failed(_, let error):
                             failure.withLock { $0 = $0 ?? error }
                             end.yield()
