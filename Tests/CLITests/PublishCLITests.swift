@@ -76,7 +76,7 @@ import Testing
         #expect(stopped["connections"] as? Int == 2, "\(stopped)")
 
         // The receiver ends when gpick hangs up.
-        let rx = try await second.wait(timeout: 20)
+        let rx = try await StreamServers.ended(second)
         #expect(rx.status == 0, "\(rx.stderr)")
         let received = try await Media.stampIndices("\(dir)/second.mkv")
         let firstStamp = try #require(received.first ?? nil, "its first frame carries no stamp: \(received.prefix(5))")
@@ -142,7 +142,7 @@ import Testing
         #expect(try await TestEnvironment.eventually(10) { StreamServers.udpBound(port) }, "srtsrc did not bind \(port)")
         let r = try await Subprocess.gpick(["publish", "srt://127.0.0.1:\(port)", "--audio", "test", "--duration", "3", "--json"] + Self.small)
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
-        _ = try await rx.wait(timeout: 20)
+        _ = try await StreamServers.ended(rx)
         let found = try await Media.soundBesidePicture(file)
         let av = try #require(found, "no picture and sound in \(file)")
         #expect(av.video == "h264" && av.audio == "aac", "\(av.streams)")

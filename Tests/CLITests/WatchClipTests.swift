@@ -158,7 +158,7 @@ import Testing
         let e = WatchTests.events(r)
         #expect(e.first { $0["event"] as? String == "started" }?["publish"] as? String == "srt://127.0.0.1:\(port)", "\(e)")
         // The receiver ends its file when gpick hangs up.
-        _ = try await listener.wait(timeout: 20)
+        _ = try await StreamServers.ended(listener)
         let stamps = try await Media.stampIndices("\(dir)/got.mkv").compactMap { $0 }
         // In order (a live stream may drop a late frame on a loaded machine; the recordings may not).
         #expect(stamps.count >= 30 && Media.missing(stamps) != nil, "\(stamps.count) stamps")

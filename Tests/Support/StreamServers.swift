@@ -115,15 +115,26 @@ public enum StreamServers {
     /// hangs up.
     public static func srtReceiver(port: Int, file: String, passphrase: String? = nil) throws -> Subprocess.Running {
         let query = "mode=listener" + (passphrase.map { "&passphrase=\($0)" } ?? "")
-        return try Subprocess.start("/usr/bin/gst-launch-1.0", ["-q", "srtsrc", "uri=srt://127.0.0.1:\(port)?\(query)", "!", "tsdemux", "!",
+        return try Subprocess.start("/usr/bin/gst-launch-1.0", ["-q", "-e", "srtsrc", "uri=srt://127.0.0.1:\(port)?\(query)", "!", "tsdemux", "!",
                                                                 "h264parse", "!", "matroskamux", "!", "filesink", "location=\(file)"])
     }
 
     /// An SRT listener that keeps the MPEG-TS it receives in `file` as sent (every stream, with
     /// the sender's own timestamps), and ends when the caller hangs up.
     public static func srtTSReceiver(port: Int, file: String) throws -> Subprocess.Running {
-        try Subprocess.start("/usr/bin/gst-launch-1.0", ["-q", "srtsrc", "uri=srt://127.0.0.1:\(port)?mode=listener", "!",
+        try Subprocess.start("/usr/bin/gst-launch-1.0", ["-q", "-e", "srtsrc", "uri=srt://127.0.0.1:\(port)?mode=listener", "!",
                                                          "filesink", "location=\(file)"])
+    }
+
+    /// Waits for an SRT receiver above to end once its caller hung up, and ends it with an EOS
+    /// (SIGINT; gst-launch -e finishes the file) when it has not within `seconds`. GStreamer
+    /// 1.22's srtsrc as a listener can miss a hang-up: when its listener thread drops the caller
+    /// before the reading thread's poll sees the socket break, the reader goes back to waiting
+    /// for a new caller (gst_srt_object_wait_caller), for ever. Seen once in a loaded CI run,
+    /// 20 s after gpick had stopped publishing and exited with status 0.
+    public static func ended(_ receiver: Subprocess.Running, within seconds: Double = 15) async throws -> Subprocess.Result {
+        if try await !TestEnvironment.eventually(HangBound.seconds(seconds), { !receiver.process.isRunning }) { receiver.signal(SIGINT) }
+        return try await receiver.wait(timeout: 20)
     }
 
     /// nginx with the RTMP module on `port`, from a private configuration in `dir`.
