@@ -63,6 +63,7 @@ package enum InspectOutput {
 
     static func printStill(_ s: StillFacts, upright: (Int, Int)?) {
         if let w = s.storedWidth, let h = s.storedHeight { print("dimensions: \(w)x\(h)") }
+        if let c = s.cleanAperture { print("shown: \(c.width)x\(c.height) (clean aperture at \(c.left),\(c.top))") }
         if let (w, h) = upright {
             let o = s.orientation ?? 1
             print("upright: \(w)x\(h)" + (o == 1 ? "" : " (orientation \(o): \(orientationWords[o] ?? "?"))"))

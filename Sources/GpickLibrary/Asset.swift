@@ -18,7 +18,7 @@ public struct Asset: Codable, Sendable, Equatable, Identifiable, FetchableRecord
 
     public var kind: Kind
     public var mimeType: String
-    /// Stored pixel size, before `orientation` is applied.
+    /// Pixel size as shown (a HEIF's clean aperture, else as stored), before `orientation` is applied.
     public var width: Int?
     public var height: Int?
     /// EXIF orientation 1…8 (videos: from the track matrix).

@@ -25,8 +25,9 @@ enum AssetReader {
         }
         asset.kind = meta.isVideo ? .video : .photo
         asset.mimeType = meta.mimeType
-        asset.width = meta.width
-        asset.height = meta.height
+        // As shown (a HEIF's clean aperture), before orientation.
+        asset.width = meta.shownSize?.width
+        asset.height = meta.shownSize?.height
         asset.orientation = meta.orientation
         asset.duration = meta.duration
         if let taken = meta.takenAt.flatMap(unixSeconds) { asset.takenAt = taken }

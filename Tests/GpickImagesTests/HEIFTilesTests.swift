@@ -41,4 +41,32 @@ struct HEIFTilesTests {
         let d = try await Self.difference("\(dir)/tiled.png", "\(dir)/whole.png", in: dir)
         #expect(d < 2, "mean difference \(d) levels")
     }
+
+    /// The same photo with a clean aperture off its centre (`clap`): the tiles are cut where
+    /// libheif cuts the whole decode, before the picture is turned.
+    @Test func aCleanApertureCutsTheTilesAsTheWholeDecode() async throws {
+        let dir = TestEnvironment.tempDir()
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RealFiles.path("iphone8plus-rotated.heic"))))
+        let edited = try HEIFCleanAperture.adding(to: original, width: (2400, 1), height: (1600, 1),
+                                                  horizontalOffset: (-600, 1), verticalOffset: (400, 1))
+        let path = "\(dir)/clap.heic"
+        try Data(edited).write(to: URL(fileURLWithPath: path))
+        let box = ImageBox.square(512)
+        let small = DecodeLimits(maxWholeImageBytes: 16 << 20)
+        let (tiled, whole) = try await OffPool.run { () throws(GpickError) -> ([UInt8], [UInt8]) in
+            let file = try OpenFile(path)
+            let t = try StillImage.thumbnail(fd: file.fd, name: path, box: box, limits: small)
+            #expect(t.header.loader == "gpick HEIF tiles" && t.header.width == 1600 && t.header.height == 2400, "\(t.header)")
+            let again = try OpenFile(path)
+            let w = try StillImage.thumbnail(fd: again.fd, name: path, box: box, limits: DecodeLimits())
+            return (try t.picture.encoded(as: .png), try w.picture.encoded(as: .png))
+        }
+        try Data(tiled).write(to: URL(fileURLWithPath: "\(dir)/tiled.png"))
+        try Data(whole).write(to: URL(fileURLWithPath: "\(dir)/whole.png"))
+        let sizes = try await Subprocess.run("/usr/bin/vipsheader", ["\(dir)/tiled.png", "\(dir)/whole.png"])
+        // 2400×1600 turned upright (portrait), fitted into 512.
+        #expect(sizes.stdoutLines.count == 2 && sizes.stdoutLines.allSatisfy { $0.contains("341x512") }, "\(sizes.stdout)")
+        let d = try await Self.difference("\(dir)/tiled.png", "\(dir)/whole.png", in: dir)
+        #expect(d < 2, "mean difference \(d) levels")
+    }
 }

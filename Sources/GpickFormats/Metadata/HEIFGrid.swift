@@ -17,6 +17,8 @@ public struct HEIFGrid: Sendable, Equatable {
     public var tiles: [ByteRange]
     /// The tiles' `hvcC` payload: the parameter sets every tile is decoded with.
     public var decoderConfiguration: [UInt8]
+    /// The part of the output that is shown (`clap`), cut before it is turned.
+    public var cleanAperture: CleanAperture?
     /// EXIF-style orientation of the whole (irot, imir), 1 when none.
     public var orientation: Int
     /// `colr` nclx: ITU-T H.273 matrix coefficients and range (HEIF's default: BT.601, full range).
@@ -65,7 +67,8 @@ public struct HEIFGrid: Sendable, Equatable {
             full = range & 0x80 != 0
         }
         return HEIFGrid(rows: rows, columns: columns, width: width, height: height, tileWidth: size.width, tileHeight: size.height,
-                        tiles: tiles, decoderConfiguration: Array(configBytes), orientation: items.orientation(of: primary) ?? 1,
+                        tiles: tiles, decoderConfiguration: Array(configBytes),
+                        cleanAperture: items.cleanAperture(of: primary), orientation: items.orientation(of: primary) ?? 1,
                         matrixCoefficients: matrix, fullRange: full)
     }
 

@@ -1,8 +1,9 @@
 import FoundationEssentials
 import GpickBase
 
-/// HEIF and AVIF stills: the primary item's `ispe` (size) and `irot` (rotation) from
-/// meta/iprp, and its Exif item (dates, Apple's content identifier) located through iinf/iloc.
+/// HEIF and AVIF stills: the primary item's `ispe` (size), `clap` (the part shown) and `irot`
+/// (rotation) from meta/iprp, and its Exif item (dates, Apple's content identifier) located
+/// through iinf/iloc.
 enum HEIFReader {
     static let maxMeta = 4 * 1024 * 1024
     static let maxExif = 256 * 1024
@@ -17,6 +18,7 @@ enum HEIFReader {
             meta.width = size.width
             meta.height = size.height
         }
+        meta.cleanAperture = items.primary.flatMap(items.cleanAperture(of:))
         var xmp = XMPFacts()
         if let primary = items.primary {
             // Metadata items point at the image they describe (cdsc); a file may also have them unlinked.

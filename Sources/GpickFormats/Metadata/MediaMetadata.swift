@@ -95,6 +95,8 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// Stored pixel size, before orientation.
     public var width: Int?
     public var height: Int?
+    /// The part of the stored picture that is shown (HEIF and AVIF `clap`), before orientation.
+    public var cleanAperture: CleanAperture?
     /// EXIF 1...8; for videos, from the video track's matrix (90° → 6, 180° → 3, 270° → 8).
     public var orientation: Int?
     /// Seconds (videos).
@@ -143,9 +145,17 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
 }
 
 extension MediaMetadata {
-    /// The size as shown: width and height swapped when the orientation turns a quarter.
-    public var uprightSize: (width: Int, height: Int)? {
+    /// The size as shown, before orientation: the clean aperture's, else the stored size.
+    public var shownSize: (width: Int, height: Int)? {
+        if let c = cleanAperture { return (c.width, c.height) }
         guard let width, let height else { return nil }
+        return (width, height)
+    }
+
+    /// The size as shown: cropped to the clean aperture, width and height swapped when the
+    /// orientation turns a quarter.
+    public var uprightSize: (width: Int, height: Int)? {
+        guard let (width, height) = shownSize else { return nil }
         return (orientation ?? 1) >= 5 ? (height, width) : (width, height)
     }
 }

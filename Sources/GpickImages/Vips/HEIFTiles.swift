@@ -50,6 +50,12 @@ enum HEIFTiles {
         let made = canvas.withUnsafeBytes { cvips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(outW), Int32(outH), 3, VIPS_FORMAT_UCHAR) }
         var picture = try VipsPicture(adopting: Vips.check(made, "cannot read", subject: name, kind: .runtime))
             .derive("cannot read", subject: name) { cvips_copy_as($0, $1, VIPS_INTERPRETATION_sRGB) }
+        if let c = grid.cleanAperture {
+            // Cut as libheif cuts it, at the shrunk scale.
+            let (x, y) = (c.left / k, c.top / k)
+            let (w, h) = (max(1, min(outW - x, (c.width + k - 1) / k)), max(1, min(outH - y, (c.height + k - 1) / k)))
+            picture = try picture.derive("cannot crop", subject: name) { cvips_extract_area($0, $1, Int32(x), Int32(y), Int32(w), Int32(h)) }
+        }
         if (2...8).contains(grid.orientation) {
             cvips_image_set_int(picture.pointer, "orientation", Int32(grid.orientation))
             picture = try picture.derive("cannot turn", subject: name) { cvips_autorot($0, $1) }

@@ -12,6 +12,8 @@ public struct StillFacts: Sendable, Codable {
     /// The size as stored, before the orientation is applied.
     public var storedWidth: Int?
     public var storedHeight: Int?
+    /// The part of the stored picture that is shown (HEIF and AVIF `clap`), before orientation.
+    public var cleanAperture: CleanAperture?
     /// EXIF orientation 1…8 (for HEIF, what `irot` and `imir` amount to).
     public var orientation: Int?
     /// When it was taken, as the file says: ISO 8601 with the UTC offset when the file has one.
@@ -38,6 +40,7 @@ public struct StillFacts: Sendable, Codable {
         format = meta.mimeType
         storedWidth = meta.width
         storedHeight = meta.height
+        cleanAperture = meta.cleanAperture
         orientation = meta.orientation
         taken = meta.takenAt?.iso8601
         make = meta.make
