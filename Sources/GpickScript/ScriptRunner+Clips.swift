@@ -36,8 +36,8 @@ extension ScriptRunner {
                 fields["line"] = line
                 emit("file-written", fields)
                 written.count.withLock { $0 += 1 }
-            case .still(let path, let bytes, let number):
-                emit("file-written", ["path": path, "bytes": bytes, "number": number, "still": true, "line": line])
+            case .still(let path, let bytes, let number, let first):
+                emit("file-written", ["path": path, "bytes": bytes, "number": number, "still": true, "motion-start": first, "line": line])
             case .deleted(let path):
                 emit("clip-deleted", ["path": path, "line": line])
             case .failed(let path, let error):

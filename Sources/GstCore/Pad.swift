@@ -89,6 +89,9 @@ public struct ProbeInfo {
     let info: UnsafeMutablePointer<GstPadProbeInfo>
     public let pad: UnsafeMutablePointer<GstPad>
 
+    /// The caps the pad carries now (a reference of ours).
+    public var currentCaps: Caps? { gst_pad_get_current_caps(pad).map { Caps(adopting: $0) } }
+
     /// The buffer passing, if this is a buffer probe (borrowed for the callback's duration).
     public var buffer: BufferView? {
         guard cgst_probe_type(info).rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0,

@@ -11,6 +11,13 @@ public final class Sample: @unchecked Sendable {
     init(adopting pointer: OpaquePointer) { self.pointer = pointer }
     deinit { cgst_sample_unref(pointer) }
 
+    /// A sample holding its own reference to `buffer` (a probe's, borrowed for the callback),
+    /// with `caps`: the frame stays whole for as long as the sample lives.
+    public convenience init?(holding buffer: BufferView, caps: Caps) {
+        guard let s = gst_sample_new(buffer.pointer, caps.pointer, nil, nil) else { return nil }
+        self.init(adopting: s)
+    }
+
     /// The buffer, borrowed for as long as this sample lives.
     public var buffer: BufferView? { gst_sample_get_buffer(pointer).map { BufferView(pointer: $0) } }
     public var caps: Caps? { gst_sample_get_caps(pointer).map { Caps(retaining: $0) } }

@@ -61,6 +61,19 @@ import Testing
         for still in files where still.hasSuffix(".jpg") {
             #expect(try await Media.rgb("\(dir)/\(still)").width == 320)
         }
+        // Each still is the frame its motion began in, however late the start was told (the
+        // test source's stamp says which frame); only a watch too far behind to hold the frames
+        // meanwhile (32 MiB of them) takes the frame at hand, and says so.
+        let stills = e.filter { $0["event"] as? String == "file-written" && $0["still"] as? Bool == true }
+        for (still, motion) in zip(stills, [180, 480]) {
+            let path = try #require(still["path"] as? String), stamp = try await Media.stampIndices(path)
+            if still["motion-start"] as? Bool == true {
+                #expect(stamp == [motion], "\(path)")
+            } else {
+                #expect(still["motion-start"] as? Bool == false && (stamp.first ?? nil).map { $0 > motion } == true, "\(still) \(stamp)")
+            }
+        }
+        #expect(stills.count == 2, "\(stills)")
 
         // (first moving frame, last moving frame) of each clip's motion, by stamp.
         for (clip, motion) in zip(written, [(180, 269), (480, 509)]) {

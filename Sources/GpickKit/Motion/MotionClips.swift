@@ -18,7 +18,8 @@ public final class MotionClips: Sendable {
         /// (2026-11-29_14-05-30), `%n` the clip's number in this run (1, 2, …), `%%` a percent
         /// sign. A name taken already gets `-2`, `-3`… before its extension.
         public var name = "motion-%t.mp4"
-        /// Also a JPEG of the frame at hand as each clip starts, named as the clip (`.jpg`).
+        /// Also a JPEG of the motion's first moving frame (the frame at hand when the watch did
+        /// not keep it), named as the clip (`.jpg`).
         public var snap = false
         /// Which clips stay, as a loop recording's parts: the oldest go first (with their
         /// stills), counting those an earlier run left under the same name; the newest stays.
@@ -30,7 +31,9 @@ public final class MotionClips: Sendable {
     public enum Event: Sendable {
         case started(path: String, number: Int, from: Double)
         case written(MotionClip)
-        case still(path: String, bytes: Int, number: Int)
+        /// `motionStart`: the frame the motion began in; false: the frame at hand (the watch was
+        /// too far behind the frames to keep it).
+        case still(path: String, bytes: Int, number: Int, motionStart: Bool)
         case failed(path: String, GpickError)
         /// A clip, or its still, the retention no longer keeps, deleted.
         case deleted(path: String)
@@ -113,6 +116,7 @@ public final class MotionClips: Sendable {
     public func follow(_ watch: MotionWatch) {
         watching.withLock { $0 = WeakWatch(watch: watch) }
         ring.hold { [weak self] in self?.judged(minus: self?.settings.pre ?? 0) }
+        if settings.snap { watch.keepStartFrames() }
     }
 
     private struct WeakWatch { weak var watch: MotionWatch? }
@@ -148,16 +152,19 @@ public final class MotionClips: Sendable {
         await keeper?.settle()
     }
 
-    /// The frame at hand, as a JPEG beside the clip (written whole or not at all).
-    private func still(for clip: ClipStream) async throws {
+    /// The motion's first moving frame (kept by the watch this follows), else the frame at hand,
+    /// as a JPEG beside the clip (written whole or not at all).
+    private func still(for clip: ClipStream, motion e: MotionEvent) async throws {
         guard let encoder else { return }
         let name = (clip.path.split(separator: "/").last.map(String.init) ?? clip.path).deletingFilenameExtension + ".jpg"
         let target = try OutputPath("\(directory)/\(name)")
-        for try await frame in session.nextFrames(1) {
-            let bytes = try await encoder.encode(frame, camera: session.camera)
-            try await AtomicWrite.store(bytes, to: target)
-            report(.still(path: target.path, bytes: bytes.count, number: clip.number))
-        }
+        var frame = watching.withLock { $0.watch }?.startFrame(of: e)
+        let first = frame != nil
+        if frame == nil { for try await f in session.nextFrames(1) { frame = f } }
+        guard let frame else { return }
+        let bytes = try await encoder.encode(frame, camera: session.camera)
+        try await AtomicWrite.store(bytes, to: target)
+        report(.still(path: target.path, bytes: bytes.count, number: clip.number, motionStart: first))
     }
 
     // MARK: - The one place that decides
@@ -190,7 +197,7 @@ public final class MotionClips: Sendable {
                     current = clip
                     writing[ObjectIdentifier(clip)] = clip
                     report(.started(path: clip.path, number: number, from: e.time))
-                    if settings.snap { try await still(for: clip) }
+                    if settings.snap { try await still(for: clip, motion: e) }
                 } catch {
                     if !following { ring.unpin(from) }
                     report(.failed(path: directory, (error as? GpickError) ?? session.failureReason

@@ -15,6 +15,9 @@ public final class MotionWatch: Sendable {
     /// The newest frame compared, once its events were told (nil once stopped).
     private let judged = Locked<Double?>(nil)
     private let queue = DispatchQueue(label: "gpick.motion")
+    /// Whether each start's first moving frame is kept (`keepStartFrames`), and those kept, by zone.
+    private let keeping = Locked(false)
+    private let startFrames = Locked<[String: (time: Double, frame: Sample)]>([:])
     private let detector: Locked<MotionDetectorBox>
     private let events: @Sendable (MotionEvent) -> Void
 
@@ -24,6 +27,9 @@ public final class MotionWatch: Sendable {
         var lastTime: Double?
         /// When recent frames entered (monotonic ns), by stream time: a start's latency.
         var entered: [(time: Double, at: UInt64)] = []
+        /// The newest frames compared, while starts' frames are kept: a start is told a few
+        /// frames (the detector's startFrames) after its first moving one.
+        var recent: [(time: Double, frame: Sample)] = []
         init(_ detector: MotionDetector) { self.detector = detector }
     }
 
@@ -53,9 +59,19 @@ public final class MotionWatch: Sendable {
             session?.emit(.motion(e))
         })
         let (gw, gh) = (detector.gridWidth, detector.gridHeight)
+        let keepRecent = settings.startFrames + 1
+        // Frames held for the queue while it catches up: 32 MiB of them at most (ten at 1080p),
+        // and never fewer than a start needs.
+        let holdable = max(keepRecent, min(90, (32 << 20) / max(1, f.width * f.height * 3 / 2)))
         pad.addProbe(.buffer) { [weak watch] probe in
             guard let watch, !watch.stopped.withLock({ $0 }) else { return .remove }
             guard let buffer = probe.buffer, let pts = buffer.pts else { return .ok }
+            // A reference to the frame, only when starts' frames are kept, and not while the
+            // comparison is further behind than memory allows (its queue would hold them all).
+            var held: Sample?
+            if watch.keeping.withLock({ $0 }), watch.backlog.withLock({ $0 }) < holdable, let caps = probe.currentCaps {
+                held = Sample(holding: buffer, caps: caps)
+            }
             var grid = [UInt8](repeating: 0, count: gw * gh)
             let shrunk = buffer.withVideoFrame(caps: info, writable: false) { frame -> Bool in
                 guard let y = frame.planes.first else { return false }
@@ -65,34 +81,61 @@ public final class MotionWatch: Sendable {
                 }
                 return true
             } ?? false
-            if shrunk { watch.frame(grid, at: Double(pts) / 1e9, entered: Monotonic.nanoseconds()) }
+            if shrunk { watch.frame(grid, at: Double(pts) / 1e9, entered: Monotonic.nanoseconds(), held: held, keep: keepRecent) }
             return .ok
         }
         return watch
     }
 
+    /// Keeps each start's first moving frame from now on, for `startFrame(of:)` (a clip's still:
+    /// the frame the motion began in, not the one at hand when it is told). Costs a few frames'
+    /// references while on.
+    public func keepStartFrames() { keeping.withLock { $0 = true } }
+
+    /// The first moving frame of the start `event` (taken: asked once), when it was kept.
+    public func startFrame(of event: MotionEvent) -> Sample? {
+        startFrames.withLock { kept in
+            guard let k = kept[event.zone], k.time == event.time else { return nil }
+            kept[event.zone] = nil
+            return k.frame
+        }
+    }
+
+    /// Frames handed to the queue and not compared yet.
+    private let backlog = Locked(0)
+
     /// Stream times (s) of the first and the latest frame looked at.
     public var firstFrameTime: Double? { times.withLock { $0.first } }
     public var lastFrameTime: Double? { times.withLock { $0.last } }
 
-    private func frame(_ grid: [UInt8], at time: Double, entered: UInt64) {
+    private func frame(_ grid: [UInt8], at time: Double, entered: UInt64, held: Sample?, keep: Int) {
         times.withLock { t in
             if t.first == nil { t.first = time }
             t.last = time
         }
+        backlog.withLock { $0 += 1 }
         queue.async { [self] in
-            let found = detector.withLock { box -> [MotionEvent] in
+            backlog.withLock { $0 -= 1 }
+            let (found, firsts) = detector.withLock { box -> ([MotionEvent], [(String, Double, Sample)]) in
                 box.lastTime = time
                 box.entered.append((time, entered))
                 if box.entered.count > 256 { box.entered.removeFirst(box.entered.count - 256) }
+                if let held { box.recent.append((time, held)) }
+                if box.recent.count > keep { box.recent.removeFirst(box.recent.count - keep) }
                 let now = Monotonic.nanoseconds()
-                return box.detector.process(grid, at: time).map { e in
+                let found = box.detector.process(grid, at: time).map { e in
                     guard e.kind == .started, let first = box.entered.last(where: { $0.time == e.time }) else { return e }
                     var started = e
                     started.latency = Double(now &- first.at) / 1e9
                     return started
                 }
+                let firsts = found.compactMap { e in
+                    e.kind == .started ? box.recent.last(where: { $0.time == e.time }).map { (e.zone, e.time, $0.frame) } : nil
+                }
+                return (found, firsts)
             }
+            // Kept before the start is told, so whoever it is told to finds its frame.
+            if !firsts.isEmpty { startFrames.withLock { kept in for (zone, t, f) in firsts { kept[zone] = (t, f) } } }
             for e in found { events(e) }
             judged.withLock { if !stopped.withLock({ $0 }) { $0 = time } }
         }
@@ -111,9 +154,13 @@ public final class MotionWatch: Sendable {
         stopped.withLock { $0 = true }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             queue.async { [self] in
-                let found = detector.withLock { box in box.detector.finish(at: box.lastTime ?? 0) }
+                let found = detector.withLock { box in
+                    box.recent.removeAll()
+                    return box.detector.finish(at: box.lastTime ?? 0)
+                }
                 for e in found { events(e) }
                 judged.withLock { $0 = nil }
+                startFrames.withLock { $0.removeAll() }
                 c.resume()
             }
         }

@@ -193,8 +193,8 @@ struct Watch: AsyncParsableCommand {
                             events.emit("clip-started", ["path": path, "number": number, "from": (from * 1000).rounded() / 1000])
                         case .written(let clip):
                             events.fileWritten(clip.path, bytes: clip.bytes, extra: clip.fields)
-                        case .still(let path, let bytes, let number):
-                            events.fileWritten(path, bytes: Int64(bytes), extra: ["number": number, "still": true])
+                        case .still(let path, let bytes, let number, let first):
+                            events.fileWritten(path, bytes: Int64(bytes), extra: ["number": number, "still": true, "motion-start": first])
                         case .deleted(let path):
                             events.emit("clip-deleted", ["path": path])
                         case .failed(_, let error):
