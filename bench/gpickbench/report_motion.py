@@ -28,4 +28,7 @@ def watchclips(r, c):
             "```", r["command"], "```", "",
             f"Clips start {min(befores, default=0):.2f}–{max(befores, default=0):.2f} s before their first moving frame and end "
             f"{min(afters, default=0):.2f}–{max(afters, default=0):.2f} s after their last.", "",
+            *([f"RSS by kind, fitted over the same minutes: anonymous {r['anon_mib_per_hour']:+.2f} MiB/hour "
+               f"({r['anon_first_mib']:.1f} → {r['anon_last_mib']:.1f} MiB), file-backed (code and libraries) "
+               f"{r['file_mib_per_hour']:+.2f} MiB/hour.", ""] if "anon_mib_per_hour" in r else []),
             *[f"- {x.name}: **{x.result}** — target {x.target}: {verdict(x.ok)}" for x in checks], ""]

@@ -42,6 +42,18 @@ def proc_reading(pid):
         return None
 
 
+def memory_kib(pid):
+    """RSS and its anonymous and file-backed parts (KiB) of a process, or None once it is gone:
+    file-backed pages (the binary's and libraries' code) settle as code runs for the first time,
+    anonymous ones are what a leak or the allocator's fragmentation grows."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            fields = {line.split(":")[0]: int(line.split()[1]) for line in f if line.startswith(("VmRSS:", "RssAnon:", "RssFile:"))}
+        return {"rss_kib": fields["VmRSS"], "anon_kib": fields["RssAnon"], "file_kib": fields["RssFile"]}
+    except (FileNotFoundError, ProcessLookupError, KeyError, ValueError):
+        return None
+
+
 def slope(points):
     """Least-squares slope of (x, y) points; 0 for fewer than two."""
     if len(points) < 2:

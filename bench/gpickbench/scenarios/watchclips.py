@@ -11,7 +11,7 @@ import time
 
 from .. import events, measure
 from ..measure import BenchError
-from .soak import proc_reading, slope
+from .soak import memory_kib, slope
 
 WATCH = int(os.environ.get("GPICK_WATCH_SECONDS", "600"))
 EVERY = 30       # seconds from one motion to the next
@@ -59,9 +59,9 @@ def run(b):
             while gpick.poll() is None:
                 now = time.monotonic()
                 if now >= next_sample:
-                    reading = proc_reading(gpick.pid)
+                    reading = memory_kib(gpick.pid)
                     if reading:
-                        samples.append({"t": now - started, "rss_kib": reading[0]})
+                        samples.append({"t": now - started, **reading})
                     next_sample += SAMPLE
                 if now - started > WATCH + 120:
                     raise BenchError(f"motion clips: gpick watch outlived its {WATCH} s by 2 minutes: {measure.tail(b.path('watchclips.log'))}")
@@ -87,6 +87,10 @@ def run(b):
     return {"seconds": WATCH, "motions": len(truth), "pre": PRE, "post": POST, "command": b.show(argv),
             "samples": samples, "clips": clips,
             "rss_mib_per_hour": slope([(s["t"] / 3600, s["rss_kib"] / 1024) for s in after]),
+            "anon_mib_per_hour": slope([(s["t"] / 3600, s["anon_kib"] / 1024) for s in after]),
+            "file_mib_per_hour": slope([(s["t"] / 3600, s["file_kib"] / 1024) for s in after]),
+            "anon_first_mib": after[0]["anon_kib"] / 1024 if after else None,
+            "anon_last_mib": after[-1]["anon_kib"] / 1024 if after else None,
             "rss_first_mib": after[0]["rss_kib"] / 1024 if after else None,
             "rss_last_mib": after[-1]["rss_kib"] / 1024 if after else None,
             "rss_peak_mib": max((s["rss_kib"] for s in samples), default=0) / 1024}
