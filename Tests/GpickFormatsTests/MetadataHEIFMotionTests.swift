@@ -9,13 +9,7 @@ import Testing
 /// 64-bit one (Google's sample), a Samsung `sefd` box after it. The video must be found exactly,
 /// and never where the box does not really hold an MP4.
 @Suite struct MetadataHEIFMotionTests {
-    static func box(_ type: String, _ payload: [UInt8], large: Bool = false) -> [UInt8] {
-        if large { return be32(1) + Array(type.utf8) + be64(UInt64(payload.count + 16)) + payload }
-        return be32(UInt32(payload.count + 8)) + Array(type.utf8) + payload
-    }
-
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-    static func be64(_ v: UInt64) -> [UInt8] { be32(UInt32(v >> 32)) + be32(UInt32(v & 0xFFFF_FFFF)) }
+    static func box(_ type: String, _ payload: [UInt8], large: Bool = false) -> [UInt8] { ISOBox.box(type, payload, large: large) }
 
     func read(_ bytes: [UInt8]) throws -> MediaMetadata { try MetadataReader.read(MemoryBytes(bytes)) }
 

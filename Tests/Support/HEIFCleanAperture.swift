@@ -120,8 +120,8 @@ public enum HEIFCleanAperture {
         return b
     }
 
-    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { be32(UInt32(payload.count + 8)) + Array(type.utf8) + payload }
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { ISOBox.box(type, payload) }
+    static func be32(_ v: UInt32) -> [UInt8] { ISOBox.be32(v) }
     static func u16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
     static func u32(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) }
 }

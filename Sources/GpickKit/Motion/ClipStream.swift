@@ -78,7 +78,7 @@ final class ClipStream: Sendable {
                 }
             }
             if !state.withLock({ $0.ended }) {
-                ring.follow(from: from) { [self] entry in take(entry, limit: limit()) }
+                ring.follow(from: from) { [self] entry in drain(adding: entry, limit: limit()) }
             }
             ring.unpin(from)
             let outcome = await finish(messages)
@@ -130,10 +130,7 @@ final class ClipStream: Sendable {
         return true
     }
 
-    /// One sample from the ring; false once the clip wants no more.
-    private func take(_ entry: LiveRing.Entry, limit: UInt64?) -> Bool { drain(adding: entry, limit: limit) }
-
-    /// Writes the samples waiting (and `entry`) as far as the clip's end (once known) or `limit`
+    /// Writes the samples waiting (and `entry`, one from the ring) as far as the clip's end (once known) or `limit`
     /// allows, ending the clip when it is reached. The ring's thread and `end`/`stop` both come
     /// here; `pushing` keeps their frames in order. False once the clip wants no more.
     private func drain(adding entry: LiveRing.Entry?, limit: UInt64?) -> Bool {

@@ -27,17 +27,20 @@ public final class MotionWatch: Sendable {
         var lastTime: Double?
         /// When recent frames entered (monotonic ns), by stream time: a start's latency.
         var entered: [(time: Double, at: UInt64)] = []
-        /// The newest frames compared, while starts' frames are kept: a start is told a few
-        /// frames (the detector's startFrames) after its first moving one.
+        /// The newest frames compared (`recentFrames` of them), while starts' frames are kept.
         var recent: [(time: Double, frame: Sample)] = []
         init(_ detector: MotionDetector) { self.detector = detector }
     }
 
     /// Seconds without motion before a zone's motion ends (its settings').
     public let endAfter: Double
+    /// Frames compared that are held while starts' frames are kept: a start is told its
+    /// settings' startFrames after its first moving frame.
+    private let recentFrames: Int
 
     private init(detector: MotionDetector, events: @escaping @Sendable (MotionEvent) -> Void) {
         self.endAfter = detector.settings.endAfter
+        self.recentFrames = detector.settings.startFrames + 1
         self.detector = Locked(MotionDetectorBox(detector))
         self.events = events
     }
@@ -59,10 +62,9 @@ public final class MotionWatch: Sendable {
             session?.emit(.motion(e))
         })
         let (gw, gh) = (detector.gridWidth, detector.gridHeight)
-        let keepRecent = settings.startFrames + 1
         // Frames held for the queue while it catches up: 32 MiB of them at most (ten at 1080p),
         // and never fewer than a start needs.
-        let holdable = max(keepRecent, min(90, (32 << 20) / max(1, f.width * f.height * 3 / 2)))
+        let holdable = max(watch.recentFrames, min(90, (32 << 20) / max(1, f.width * f.height * 3 / 2)))
         pad.addProbe(.buffer) { [weak watch] probe in
             guard let watch, !watch.stopped.withLock({ $0 }) else { return .remove }
             guard let buffer = probe.buffer, let pts = buffer.pts else { return .ok }
@@ -81,7 +83,7 @@ public final class MotionWatch: Sendable {
                 }
                 return true
             } ?? false
-            if shrunk { watch.frame(grid, at: Double(pts) / 1e9, entered: Monotonic.nanoseconds(), held: held, keep: keepRecent) }
+            if shrunk { watch.frame(grid, at: Double(pts) / 1e9, entered: Monotonic.nanoseconds(), held: held) }
             return .ok
         }
         return watch
@@ -108,7 +110,7 @@ public final class MotionWatch: Sendable {
     public var firstFrameTime: Double? { times.withLock { $0.first } }
     public var lastFrameTime: Double? { times.withLock { $0.last } }
 
-    private func frame(_ grid: [UInt8], at time: Double, entered: UInt64, held: Sample?, keep: Int) {
+    private func frame(_ grid: [UInt8], at time: Double, entered: UInt64, held: Sample?) {
         times.withLock { t in
             if t.first == nil { t.first = time }
             t.last = time
@@ -121,7 +123,7 @@ public final class MotionWatch: Sendable {
                 box.entered.append((time, entered))
                 if box.entered.count > 256 { box.entered.removeFirst(box.entered.count - 256) }
                 if let held { box.recent.append((time, held)) }
-                if box.recent.count > keep { box.recent.removeFirst(box.recent.count - keep) }
+                if box.recent.count > recentFrames { box.recent.removeFirst(box.recent.count - recentFrames) }
                 let now = Monotonic.nanoseconds()
                 let found = box.detector.process(grid, at: time).map { e in
                     guard e.kind == .started, let first = box.entered.last(where: { $0.time == e.time }) else { return e }
