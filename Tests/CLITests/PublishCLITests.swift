@@ -239,15 +239,19 @@ import Testing
         func run(_ args: [String]) async throws -> Subprocess.Result {
             try await Subprocess.gpick(["publish"] + args + Self.small + ["--duration", "5"], timeout: 60)
         }
+        // TCP ports held, never listening: in a full run a port merely free when asked was once
+        // taken by another test's server, which reset gpick's connection instead of refusing it.
+        let (rtmpPort, rtmpHolder) = try StreamServers.refusingPort(), (rtspPort, rtspHolder) = try StreamServers.refusingPort()
+        defer { close(rtmpHolder); close(rtspHolder) }
         for (args, code, words) in [
             (["http://127.0.0.1/live/cam"], Int32(64), "srt://, rtmp://, rtmps:// and rtsp://"),
             (["rtsp://127.0.0.1:8554"], 64, "rtsp://HOST[:PORT]/PATH"),
             (["srt://127.0.0.1"], 64, "needs a port"),
             (["rtmp://127.0.0.1/live"], 64, "APP/KEY"),
             (["srt://127.0.0.1:70000"], 64, "1…65535"),
-            (["rtmp://127.0.0.1:\(try StreamServers.freePort(udp: false))/live/cam"], 69, "Connection refused"),
+            (["rtmp://127.0.0.1:\(rtmpPort)/live/cam"], 69, "Connection refused"),
             (["srt://127.0.0.1:\(try StreamServers.freePort(udp: true))"], 69, "nobody listens there"),
-            (["rtsp://127.0.0.1:\(try StreamServers.freePort(udp: false))/cam"], 69, "could not connect (nobody listens there"),
+            (["rtsp://127.0.0.1:\(rtspPort)/cam"], 69, "could not connect (nobody listens there"),
             (["rtmp://127.0.0.1/live/cam", "--passphrase-file", "/etc/hostname"], 64, "for srt:// URLs"),
         ] as [([String], Int32, String)] {
             let r = try await run(args)

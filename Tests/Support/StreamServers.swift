@@ -21,6 +21,23 @@ public enum StreamServers {
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 
+    /// A TCP port on 127.0.0.1 where nothing listens for as long as the returned socket is open:
+    /// bound, never listening, so a connection is refused and no other test's server can take the
+    /// port meanwhile (a port from `freePort` can be, and then its server answers or resets).
+    public static func refusingPort() throws -> (port: Int, holder: Int32) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard bound else { close(fd); throw TestFailure("bind: \(errno)") }
+        return (Int(UInt16(bigEndian: addr.sin_port)), fd)
+    }
+
     /// The kernel's socket table (`/proc/net/tcp`, `/proc/net/udp`), read to its end. Foundation's
     /// String(contentsOfFile:) stops after the first page of a /proc file (4050 of 80,250 bytes
     /// with 300 sockets open): in a full run, with hundreds of sockets, a server's own line was
