@@ -12,10 +12,10 @@ def verdicts(r):
 class ChecksTests(unittest.TestCase):
     def test_a_good_run_meets_every_target_in_order(self):
         checks = targets.checks(RESULTS)
-        self.assertEqual(len(checks), 32)
+        self.assertEqual(len(checks), 33)
         self.assertTrue(all(c.ok for c in checks), [c for c in checks if not c.ok])
         self.assertTrue(checks[0].name.startswith("Snap"))
-        self.assertEqual([c.ref for c in checks if c.ref], ["L7", "L1", "L1", "L2", "L3", "L4", "L4", "L5", "L6", "L6",
+        self.assertEqual([c.ref for c in checks if c.ref], ["L7", "L1", "L1", "L2", "L3", "L4", "L4", "L4", "L5", "L6", "L6",
                                                                 "K1", "K1", "K2", "K3", "K4", "K5", "A1", "A2", "A3"])
 
     def test_snap_ratio_is_held_at_its_bound(self):
@@ -25,6 +25,15 @@ class ChecksTests(unittest.TestCase):
         self.assertTrue(verdicts(at)[name])
         over = results()
         over["snap"]["tools"]["gpick"]["median"] = 48.8 * 1.16
+        self.assertFalse(verdicts(over)[name])
+
+    def test_thumbnails_against_one_vipsthumbnail_per_core_are_held_at_their_bound(self):
+        name = "Same batch, gpick / vipsthumbnail run once per core (xargs -P 2, wall)"
+        at = results()
+        at["thumbs"]["photos"]["tools"]["gpick"]["times"] = [5.16 * 0.9] * 3
+        self.assertTrue(verdicts(at)[name])
+        over = results()
+        over["thumbs"]["photos"]["tools"]["gpick"]["times"] = [5.16 * 0.91] * 3
         self.assertFalse(verdicts(over)[name])
 
     def test_record_cpu_is_the_mean_of_the_runs(self):
