@@ -85,6 +85,11 @@ public final class OffPoolJob<T: Sendable, E: Error>: Sendable {
         return Result<T, E> { () throws(E) in try work() }
     }
 
+    /// Whether the work has finished (its result is waiting, or was taken).
+    public var isDone: Bool {
+        stage.withLock { s in if case .done = s { return true } else { return false } }
+    }
+
     /// The work's result, once it is done.
     public func value() async throws(E) -> T {
         let r = await withCheckedContinuation { (c: CheckedContinuation<Result<T, E>, Never>) in

@@ -30,6 +30,22 @@ import Testing
         #expect((stamps.first ?? nil).map { $0 >= 5 } == true, "\(stamps)")
     }
 
+    /// Every part attached and finished makes the pipeline recalculate its latency, work handed
+    /// off the streaming thread: a session that records in parts for months must not keep each
+    /// finished job until it stops.
+    @Test func finishedHandOversAreNotKeptForTheWholeSession() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = try await SessionTests.running()
+        let split = try await SplitRecording.start(in: session, to: try OutputPath("\(dir)/j.mp4"),
+                                                   settings: RecordingSettings(container: .mp4, duration: 2), partSeconds: 0.2)
+        _ = try await split.finished()
+        let jobs = session.sessionJobs
+        await session.stop()
+        // One recalculation runs at a time; the newest, and one finishing as it was handed over.
+        #expect(jobs.handedOver >= 10, "\(jobs.handedOver) latency recalculations for ten parts")
+        #expect(jobs.held <= 2, "\(jobs.held) of \(jobs.handedOver) jobs still held")
+    }
+
     /// Parts attached only once a frame two frames past their boundary has entered the tee, as
     /// on a machine whose encoders take longer to start than a part lasts (which a fast idle
     /// machine never shows at any rate gpick records): each part starts late, at the first

@@ -63,6 +63,7 @@ public final class CaptureSession: Sendable {
         /// Work on the graph started from a streaming thread (a lost camera's stop, a latency
         /// update): stop() waits for it, so nothing changes a state after the pipeline is down.
         var jobs: [OffPoolJob<Void, Never>] = []
+        var jobsHandedOver = 0
         /// stop() has begun: no more such work starts (the pipeline's own stop covers it).
         var stopBegun = false
         /// The latency recalculation (see SessionBus.recalculateLatency).
@@ -305,13 +306,19 @@ public final class CaptureSession: Sendable {
     public var failureReason: GpickError? { state.withLock { $0.failure ?? $0.sourceError } }
 
     /// Runs work a streaming thread hands over (it must not change states itself) off the pool;
-    /// stop() waits for it.
+    /// stop() waits for it. Finished jobs are dropped as new ones come: a session that serves
+    /// for months hands over a latency recalculation for every part, clip and viewer.
     func sessionJob(_ work: @escaping @Sendable () -> Void) {
         state.withLock { s in
             guard !s.stopBegun else { return }
+            s.jobs.removeAll { $0.isDone }
             s.jobs.append(OffPool.start(work))
+            s.jobsHandedOver += 1
         }
     }
+
+    /// Jobs handed over so far, and those still held (running, or finished and not yet dropped).
+    var sessionJobs: (handedOver: Int, held: Int) { state.withLock { ($0.jobsHandedOver, $0.jobs.count) } }
 
     func requireFramesOnly(_ what: String) throws(GpickError) {
         if !configuration.framesOnly { throw GpickError(.usage, "\(what) needs a frames-only session") }
