@@ -91,15 +91,14 @@ import Testing
         let parts = try PartIndex.load(folder: dir)
         // The new run's parts follow the adopted one: k-002 and on. Two of 30 frames, or one if a
         // loaded machine attached the second so late that the first kept its frames (PartHandoff).
-        let continued = parts.dropFirst().map(\.file)
-        #expect(parts.first?.file == "k-001.mp4" && (1...2).contains(continued.count)
-                && continued == (0..<continued.count).map { String(format: "k-%03d.mp4", $0 + 2) }, "\(parts)")
-        guard let adopted = parts.first, !continued.isEmpty else { return }
+        let newRun = parts.dropFirst()
+        #expect(parts.first?.file == "k-001.mp4" && (1...2).contains(newRun.count)
+                && newRun.map(\.file) == (0..<newRun.count).map { String(format: "k-%03d.mp4", $0 + 2) }, "\(parts)")
+        guard let adopted = parts.first, let firstNew = newRun.first else { return }
         #expect(adopted.duration > 0.5 && adopted.duration < 30 && adopted.frames > 10 && adopted.bytes == Self.size("\(dir)/k-001.mp4"), "\(adopted)")
         #expect(abs(adopted.end.timeIntervalSince(cut)) < 0.01, "ends when last written: \(adopted.end) against \(cut)")
         // 60 frames in the new run's parts however its boundary fell, none empty.
-        let newRun = parts.dropFirst()
-        #expect(newRun.first!.start > adopted.end && newRun.map(\.frames).reduce(0, +) == 60 && newRun.allSatisfy { $0.frames > 0 }, "\(parts[1...])")
+        #expect(firstNew.start > adopted.end && newRun.map(\.frames).reduce(0, +) == 60 && newRun.allSatisfy { $0.frames > 0 }, "\(newRun)")
     }
 
     /// A loop recording's index lists exactly the parts it keeps: deleted ones go from it too.

@@ -7,25 +7,21 @@ import Testing
 public enum StreamServers {
     /// A UDP (SRT) or TCP (RTMP) port nobody uses now on 127.0.0.1.
     public static func freePort(udp: Bool) throws -> Int {
-        let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard bound else { throw TestFailure("bind: \(errno)") }
-        return Int(UInt16(bigEndian: addr.sin_port))
+        let (port, fd) = try boundSocket(udp: udp)
+        close(fd)
+        return port
     }
 
     /// A TCP port on 127.0.0.1 where nothing listens for as long as the returned socket is open:
     /// bound, never listening, so a connection is refused and no other test's server can take the
     /// port meanwhile (a port from `freePort` can be, and then its server answers or resets).
     public static func refusingPort() throws -> (port: Int, holder: Int32) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try boundSocket(udp: false)
+    }
+
+    /// A socket bound to a port the kernel chose on 127.0.0.1, and that port.
+    private static func boundSocket(udp: Bool) throws -> (port: Int, holder: Int32) {
+        let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
