@@ -78,7 +78,9 @@ let package = Package(
         // Debian's libjpeg62-turbo-dev.
         .target(name: "CJPEGDecoder", dependencies: ["CGStreamer"]),
         .target(name: "CFramePool", dependencies: ["CGStreamer"]),
-        .target(name: "GpickKit", dependencies: ["CV4L2", "CJPEGDecoder", "CFramePool", "GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
+        // gpicky4mdec: a YUV4MPEG2 file read a frame at a time into pooled buffers.
+        .target(name: "CRawVideo", dependencies: ["CGStreamer"]),
+        .target(name: "GpickKit", dependencies: ["CV4L2", "CJPEGDecoder", "CFramePool", "CRawVideo", "GstCore", "GpickBase", "GpickFormats", "GpickTerminal", "GpickWeb", "CImaging", "CRTSPServer",
                                               "CWaylandLog", "CYAML"],
                 resources: [
                     .embedInCode("Pipelines/files/audio-auto.yaml"),

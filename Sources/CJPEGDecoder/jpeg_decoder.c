@@ -278,35 +278,11 @@ static void gpick_jpeg_dec_class_init(GpickJpegDecClass *klass) {
 
 // MARK: the shim's calls
 
-// The rank GST_PLUGIN_FEATURE_RANK gives the element ("gpickjpegdec:NONE,…"), as GStreamer
-// gives it to the features it loads; GStreamer reads that variable at start-up only, before this
-// element exists. `rank` when the variable does not name it.
-static guint rank_asked(guint rank) {
-    const char *env = g_getenv("GST_PLUGIN_FEATURE_RANK");
-    if (!env) return rank;
-    gchar **items = g_strsplit(env, ",", -1);
-    for (gchar **item = items; *item; item++) {
-        gchar **pair = g_strsplit(*item, ":", 2);
-        if (pair[0] && pair[1] && strcmp(g_strstrip(pair[0]), "gpickjpegdec") == 0) {
-            const char *value = g_strstrip(pair[1]);
-            if (g_ascii_strcasecmp(value, "NONE") == 0) rank = GST_RANK_NONE;
-            else if (g_ascii_strcasecmp(value, "MARGINAL") == 0) rank = GST_RANK_MARGINAL;
-            else if (g_ascii_strcasecmp(value, "SECONDARY") == 0) rank = GST_RANK_SECONDARY;
-            else if (g_ascii_strcasecmp(value, "PRIMARY") == 0) rank = GST_RANK_PRIMARY;
-            else if (g_ascii_strcasecmp(value, "MAX") == 0) rank = G_MAXINT;
-            else if (g_ascii_isdigit(value[0])) rank = (guint)g_ascii_strtoull(value, NULL, 10);
-        }
-        g_strfreev(pair);
-    }
-    g_strfreev(items);
-    return rank;
-}
-
-int gpick_jpegdec_register(void) {
+int gpick_jpegdec_register(guint rank) {
     static gsize once;
     static int registered;
     if (g_once_init_enter(&once)) {
-        registered = gj_open() && gst_element_register(NULL, "gpickjpegdec", rank_asked(GST_RANK_PRIMARY), gpick_jpeg_dec_get_type());
+        registered = gj_open() && gst_element_register(NULL, "gpickjpegdec", rank, gpick_jpeg_dec_get_type());
         g_once_init_leave(&once, 1);
     }
     return registered;

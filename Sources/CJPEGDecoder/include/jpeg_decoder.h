@@ -6,11 +6,12 @@
 
 #include <gst/gst.h>
 
-/// Registers the element "gpickjpegdec" once per process, at GStreamer's PRIMARY rank: decodebin
-/// takes it before jpegdec (same rank, the name sorts first) and after any hardware JPEG decoder
-/// ranked above. libjpeg (libjpeg.so.62) is opened with dlopen here; without it nothing is
-/// registered and 0 is returned (jpegdec decodes then). 1 when the element is there.
-int gpick_jpegdec_register(void);
+/// Registers the element "gpickjpegdec" once per process, at `rank` (the first call's; at
+/// GStreamer's PRIMARY, decodebin takes it before jpegdec, the same rank, whose name sorts after,
+/// and after any hardware JPEG decoder ranked above). libjpeg (libjpeg.so.62) is opened with
+/// dlopen here; without it nothing is registered and 0 is returned (jpegdec decodes then). 1 when
+/// the element is there.
+int gpick_jpegdec_register(guint rank);
 
 /// Whether `element` is a gpickjpegdec.
 int gpick_jpegdec_is(GstElement *element);

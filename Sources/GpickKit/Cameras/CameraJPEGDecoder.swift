@@ -1,3 +1,4 @@
+import CGStreamer
 import CJPEGDecoder
 import GstCore
 
@@ -15,7 +16,7 @@ public enum CameraJPEGDecoder {
     @discardableResult
     public static func register() -> Bool {
         guard Gst.isInitialized else { return false }
-        return gpick_jpegdec_register() != 0
+        return gpick_jpegdec_register(OwnElementRank.asked(for: factoryName, otherwise: GST_RANK_PRIMARY)) != 0
     }
 
     /// Whether the pipeline text needs it registered: a decodebin may pick it, or it is named.

@@ -71,6 +71,7 @@ public enum PipelineBuilder {
                                asPipeline: Bool, checkOnly: Bool = false, checkTaps: Bool = true) throws(GpickError) -> Bin {
         do { try Gst.initialize() } catch { throw GpickError(.plugin, "GStreamer: \(error.message)") }
         if CameraJPEGDecoder.mayBeUsed(in: text) { CameraJPEGDecoder.register() }
+        if text.contains("decodebin") || text.contains(RawVideoReader.factoryName) { RawVideoReader.register() }
         for part in parts {
             for key in part.values.keys where part.file.parameter(key) == nil {
                 let hint = Suggest.closest(to: key, in: part.file.parameters.map(\.name)).map { " (did you mean \"\($0)\"?)" } ?? ""
