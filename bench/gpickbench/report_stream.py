@@ -58,7 +58,11 @@ def own_cost(r, c):
             "gst-launch-1.0 line (gpick's file source stage and the branch's own text from `gpick pipelines show`, then "
             "the payloader or muxer), and by ffmpeg with identical x264 options (-re). CPU from /proc over the same "
             f"{r['window']} s window once each plays, with its reader attached (gpick serve: one RTSP viewer; publish: "
-            "an ffmpeg SRT listener for each tool); three rounds, tools rotated, the median.", "",
+            "an ffmpeg SRT listener for each tool); three rounds, tools rotated, the median. gpick reads the y4m file "
+            "with its own gpicky4mdec (each frame one read into a pooled buffer), which gst-launch-1.0 cannot load (its "
+            "decodebin takes y4mdec, which gathers each frame out of 4 KiB reads into a new block); `gpick-y4mdec` is "
+            "gpick made to use y4mdec too (GST_PLUGIN_FEATURE_RANK=gpicky4mdec:NONE), for what the reader saves. The "
+            "targets compare gpick as it runs.", "",
             "```", *commands, "```", "",
             "| job | tool | CPU s per video s (median) | runs | gpick / tool |", "|---|---|---|---|---|", *rows, "",
             f"- N3, gpick / the same gst-launch line: **{n3.result}** (target {n3.target}): {verdict(n3.ok)}",

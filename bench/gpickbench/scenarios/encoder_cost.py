@@ -6,7 +6,13 @@ file decoded, converted and paced in real time by `identity sync=true`), the bra
 payloader or muxer gpick puts after it (rtph264pay to UDP for serve, mp4mux for record,
 mpegtsmux to SRT for publish). ffmpeg is paced by -re. Every tool's CPU is read from /proc over
 the same window once it plays, so start-up is left out alike; gpick serves one ffmpeg viewer
-over RTSP/TCP, and publishes to an ffmpeg SRT listener, as the gst-launch line does."""
+over RTSP/TCP, and publishes to an ffmpeg SRT listener, as the gst-launch line does.
+
+gpick reads the y4m file with its own gpicky4mdec (one read a frame into a pooled buffer), which
+gst-launch-1.0 cannot load: the line's decodebin takes y4mdec. So gpick is also run with
+GStreamer's y4mdec (GST_PLUGIN_FEATURE_RANK=gpicky4mdec:NONE), for what the reader saves apart
+from what gpick adds; the targets compare gpick as it runs."""
+import os
 import re
 import shlex
 import subprocess
@@ -81,18 +87,25 @@ def srt_listener(b, port, name):
                                  "-c", "copy", "-f", "null", "-"], stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
 
 
+# gpick with GStreamer's y4mdec in place of its own reader.
+Y4MDEC = "gpick-y4mdec"
+Y4MDEC_ENV = {"GST_PLUGIN_FEATURE_RANK": "gpicky4mdec:NONE"}
+
+
 def windowed(b, job, tool, argv, port):
     """The tool's CPU over WINDOW seconds once it has played for WARMUP, with its reader (an RTSP
     viewer, an SRT listener) attached; CPU per video second."""
+    gpick = tool.startswith("gpick")
+    env = {**os.environ, **Y4MDEC_ENV} if tool == Y4MDEC else None
     helpers = []
     if job == "publish":
         helpers.append(srt_listener(b, port, tool))
         time.sleep(0.5)
     with open(b.path(f"n3-{job}-{tool}.log"), "wb") as err:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE if tool == "gpick" and job == "serve" else subprocess.DEVNULL,
-                                stderr=err, start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE if gpick and job == "serve" else subprocess.DEVNULL,
+                                stderr=err, start_new_session=True, env=env)
     try:
-        if tool == "gpick" and job == "serve":
+        if gpick and job == "serve":
             url = proc.stdout.readline().decode().strip()
             if not url.startswith("rtsp://"):
                 raise BenchError(f"n3: gpick serve printed no URL: {measure.tail(b.path(f'n3-{job}-{tool}.log'))}")
@@ -110,17 +123,18 @@ def windowed(b, job, tool, argv, port):
     finally:
         stop([proc])
         stop(helpers)
-    return {"cpu_per_video_second": (c1 - c0) / (t1 - t0), "command": b.show(argv)}
+    shown = b.show(argv) if env is None else " ".join(f"{k}={v}" for k, v in Y4MDEC_ENV.items()) + " " + b.show(argv)
+    return {"cpu_per_video_second": (c1 - c0) / (t1 - t0), "command": shown}
 
 
 def run(b, src):
-    """Each job by each tool, one after the other (three rounds, tools rotated each round; the
-    median of each)."""
+    """Each job by each tool (gpick also with y4mdec), one after the other (three rounds, tools
+    rotated each round; the median of each)."""
     jobs = {}
     for job in ("serve", "record", "publish"):
         port = free_port()
         lines = {"gpick": gpick_line(b, job, src, port), "gst-launch": gst_line(b, job, src, port),
-                 "ffmpeg": ffmpeg_line(b, job, src, port)}
+                 "ffmpeg": ffmpeg_line(b, job, src, port), Y4MDEC: gpick_line(b, job, src, port)}
         runs = {tool: [] for tool in lines}
         order = list(lines)
         for r in range(3):
