@@ -10,7 +10,9 @@ GstClockTime y4m_frame_time(GpickY4mDec *self, guint64 index) {
     return gst_util_uint64_scale(index, GST_SECOND * (guint64)GST_VIDEO_INFO_FPS_D(out), (guint64)GST_VIDEO_INFO_FPS_N(out));
 }
 
-guint64 y4m_frame_bytes(GpickY4mDec *self) { return self->frame_line + self->stream.packed.size; }
+// Before the first FRAME line is read, taken as "FRAME\n" (yuv4mpeg(5) files carry no frame
+// parameters).
+guint64 y4m_frame_bytes(GpickY4mDec *self) { return (self->frame_line ? self->frame_line : 6) + self->stream.packed.size; }
 
 // Sends the caps of the header just read, and takes the pool downstream offers for them (or
 // makes one) from the allocation query.

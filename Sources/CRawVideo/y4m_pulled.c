@@ -140,8 +140,8 @@ gboolean y4m_seek_pulled(GpickY4mDec *self, GstEvent *event) {
     const GstVideoInfo *out = &self->stream.out;
     guint64 index = gst_util_uint64_scale(self->segment.start, (guint64)GST_VIDEO_INFO_FPS_N(out), GST_SECOND * (guint64)GST_VIDEO_INFO_FPS_D(out));
     self->index = index;
-    // Every FRAME line taken as long as the first (yuv4mpeg(5) files carry no frame parameters).
-    self->offset = self->first_frame + index * (self->frame_line ? y4m_frame_bytes(self) : 6 + self->stream.packed.size);
+    // Every FRAME line taken as long as the first.
+    self->offset = self->first_frame + index * y4m_frame_bytes(self);
     self->segment.start = self->segment.time = self->segment.position = y4m_frame_time(self, index);
     self->send_segment = TRUE;
     self->seek_seqnum = seqnum;

@@ -115,7 +115,7 @@ static gboolean src_query(GstPad *pad, GstObject *parent, GstQuery *query) {
             gst_query_parse_duration(query, &format, NULL);
             gint64 bytes = 0;
             if (format != GST_FORMAT_TIME || !self->have_header || !gst_pad_peer_query_duration(self->sinkpad, GST_FORMAT_BYTES, &bytes)) break;
-            guint64 per_frame = self->frame_line ? y4m_frame_bytes(self) : 6 + self->stream.packed.size;
+            guint64 per_frame = y4m_frame_bytes(self);
             guint64 frames = bytes > (gint64)self->first_frame ? ((guint64)bytes - self->first_frame) / per_frame : 0;
             gst_query_set_duration(query, GST_FORMAT_TIME, (gint64)y4m_frame_time(self, frames));
             return TRUE;

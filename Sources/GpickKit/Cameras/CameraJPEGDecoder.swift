@@ -11,12 +11,10 @@ import GstCore
 public enum CameraJPEGDecoder {
     public static let factoryName = "gpickjpegdec"
 
-    /// Registers the element once; whether it is there. GStreamer must be initialised first
-    /// (the element's pad templates are parsed as it is registered): false until it is.
+    /// Registers the element once; whether it is there (false before GStreamer is initialised).
     @discardableResult
     public static func register() -> Bool {
-        guard Gst.isInitialized else { return false }
-        return gpick_jpegdec_register(OwnElementRank.asked(for: factoryName, otherwise: GST_RANK_PRIMARY)) != 0
+        OwnElementRank.register(factoryName, otherwise: GST_RANK_PRIMARY, with: gpick_jpegdec_register)
     }
 
     /// Whether the pipeline text needs it registered: a decodebin may pick it, or it is named.

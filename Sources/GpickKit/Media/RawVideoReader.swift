@@ -12,11 +12,10 @@ import GstCore
 public enum RawVideoReader {
     public static let factoryName = "gpicky4mdec"
 
-    /// Registers the element once; whether it is there. GStreamer must be initialised first.
+    /// Registers the element once; whether it is there (false before GStreamer is initialised).
     @discardableResult
     public static func register() -> Bool {
-        guard Gst.isInitialized else { return false }
-        return gpick_y4mdec_register(OwnElementRank.asked(for: factoryName, otherwise: GST_RANK_PRIMARY)) != 0
+        OwnElementRank.register(factoryName, otherwise: GST_RANK_PRIMARY, with: gpick_y4mdec_register)
     }
 
     /// Whether `element` is one, reading its frames by pulling them (not from pushed buffers).

@@ -1,11 +1,20 @@
 import CGStreamer
 import Glibc
+import GstCore
 
 /// The rank gpick's own elements (gpickjpegdec, gpicky4mdec) are registered at: their usual one,
 /// or the one GST_PLUGIN_FEATURE_RANK gives them ("gpickjpegdec:NONE,…"), as GStreamer gives it
 /// to the features it loads. GStreamer reads that variable at its start-up only, before these
 /// elements exist, so gpick reads it itself.
 enum OwnElementRank {
+    /// Registers the element `name` with its C shim's `register` (once per process; the shim
+    /// keeps the first answer) at the rank asked for: whether it is there. GStreamer must be
+    /// initialised first (pad templates are parsed as an element is registered): false until it is.
+    static func register(_ name: String, otherwise rank: GstRank, with register: (UInt32) -> Int32) -> Bool {
+        guard Gst.isInitialized else { return false }
+        return register(asked(for: name, otherwise: rank)) != 0
+    }
+
     static func asked(for name: String, otherwise rank: GstRank,
                       variable: String? = getenv("GST_PLUGIN_FEATURE_RANK").map { String(cString: $0) }) -> UInt32 {
         var chosen = rank.rawValue
