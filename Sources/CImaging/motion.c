@@ -103,3 +103,20 @@ int gpick_motion_step(const uint8_t *frame, float *background, float *changed_fo
     *sum_diff = total;
     return count;
 }
+
+int gpick_zone_tally(const uint8_t *changed, const uint8_t *zone, int w, int h, int box[4]) {
+    int n = 0, x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (int y = 0; y < h; y++) {
+        const uint8_t *c = changed + (long)y * w, *z = zone + (long)y * w;
+        for (int x = 0; x < w; x++) {
+            if (!(c[x] && z[x])) continue;
+            n++;
+            if (x < x0) x0 = x;
+            if (x > x1) x1 = x;
+            if (y < y0) y0 = y;
+            y1 = y;
+        }
+    }
+    if (n) { box[0] = x0; box[1] = y0; box[2] = x1; box[3] = y1; }
+    return n;
+}

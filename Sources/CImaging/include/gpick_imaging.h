@@ -96,4 +96,9 @@ int gpick_motion_step(const uint8_t *frame, float *background, float *changed_fo
                       int w, int h, float gain, float threshold, float relative, float rate_still, float dt, float absorb_after,
                       double *sum_diff);
 
+/// The changed cells of one zone: how many cells are set in both `changed` and `zone` (grids of
+/// `w` × `h`), and in `box` (x0, y0, x1, y1, inclusive) the cells they span; the box is left as
+/// it is when none are.
+int gpick_zone_tally(const uint8_t *changed, const uint8_t *zone, int w, int h, int box[4]);
+
 #endif

@@ -149,13 +149,19 @@ public final class MotionDetector {
         let score = count > 0 ? min(1, sumDiff / Double(count) / 255) : 0
         var events: [MotionEvent] = []
         for z in zones where z.count > 0 {
-            var n = 0, x0 = Int.max, y0 = Int.max, x1 = -1, y1 = -1
-            for y in 0..<gridHeight {
-                for x in 0..<gridWidth where changed[y * gridWidth + x] != 0 && z.cells[y * gridWidth + x] != 0 {
-                    n += 1
-                    x0 = min(x0, x); x1 = max(x1, x); y0 = min(y0, y); y1 = max(y1, y)
+            // In C: a cell at a time in Swift was most of the watch's time in a debug build,
+            // enough for the comparison to fall behind the frames on a loaded machine.
+            var b: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+            let n = Int(changed.withUnsafeBufferPointer { c in
+                z.cells.withUnsafeBufferPointer { cells in
+                    withUnsafeMutablePointer(to: &b) {
+                        $0.withMemoryRebound(to: Int32.self, capacity: 4) {
+                            gpick_zone_tally(c.baseAddress, cells.baseAddress, Int32(gridWidth), Int32(gridHeight), $0)
+                        }
+                    }
                 }
-            }
+            })
+            let (x0, y0, x1, y1) = (Int(b.0), Int(b.1), Int(b.2), Int(b.3))
             let area = Double(n) / Double(z.count)
             guard area >= settings.minArea else {
                 z.inARow = 0
