@@ -47,6 +47,31 @@ import Testing
         #expect(events.isEmpty, "\(events)")
     }
 
+    /// How far every start has been told (what a clip's end waits for) never reaches past a start
+    /// still to come: each start's first moving frame is after what the watch said just before
+    /// telling it, and once it is told, its frame is within what the watch says.
+    @Test func startsAreToldThroughNoFrameOfAStartToCome() async throws {
+        let session = CaptureSession(try SessionTests.config("test:colors?moves=30-45,120-135"))
+        try await session.start()
+        let watching = Locked<MotionWatch?>(nil)
+        let seen = Locked<[(event: MotionEvent, toldBefore: Double?)]>([])
+        let watch = try MotionWatch.start(in: session, settings: MotionSettings()) { e in
+            seen.withLock { $0.append((e, watching.withLock { $0 }?.startsToldThrough)) }
+        }
+        watching.withLock { $0 = watch }
+        let ended = try await TestEnvironment.eventually(60) { seen.withLock { $0 }.filter { $0.event.kind == .ended }.count >= 2 }
+        let told = watch.startsToldThrough
+        await watch.stop()
+        await session.stop()
+        #expect(ended && watch.startsToldThrough == nil)
+        let starts = seen.withLock { $0 }.filter { $0.event.kind == .started }
+        #expect(starts.count == 2, "\(seen.withLock { $0 }.map(\.event))")
+        for s in starts {
+            #expect(s.toldBefore.map { $0 < s.event.time } ?? true, "told through \(s.toldBefore ?? -1) before the start at \(s.event.time)")
+            #expect((told ?? 0) >= s.event.time, "told through \(told ?? -1), a start at \(s.event.time)")
+        }
+    }
+
     /// A fixed camera over an empty floor; six people walk in one by one, stand, and leave.
     /// When each is in the frame, from its frames at 10 fps (the first and the last frame in
     /// which some of them shows; their shadow is not counted).

@@ -3,6 +3,15 @@ import Glibc
 import GpickBase
 import GstCore
 
+/// How far a clip may go ahead of the motion watch (ns, running time; nil: no limit): frames are
+/// written up to `writable` while the motion goes on, and past the clip's end only once every
+/// start before that end is `decided` (it would have kept the clip going).
+struct ClipLimits: Sendable {
+    var writable: @Sendable () -> UInt64?
+    var decided: @Sendable () -> UInt64?
+    static let none = ClipLimits(writable: { nil }, decided: { nil })
+}
+
 /// One motion clip being written (pipeline file `motion-clip`): the ring's samples from a
 /// keyframe on, retimed to start at 0, pushed as the ring takes them, until a set end. Pushing
 /// never waits (appsrc queues), so the ring's streaming thread is never held by the disk.
@@ -16,8 +25,11 @@ final class ClipStream: Sendable {
     private let state = Locked(State())
     /// Held while frames go to the muxer, so the ring's thread and a late end keep their order.
     private let pushing = Locked(())
+    /// Set once the clip follows the ring.
+    private let limits = Locked(ClipLimits.none)
 
-    private struct State {
+    /// What has been written, and what waits (`release` decides).
+    struct State {
         var first: UInt64?
         var last: UInt64?
         var frames = 0
@@ -63,10 +75,11 @@ final class ClipStream: Sendable {
     }
 
     /// Starts the muxer and follows `ring` from the keyframe at or before `from`, then takes off
-    /// the ring's pin at `from` (its frames are the clip's now); `done` is told once the file is
-    /// complete (or failed), after the clip has ended.
-    func follow(_ ring: LiveRing, from: UInt64, limit: @escaping @Sendable () -> UInt64?,
-                done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
+    /// the ring's pin at `from` (its frames are the clip's now), writing no further than
+    /// `limits` allow; `done` is told once the file is complete (or failed), after the clip has
+    /// ended.
+    func follow(_ ring: LiveRing, from: UInt64, limits: ClipLimits, done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
+        self.limits.withLock { $0 = limits }
         let messages = pipeline.bus.messages()
         Task { [self] in
             do throws(GStreamerError) {
@@ -78,7 +91,7 @@ final class ClipStream: Sendable {
                 }
             }
             if !state.withLock({ $0.ended }) {
-                ring.follow(from: from) { [self] entry in drain(adding: entry, limit: limit()) }
+                ring.follow(from: from) { [self] entry in drain(adding: entry) }
             }
             ring.unpin(from)
             let outcome = await finish(messages)
@@ -97,15 +110,11 @@ final class ClipStream: Sendable {
     }
 
     /// Ends the clip with the first frame past running time `time` (the motion's end and the
-    /// after part). Frames waiting on the limit up to there are written now.
+    /// after part), once no start before it can still come. Frames waiting on the limit up to
+    /// there are written now.
     func end(after time: UInt64) {
-        let now = state.withLock { s -> Bool in
-            guard !s.ended else { return false }
-            if let last = s.last, last >= time { return Self.ended(&s) }
-            s.endAt = time
-            return false
-        }
-        if now { input.endOfStream() } else { _ = drain(adding: nil, limit: nil) }
+        state.withLock { s in if !s.ended { s.endAt = time } }
+        _ = drain(adding: nil)
     }
 
     /// Ends the clip with its frame at running time `time` (the newest the ring holds as the
@@ -121,7 +130,7 @@ final class ClipStream: Sendable {
             s.through = true
             return false
         }
-        if now { input.endOfStream() } else { _ = drain(adding: nil, limit: nil) }
+        if now { input.endOfStream() } else { _ = drain(adding: nil, unlimited: true) }
     }
 
     private static func ended(_ s: inout State) -> Bool {
@@ -130,12 +139,16 @@ final class ClipStream: Sendable {
         return true
     }
 
-    /// Writes the samples waiting (and `entry`, one from the ring) as far as the clip's end (once known) or `limit`
-    /// allows, ending the clip when it is reached. The ring's thread and `end`/`stop` both come
-    /// here; `pushing` keeps their frames in order. False once the clip wants no more.
-    private func drain(adding entry: LiveRing.Entry?, limit: UInt64?) -> Bool {
-        pushing.withLock { _ in
-            let (writes, end) = state.withLock { s in Self.release(&s, adding: entry, limit: limit) }
+    /// Writes the samples waiting (and `entry`, one from the ring) as far as the clip's end (once
+    /// known) or its limits allow, ending the clip when it is reached. The ring's thread and
+    /// `end`/`stop` both come here; `pushing` keeps their frames in order. False once the clip
+    /// wants no more.
+    private func drain(adding entry: LiveRing.Entry?, unlimited: Bool = false) -> Bool {
+        // The watch's times, read before the clip's state: they only grow.
+        let l = unlimited ? ClipLimits.none : limits.withLock { $0 }
+        let (writable, decided) = (l.writable(), l.decided())
+        return pushing.withLock { _ in
+            let (writes, end) = state.withLock { s in Self.release(&s, adding: entry, writable: writable, decided: decided) }
             for w in writes {
                 guard let buffer = w.entry.sample.retimedBuffer(pts: w.pts, duration: w.entry.duration) else { continue }
                 do throws(GStreamerError) {
@@ -158,11 +171,11 @@ final class ClipStream: Sendable {
         }
     }
 
-    private typealias Write = (entry: LiveRing.Entry, pts: UInt64, first: Bool)
+    typealias Write = (entry: LiveRing.Entry, pts: UInt64, first: Bool)
 
     /// Takes from `pending` what may be written now; true as the second value when the clip
     /// ends with them.
-    private static func release(_ s: inout State, adding entry: LiveRing.Entry?, limit: UInt64?) -> ([Write], Bool) {
+    static func release(_ s: inout State, adding entry: LiveRing.Entry?, writable: UInt64?, decided: UInt64?) -> ([Write], Bool) {
         guard !s.ended else { return ([], false) }
         if let entry {
             if s.first == nil {
@@ -171,10 +184,18 @@ final class ClipStream: Sendable {
             }
             s.pending.append(entry)
         }
+        // Past the end, the clip ends once no start before the end can still be told (a stop
+        // ends it regardless).
+        let through = s.through
+        let mayEnd = { (endAt: UInt64) in through || decided.map { $0 >= endAt } ?? true }
+        if let endAt = s.endAt, let last = s.last, last >= endAt, mayEnd(endAt) { return ([], ended(&s)) }
         var writes: [Write] = []
         while let e = s.pending.first {
-            if let endAt = s.endAt, e.time > endAt { return (writes, ended(&s)) }
-            if s.endAt == nil, let limit, e.time > limit { break }
+            if let endAt = s.endAt, e.time > endAt {
+                guard mayEnd(endAt) else { break }
+                return (writes, ended(&s))
+            }
+            if s.endAt == nil, let writable, e.time > writable { break }
             s.pending.removeFirst()
             s.frames += 1
             s.last = e.time

@@ -103,9 +103,15 @@ public final class MotionClips: Sendable {
     /// its clip would begin, at once: on a loaded machine the clip may open a while later, and
     /// the ring must not have let those frames go meanwhile.
     public func motion(_ e: MotionEvent) {
-        if e.kind == .started { ring.pin(Self.clipStart(e, pre: settings.pre)) }
+        if e.kind == .started {
+            ring.pin(Self.clipStart(e, pre: settings.pre))
+            unsettled.withLock { $0 += 1 }
+        }
         commands.yield(.motion(e))
     }
+
+    /// Starts told and not yet handed to the clip under way: until they are, it must not end.
+    private let unsettled = Locked(0)
 
     static func clipStart(_ e: MotionEvent, pre: Double) -> UInt64 { UInt64(max(0, e.time - pre) * 1e9) }
 
@@ -137,6 +143,18 @@ public final class MotionClips: Sendable {
     private func writableUntil() -> UInt64? {
         let endAfter = watching.withLock { $0.watch?.endAfter } ?? 0
         return judged(minus: endAfter - settings.post)
+    }
+
+    /// How far every start of motion has reached the clips (ns): a clip goes past its end only
+    /// once a start before that end would have kept it going. On a loaded machine the watch
+    /// tells a start seconds after its frame, when the ring may hold the clip's end already.
+    /// Nil: no watch, no limit.
+    private func decidedThrough() -> UInt64? {
+        guard let watch = watching.withLock({ $0.watch }) else { return nil }
+        guard let told = watch.startsToldThrough else { return watch.isStopped ? nil : 0 }
+        // Read after the watch's time: a start told by then is counted already.
+        guard unsettled.withLock({ $0 }) == 0 else { return 0 }
+        return UInt64(max(0, told) * 1e9)
     }
 
     /// Ends the clip under way with the newest frame the ring holds (its seconds before are in it
@@ -182,7 +200,10 @@ public final class MotionClips: Sendable {
                 // The pin from `motion(_:)` goes once the clip follows the ring, or here when
                 // no clip opens.
                 let from = Self.clipStart(e, pre: settings.pre)
-                if let c = current, c.goOn() { ring.unpin(from); continue }
+                let wentOn = current?.goOn() == true
+                // Told to the clip under way, or there is none to go on (it has ended).
+                unsettled.withLock { $0 -= 1 }
+                if wentOn { ring.unpin(from); continue }
                 guard stopping == nil else { ring.unpin(from); continue }
                 number += 1
                 let wall = Date().addingTimeInterval(-(e.latency ?? 0))
@@ -190,7 +211,8 @@ public final class MotionClips: Sendable {
                 do {
                     let clip = try await ClipStream.open(in: directory, name: ClipNames.expand(settings.name, number: number, at: wall),
                                                          number: number, library: session.configuration.library)
-                    clip.follow(ring, from: from, limit: { [weak self] in self?.writableUntil() }) { [commands = self.commands] written, error in
+                    let limits = ClipLimits(writable: { [weak self] in self?.writableUntil() }, decided: { [weak self] in self?.decidedThrough() })
+                    clip.follow(ring, from: from, limits: limits) { [commands = self.commands] written, error in
                         commands.yield(.finished(clip, written, error))
                     }
                     following = true
