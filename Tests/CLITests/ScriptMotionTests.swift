@@ -56,7 +56,8 @@ import Testing
         // frames' stamps), and before the next (a loaded machine's run may start late).
         let stamps = e.filter { $0["event"] as? String == "capture-exposure-complete" }
             .compactMap { ($0["stamp"] as? String)?.split(separator: ":").last.flatMap { Int($0) } }
-        #expect(stamps.count == 2 && (150..<240).contains(stamps[0]) && stamps[1] >= 240, "\(stamps)")
+        #expect(stamps.count == 2 && (150..<240).contains(stamps[0]) && stamps[1] >= 240,
+                "\(stamps) \(e.filter { ["motion-started", "on-motion", "capture-exposure-complete", "motion-ended"].contains($0["event"] as? String ?? "") })")
         #expect(e.filter { $0["event"] as? String == "on-motion-done" }.allSatisfy { $0["ok"] as? Bool == true })
     }
 

@@ -58,7 +58,7 @@ import Testing
                 + command.dropFirst().map { $0.hasPrefix("x.") ? "\(out)/\($0)" : $0 }
             let start = Date()
             let r = try await Subprocess.gpick(args, timeout: 30)
-            // A hang bound, not a speed test: it holds on a loaded 2-core machine (CI runs ~250 tests at once).
+            // A hang bound, not a speed test: it holds on a loaded 2-core machine (make test runs eight at once).
             #expect(Date().timeIntervalSince(start) < 15, "\(command[0]) \(c.file) took \(Date().timeIntervalSince(start)) s")
             #expect(r.status == 65, "\(command[0]) \(c.file): exit \(r.status): \(r.stderr)")
             #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("gpick: error: "), "\(r.stderr)")
