@@ -130,7 +130,14 @@ import Testing
         #expect(try await TestEnvironment.eventually(10) {
             !TestEnvironment.fdTargets().contains { $0.hasPrefix(dir) }
         }, "still open: \(TestEnvironment.fdTargets().filter { $0.hasPrefix(dir) })")
-        let grown = TestEnvironment.rssKiB() - rssBefore
-        #expect(grown < 96 << 10, "RSS grew by \(grown >> 10) MiB over 1000 cancelled requests")
+        // RSS is the whole test process's: another suite's test decoding a large photo beside
+        // this one lifts it for a while (215 MiB once), and gives it back when done; a leak
+        // stays.
+        let grownAtOnce = TestEnvironment.rssKiB() - rssBefore
+        var grown = grownAtOnce
+        #expect(try await TestEnvironment.eventually(60) {
+            grown = TestEnvironment.rssKiB() - rssBefore
+            return grown < 96 << 10
+        }, "RSS grew by \(grown >> 10) MiB over 1000 cancelled requests (\(grownAtOnce >> 10) MiB as they ended)")
     }
 }
