@@ -8,6 +8,7 @@ def soak(r, c):
     samples = r["samples"]
     every = max(1, len(samples) // 12)
     table = [f"| {s['t'] / 60:.1f} | {s['rss_kib'] / 1024:.1f} | {s['fds']} | {s['cpu_s']:.0f} |" for s in samples[::every]]
+    cycle_means = ", ".join(f"{c['rss_mib']:.2f}" for c in r.get("cycles") or []) + (" MiB" if r.get("cycles") else "")
     parts = r["parts"]
     reconnects = ", ".join("never" if x is None else f"{x:.2f}" for x in r["reconnects"])
     spans = [f"{p['file']} {p['first']}..{p['last']}" for p in parts]
@@ -16,10 +17,14 @@ def soak(r, c):
             f"One `gpick script` session for {r['seconds'] / 60:.0f} min at 1280x720@30 on the test source: serving RTSP "
             f"to three ffmpeg viewers (`-c copy`), publishing over SRT to `srt-live-transmit` listening on 127.0.0.1, "
             f"killed and started again every {r['restart_every']} s, and a loop recording in {r['part']} s parts kept "
-            f"{r['keep']}. gpick's RSS and open descriptors read from /proc every 10 s; lines fitted in the steady "
-            f"state, from the first part the loop recording deleted ({r['steady_from'] / 60:.1f} min; before it, the "
-            "recording is still filling its window and the allocator its arenas). Fitted from minute 2 instead, RSS "
-            f"grew {r['rss_mib_per_hour_from_warmup']:+.2f} MiB/hour.", "",
+            f"{r['keep']}. gpick's RSS and open descriptors read from /proc every {r.get('sample_every', 10)} s; lines "
+            f"fitted in the steady state, from the first part the loop recording deleted ({r['steady_from'] / 60:.1f} "
+            "min; before it, the recording is still filling its window and the allocator its arenas). RSS's line goes "
+            f"through the mean of each {r.get('cycle', 120)} s from there (two part boundaries and one listener restart, "
+            "each lifting RSS for a few seconds while an encoder starts: a line through single readings moves with "
+            "where they fall)" + (f": {cycle_means}" if cycle_means else "") + ". Through the single readings from "
+            f"there RSS grew {r.get('rss_mib_per_hour_samples', 0):+.2f} MiB/hour; from minute 2, "
+            f"{r['rss_mib_per_hour_from_warmup']:+.2f}.", "",
             "```", *r["script"], "```", "", "```", r["command"], "```", "",
             "| minute | RSS MiB | open fds | CPU s so far |", "|---|---|---|---|", *table, "",
             (f"Listener restarts at {', '.join(f'{x:.0f}' for x in r['restarts'])} s; publishing back after {reconnects} s"

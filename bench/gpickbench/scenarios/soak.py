@@ -2,7 +2,10 @@
 serving RTSP to three ffmpeg viewers, publishing over SRT to a listener (srt-live-transmit) that is
 killed and started again every RESTART seconds, and a loop recording in PART-second parts kept for
 KEEP. gpick's RSS and open descriptors are read from /proc every SAMPLE seconds and a line fitted to
-each after WARMUP; each restart's reconnection is timed from the listener's start to gpick's
+each after WARMUP; RSS's through the mean of each CYCLE (a part boundary every minute, a listener
+restart every other, each lifting RSS for a few seconds while an encoder starts: a line through the
+single readings, every 10 s, moved by several MiB/hour from run to run with where those fell, more
+than the 1 MiB/hour it is held to; the means take each cycle's transients alike). Each restart's reconnection is timed from the listener's start to gpick's
 `publish-connected` event; the kept parts' stamps are read back, within and across parts, and
 parts.json is read against the folder. The lines are fitted once the session is in its steady
 state: from the first part the loop recording deletes (until then it is still filling its KEEP
@@ -20,7 +23,8 @@ SOAK = int(os.environ.get("GPICK_SOAK_SECONDS", "1200"))
 RESTART = 120   # seconds between the SRT listener's restarts
 PART = 60       # seconds per recorded part
 KEEP = "5m"     # the loop recording's --keep: parts deleted from minute 6 on, the steady state after
-SAMPLE = 10     # seconds between /proc readings
+SAMPLE = 1      # seconds between /proc readings
+CYCLE = 120     # seconds in which the session's transients repeat: two parts and one listener restart
 WARMUP = 120    # seconds before the fitted lines start (caches, the first parts, the viewers)
 WIDTH, HEIGHT, FPS = 1280, 720, 30
 
@@ -63,6 +67,37 @@ def slope(points):
     my = sum(y for _, y in points) / n
     den = sum((x - mx) ** 2 for x, _ in points)
     return sum((x - mx) * (y - my) for x, y in points) / den if den else 0.0
+
+
+def cycle_means(samples, start, cycle, key="rss_kib"):
+    """(middle of the cycle in s, mean of `key` over it) for each whole `cycle` seconds of samples from
+    `start` on: a cycle is whole when the samples reach its end."""
+    if not samples:
+        return []
+    end = samples[-1]["t"]
+    out = []
+    t = start
+    while t + cycle <= end + 1e-9:
+        inside = [s[key] for s in samples if t <= s["t"] < t + cycle]
+        if inside:
+            out.append((t + cycle / 2, sum(inside) / len(inside)))
+        t += cycle
+    return out
+
+
+def slope_error(points):
+    """Standard error of the least-squares slope of (x, y) points; None for fewer than three."""
+    if len(points) < 3:
+        return None
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    den = sum((x - mx) ** 2 for x, _ in points)
+    if not den:
+        return None
+    b = sum((x - mx) * (y - my) for x, y in points) / den
+    residual = sum((y - my - b * (x - mx)) ** 2 for x, y in points) / (n - 2)
+    return (residual / den) ** 0.5
 
 
 def parts_read_back(b, folder):
@@ -138,10 +173,16 @@ def run(b):
     steady_from = max(WARMUP, first_deleted or 0)
     after = [s for s in samples if s["t"] >= steady_from]
     hours = lambda s: s["t"] / 3600
-    return {"steady_from": steady_from,
-            "rss_mib_per_hour_from_warmup": slope([(hours(s), s["rss_kib"] / 1024) for s in samples if s["t"] >= WARMUP]),"seconds": SOAK, "restart_every": RESTART, "part": PART, "keep": KEEP, "script": lines, "command": b.show(argv),
+    cycles = [(t / 3600, kib / 1024) for t, kib in cycle_means(samples, steady_from, CYCLE)]
+    error = slope_error(cycles)
+    return {"steady_from": steady_from, "cycle": CYCLE, "sample_every": SAMPLE,
+            "rss_mib_per_hour_from_warmup": slope([(hours(s), s["rss_kib"] / 1024) for s in samples if s["t"] >= WARMUP]),
+            "seconds": SOAK, "restart_every": RESTART, "part": PART, "keep": KEEP, "script": lines, "command": b.show(argv),
             "samples": samples, "viewers_alive": alive,
-            "rss_mib_per_hour": slope([(hours(s), s["rss_kib"] / 1024) for s in after]),
+            "cycles": [{"t": t * 3600, "rss_mib": m} for t, m in cycles],
+            "rss_mib_per_hour": slope(cycles) if len(cycles) >= 2 else None,
+            "rss_mib_per_hour_error": error,
+            "rss_mib_per_hour_samples": slope([(hours(s), s["rss_kib"] / 1024) for s in after]),
             "fds_per_hour": slope([(hours(s), s["fds"]) for s in after]),
             "fds_first": after[0]["fds"] if after else None, "fds_last": after[-1]["fds"] if after else None,
             "rss_first_mib": after[0]["rss_kib"] / 1024 if after else None, "rss_last_mib": after[-1]["rss_kib"] / 1024 if after else None,
