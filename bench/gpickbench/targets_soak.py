@@ -6,6 +6,12 @@ SOAK_FDS_PER_RUN = 1          # S1: open descriptors: the fitted slope over the 
 SOAK_RECONNECT_S = 3.0        # S1: publish back within this of each listener restart
 
 
+def viewers_played(r):
+    """All three viewers were there, and still playing when the session's wait ended."""
+    alive = r.get("viewers_alive") or []
+    return len(alive) == 3 and all(alive) and r.get("viewer_lost_at") is None
+
+
 def soak_checks(r):
     if not r:
         return []
@@ -23,10 +29,13 @@ def soak_checks(r):
     rss = ("too short a steady state for two cycles" if growth is None else
            f"{growth:+.2f} MiB/hour" + (f" ± {error:.2f}" if error is not None else "")
            + f" through {len(cycles)} cycles' means ({cycles[0]['rss_mib']:.1f} → {cycles[-1]['rss_mib']:.1f} MiB)")
+    if not viewers_played(r):
+        lost = r.get("viewer_lost_at")
+        rss += f"; a viewer stopped at {lost:.0f} s" if lost is not None else "; the viewers were not all playing"
     return [
         Check(f"Soak {minutes:.0f} min at 720p30 (serve to 3 viewers, publish over SRT, loop recording): RSS growth", rss,
               f"< {SOAK_RSS_MIB_PER_HOUR:g} MiB/hour",
-              growth is not None and growth < SOAK_RSS_MIB_PER_HOUR and all(r["viewers_alive"]), "S1"),
+              growth is not None and growth < SOAK_RSS_MIB_PER_HOUR and viewers_played(r), "S1"),
         Check("Same soak: open descriptors", f"{r['fds_per_hour']:+.2f}/hour ({r['fds_first']} → {r['fds_last']})",
               f"flat (fitted growth over the run < {SOAK_FDS_PER_RUN})", abs(fds) < SOAK_FDS_PER_RUN, "S1"),
         Check("Same soak: publishing back after each listener restart (worst)",

@@ -20,7 +20,7 @@ def run(rss_at, seconds=1200):
     return {"seconds": seconds, "steady_from": 420, "cycle": 120, "sample_every": 1, "samples": s,
             "cycles": [{"t": t * 3600, "rss_mib": m} for t, m in means],
             "rss_mib_per_hour": slope(means) if len(means) >= 2 else None, "rss_mib_per_hour_error": slope_error(means),
-            "rss_mib_per_hour_samples": 0.0, "rss_mib_per_hour_from_warmup": 0.0, "viewers_alive": [True] * 3,
+            "rss_mib_per_hour_samples": 0.0, "rss_mib_per_hour_from_warmup": 0.0, "viewers_alive": [True] * 3, "viewer_lost_at": None,
             "fds_per_hour": 0.0, "fds_first": 32, "fds_last": 32, "restart_every": 120, "part": 60, "keep": "5m",
             "script": ["wait 1200s"], "command": "gpick script soak.gpick", "restarts": [120.0], "reconnects": [0.5],
             "lost": 1, "written": 20, "deleted": 14,
@@ -58,6 +58,16 @@ class CycleMeans(unittest.TestCase):
         check = soak_checks(short)[0]
         self.assertFalse(check.ok)
         self.assertIn("too short", check.result)
+
+    def test_a_viewer_that_stopped_while_served_fails_it(self):
+        r = run(periodic)
+        r["viewer_lost_at"] = 640.0
+        r["viewers_alive"] = [True, False, True]
+        check = soak_checks(r)[0]
+        self.assertFalse(check.ok)
+        self.assertIn("a viewer stopped at 640 s", check.result)
+        r["viewer_lost_at"], r["viewers_alive"] = None, []
+        self.assertFalse(soak_checks(r)[0].ok)
 
     def test_the_report_gives_the_means(self):
         r = run(periodic)

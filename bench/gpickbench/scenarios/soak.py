@@ -135,6 +135,10 @@ def run(b):
           f"a loop recording of {PART} s parts kept {KEEP}")
     listening = listener(srt, b.path("soak-listener.log"))
     restarts, samples, watching = [], [], []
+    # The viewers are read while the session serves: its `serve stop` ends their streams, and
+    # they exit with it (all three within a second of gpick, checked), so after gpick they are
+    # gone whether or not they played the whole run.
+    alive, viewer_lost = [], None
     with open(b.path("soak-events.json"), "wb") as out, open(b.path("soak.log"), "wb") as err:
         started = time.monotonic()
         gpick = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True)
@@ -145,6 +149,10 @@ def run(b):
                 if viewers_at and now >= viewers_at:
                     watching = viewers(f"rtsp://127.0.0.1:{rtsp}/cam", 3, b.path("soak-viewers.log"))
                     viewers_at = None
+                if watching and now - started < SOAK - 5:
+                    alive = [p.poll() is None for p in watching]
+                    if not all(alive) and viewer_lost is None:
+                        viewer_lost = now - started
                 if now >= next_sample:
                     reading = proc_reading(gpick.pid)
                     if reading:
@@ -159,7 +167,6 @@ def run(b):
                     raise BenchError(f"soak: the session outlived its {SOAK} s by 5 minutes: {measure.tail(b.path('soak.log'))}")
                 time.sleep(0.5)
         finally:
-            alive = [p.poll() is None for p in watching]
             stop([gpick, listening] + watching)
     if gpick.returncode != 0:
         raise BenchError(f"soak: the session ended with status {gpick.returncode}: {measure.tail(b.path('soak.log'))}")
@@ -178,7 +185,7 @@ def run(b):
     return {"steady_from": steady_from, "cycle": CYCLE, "sample_every": SAMPLE,
             "rss_mib_per_hour_from_warmup": slope([(hours(s), s["rss_kib"] / 1024) for s in samples if s["t"] >= WARMUP]),
             "seconds": SOAK, "restart_every": RESTART, "part": PART, "keep": KEEP, "script": lines, "command": b.show(argv),
-            "samples": samples, "viewers_alive": alive,
+            "samples": samples, "viewers_alive": alive, "viewer_lost_at": viewer_lost,
             "cycles": [{"t": t * 3600, "rss_mib": m} for t, m in cycles],
             "rss_mib_per_hour": slope(cycles) if len(cycles) >= 2 else None,
             "rss_mib_per_hour_error": error,
