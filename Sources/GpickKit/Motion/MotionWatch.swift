@@ -12,10 +12,9 @@ import GstCore
 public final class MotionWatch: Sendable {
     private let stopped = Locked(false)
     private let times = Locked<(first: Double?, last: Double?)>((nil, nil))
-    /// The newest frame compared, once its events were told (nil once stopped).
-    private let judged = Locked<Double?>(nil)
-    /// The frame through which every start has been told (nil once stopped).
-    private let told = Locked<Double?>(nil)
+    /// The newest frame compared, once its events were told, and the frame through which every
+    /// start has been told (nil once stopped).
+    private let judged = Locked<(newest: Double, startsThrough: Double?)?>(nil)
     private let queue = DispatchQueue(label: "gpick.motion")
     /// Whether each start's first moving frame is kept (`keepStartFrames`), and those kept, by zone.
     private let keeping = Locked(false)
@@ -120,7 +119,7 @@ public final class MotionWatch: Sendable {
         backlog.withLock { $0 += 1 }
         queue.async { [self] in
             backlog.withLock { $0 -= 1 }
-            let (found, firsts) = detector.withLock { box -> ([MotionEvent], [(String, Double, Sample)]) in
+            let (found, firsts, through) = detector.withLock { box -> ([MotionEvent], [(String, Double, Sample)], Double?) in
                 box.lastTime = time
                 box.entered.append((time, entered))
                 if box.entered.count > 256 { box.entered.removeFirst(box.entered.count - 256) }
@@ -136,31 +135,27 @@ public final class MotionWatch: Sendable {
                 let firsts = found.compactMap { e in
                     e.kind == .started ? box.recent.last(where: { $0.time == e.time }).map { (e.zone, e.time, $0.frame) } : nil
                 }
-                return (found, firsts)
+                // A start is told startFrames frames after its first moving frame: once this frame
+                // is compared, every start up to that many frames back has been.
+                let back = max(1, recentFrames - 1)
+                return (found, firsts, box.entered.count >= back ? box.entered[box.entered.count - back].time : nil)
             }
             // Kept before the start is told, so whoever it is told to finds its frame.
             if !firsts.isEmpty { startFrames.withLock { kept in for (zone, t, f) in firsts { kept[zone] = (t, f) } } }
             for e in found { events(e) }
-            // A start is told startFrames frames after its first moving frame: once this frame
-            // is compared, every start up to that many frames back has been.
-            let back = max(1, recentFrames - 1)
-            let through = detector.withLock { box in box.entered.count >= back ? box.entered[box.entered.count - back].time : nil }
-            if !stopped.withLock({ $0 }) {
-                judged.withLock { $0 = time }
-                told.withLock { $0 = through }
-            }
+            judged.withLock { if !stopped.withLock({ $0 }) { $0 = (time, through) } }
         }
     }
 
     /// Stream time (s) of the newest frame compared, its events told; nil before the first and
     /// once stopped. On a loaded machine the comparison falls behind the frames; a pre-roll
     /// ring keeps what it has not judged yet (`MotionClips.follow`).
-    public var judgedTime: Double? { judged.withLock { $0 } }
+    public var judgedTime: Double? { judged.withLock { $0?.newest } }
 
     /// Stream time (s) through which every start of motion has been told: a start whose first
     /// moving frame is at or before it would have been. Behind `judgedTime` by the frames a
     /// start takes to be sure; nil before then and once stopped.
-    public var startsToldThrough: Double? { told.withLock { $0 } }
+    public var startsToldThrough: Double? { judged.withLock { $0?.startsThrough } }
 
     /// Whether `stop()` was called.
     public var isStopped: Bool { stopped.withLock { $0 } }
@@ -176,7 +171,6 @@ public final class MotionWatch: Sendable {
                 }
                 for e in found { events(e) }
                 judged.withLock { $0 = nil }
-                told.withLock { $0 = nil }
                 startFrames.withLock { $0.removeAll() }
                 c.resume()
             }
