@@ -148,7 +148,8 @@ docs: setup
 		$(foreach t,$(DOC_TARGETS),--target $(t)) --enable-experimental-combined-documentation \
 		--output-path out/docs --transform-for-static-hosting
 
-# Every target in bench/RESULTS.md; about 15 min on an idle machine. `bench/run.sh --help`: options.
+# Every target in bench/RESULTS.md; about 70 min on an idle machine, 45 of them the soak (S1).
+# `bench/run.sh --help`: options; `--only SECTION,…` runs some.
 bench: build
 	bench/run.sh
 

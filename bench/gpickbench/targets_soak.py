@@ -1,4 +1,5 @@
-"""S1's targets (the unattended-run issue): a 20-minute door-camera session at 720p30."""
+"""S1's targets (the unattended-run issue): a door-camera session at 720p30, 45 minutes long (20 at
+least; scenarios/soak.py says why longer)."""
 from .targets import Check
 
 SOAK_RSS_MIB_PER_HOUR = 1.0   # S1: RSS growth, the slope through each cycle's mean in the steady state (from the first part deleted)

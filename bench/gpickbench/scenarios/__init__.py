@@ -33,6 +33,6 @@ ALL = {
     "motion": motion.run,
     # Motion clips (M3): 10 minutes of gpick watch --record at 1080p30, 20 motions: RSS, every frame in every clip.
     "watchclips": watchclips.run,
-    # The unattended run (S1): 20 minutes of serve, publish and a loop recording in one session.
+    # The unattended run (S1): 45 minutes of serve, publish and a loop recording in one session.
     "soak": soak.run,
 }

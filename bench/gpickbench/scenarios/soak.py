@@ -19,7 +19,10 @@ from .. import events, measure
 from ..measure import BenchError
 from .stream import free_port, stop, viewers, cpu_seconds
 
-SOAK = int(os.environ.get("GPICK_SOAK_SECONDS", "1200"))
+# 45 minutes: the 20 the issue asks for give 13 minutes of steady state, six cycles' means, and a
+# fitted slope whose standard error is about 2 MiB/hour, twice what it is held to (+1.10 ± 1.99 in
+# such a run); 45 give 19 means and about ±0.3. GPICK_SOAK_SECONDS sets another length.
+SOAK = int(os.environ.get("GPICK_SOAK_SECONDS", "2700"))
 RESTART = 120   # seconds between the SRT listener's restarts
 PART = 60       # seconds per recorded part
 KEEP = "5m"     # the loop recording's --keep: parts deleted from minute 6 on, the steady state after
