@@ -108,6 +108,11 @@ static inline int cvips_thumbnail_source(VipsSource *source, VipsImage **out, in
                                  "option_string", loader_options, NULL);
 }
 
+// A JPEG decoded at 1/shrink of its size by libjpeg itself (shrink-on-load: 2, 4 or 8), lazily.
+static inline VipsImage *cvips_jpeg_from_source_shrunk(VipsSource *source, int shrink, const char *loader_options) {
+    return CVIPS_FN(vips_image_new_from_source)(source, loader_options, "access", VIPS_ACCESS_SEQUENTIAL, "shrink", shrink, NULL);
+}
+
 static inline int cvips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
                                         VipsInteresting crop, VipsSize size) {
     return CVIPS_FN(vips_thumbnail_image)(in, out, width, "height", height, "crop", crop, "size", size, NULL);

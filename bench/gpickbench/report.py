@@ -330,7 +330,8 @@ def thumbs(r, c):
              f"{verdict(l4.ok)}",
              *(f"- Ratio gpick / {names['vips_parallel']} (medians; issue 45's L4): **{k.result}** — target {k.target}: "
                f"{verdict(k.ok)}" for k in per_core),
-             f"- gpick's peak RSS: **{rss.result}** — target {rss.target}: {verdict(rss.ok)} (host steal {p['steal']:.1f} %)", "",
+             f"- gpick's peak RSS: **{rss.result}** — target {rss.target}: {verdict(rss.ok)} (host steal {p['steal']:.1f} %)",
+             *faithful_line(p.get("faithfulness")), "",
              f"### L5: {v['files']} MP4s, 1080p30 H.264 High + AAC, 4 s, a keyframe a second, 12 Mbit/s", "",
              "gpick takes a frame about a third in, skipping black frames (none of these is black there); "
              "ffmpegthumbnailer is told the same position (`-t 33%`; its default is 10 %).", "", *table(v),
@@ -344,6 +345,17 @@ def thumbs(r, c):
         lines.append(f"| one {kind} | {T.median(s['gpick']['times']) * 1000:.0f} | {ref_name} | "
                      f"{T.median(s[ref_name]['times']) * 1000:.0f} |")
     return lines + [""]
+
+
+def faithful_line(f):
+    """L4's thumbnails against the photos decoded whole (scenarios/thumbs.py: faithfulness)."""
+    if not f:
+        return []
+    return [f"- Against each photo decoded whole and scaled by Lanczos3 into the same box (luma SSIM, the "
+            f"{f['photos']} distinct photos): gpick mean {f['gpick']['mean']:.4f} (lowest {f['gpick']['min']:.4f}), "
+            f"vipsthumbnail mean {f['vips']['mean']:.4f} (lowest {f['vips']['min']:.4f}). gpick shrinks a 12 MP JPEG by "
+            "an eighth while decoding it, vipsthumbnail by a quarter (it leaves at least a factor of 2 for its resize, "
+            "gpick at least 15/8)."]
 
 
 def imagesource(r, c):

@@ -7,8 +7,13 @@ same work and the same cores: vipsthumbnail over all files in one process (libvi
 inside it) and in `nproc` processes side by side, the faster of the two being the reference;
 ffmpegthumbnailer (one file per process) in `nproc` processes side by side (xargs -P), at the
 same position as gpick's frame (a third in, -t 33%), and one after the other for comparison."""
+import hashlib
 import math
 import os
+import re
+import statistics
+import subprocess
+import urllib.parse
 
 from .. import fixtures, machine, measure, pick, pickenv
 
@@ -65,6 +70,34 @@ def batch(b, home, label, files, refs, runs):
     return {"files": len(files), "tools": tools, "steal": steal}
 
 
+def luma_ssim(a, b):
+    """ffmpeg's SSIM of two pictures' luma (one may carry alpha, the other not)."""
+    done = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-i", a, "-i", b, "-lavfi",
+                           "[0]format=gray[a];[1]format=gray[b];[a][b]ssim", "-f", "null", "-"],
+                          capture_output=True, text=True, timeout=120)
+    found = re.findall(r"SSIM .*All:([0-9.]+)", done.stderr)
+    if done.returncode != 0 or not found:
+        raise measure.BenchError(f"ffmpeg ssim of {a}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+    return float(found[-1])
+
+
+def faithfulness(b, home, files, vips_out):
+    """How close each tool's thumbnail is to the photo decoded whole and scaled by Lanczos3 into
+    the same box (libvips' thumbnail_image of the full decode, turned upright): luma SSIM over the
+    distinct photos. Both tools shrink a JPEG while decoding it, by different amounts."""
+    got = {"gpick": [], "vips": []}
+    for path in files:
+        uri = "file://" + urllib.parse.quote(os.path.abspath(path), safe="/")
+        mine = os.path.join(home.thumbnails, "large", hashlib.md5(uri.encode()).hexdigest() + ".png")
+        theirs = os.path.join(vips_out, os.path.splitext(os.path.basename(path))[0] + ".png")
+        reference = b.path("reference.png")
+        measure.run(["vips", "thumbnail_image", path, reference, "256", "--height", "256", "--size", "down"],
+                    timeout=120, log=b.path("faithfulness.log"))
+        got["gpick"].append(luma_ssim(mine, reference))
+        got["vips"].append(luma_ssim(theirs, reference))
+    return {k: {"mean": statistics.mean(v), "min": min(v)} for k, v in got.items()} | {"photos": len(files)}
+
+
 def single(b, home, commands, name, runs=10):
     """One file per process, for comparison: start-up included."""
     tools, steal = timed(b, commands, runs, 2, name, {k: ["rm", "-rf", home.thumbnails] for k in commands})
@@ -92,6 +125,8 @@ def run(b):
                                        f"{vipsn}/{png}"], "out": vipsn,
                               "shown": f"xargs -a LIST -P {n} -n {per} vipsthumbnail -s 256 -o 'bench/work/out/{png}'"},
         }, runs)
+        # The batch's last runs left both tools' thumbnails in place.
+        out["photos"]["faithfulness"] = faithfulness(b, home, jpegs[:fixtures.PHOTOS["distinct"]], vips1)
         video_dir = os.path.dirname(mp4s[0])
         mp4_list = listing(b, "mp4s.list", mp4s, basenames=True)
         ff = ["ffmpegthumbnailer", "-s", "256", "-t", "33%", "-i", f"{video_dir}/{{}}"]
