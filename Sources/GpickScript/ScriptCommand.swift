@@ -42,7 +42,7 @@ public enum ScriptCommand: Sendable, Equatable {
     /// run ended; `%n` (the run's number) and `%t` (the local time motion started) in their
     /// file names. The script goes on meanwhile (a `wait` keeps it watching).
     case onMotion(zone: String?, cooldown: Double, body: [ScriptStatement])
-    /// `clips start NAME [pre D] [post D] [in ZONE] [snap] [keep D] [keep-size S] [keep-free P%]`:
+    /// `clips start NAME [pre D] [post D] [longest D] [in ZONE] [snap] [keep D] [keep-size S] [keep-free P%]`:
     /// one clip per motion, from `pre` before its first moving frame (the pre-roll ring) to `post`
     /// after it stopped, as `gpick watch --record` writes them; `%t`/`%n` in NAME. `clips stop`.
     case clipsStart(name: String, clip: ClipOptions)
@@ -65,6 +65,8 @@ public enum ScriptCommand: Sendable, Equatable {
 public struct ClipOptions: Sendable, Equatable {
     public var pre: Double = 3
     public var post: Double = 5
+    /// The longest a clip may be (seconds): motion that goes on longer goes on in the next clip.
+    public var longest: Double = 600
     public var zone: String?
     public var snap = false
     public var retention = PartRetention()

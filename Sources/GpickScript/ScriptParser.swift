@@ -154,7 +154,7 @@ public enum ScriptParser {
             }
             cmd = .onMotion(zone: zone, cooldown: cooldown, body: [])
         case "clips":
-            let usage = "clips start NAME [pre D] [post D] [in ZONE] [snap] [keep D] [keep-size S] [keep-free P%] | clips stop"
+            let usage = "clips start NAME [pre D] [post D] [longest D] [in ZONE] [snap] [keep D] [keep-size S] [keep-free P%] | clips stop"
             guard t.count >= 2 else { throw err(nil, "clips needs start NAME or stop; usage: \(usage)") }
             switch t[1].text {
             case "stop":
@@ -261,7 +261,7 @@ public enum ScriptParser {
         return true
     }
 
-    /// `clips start NAME`'s options: `pre D`, `post D`, `in ZONE`, `snap` and the keep options.
+    /// `clips start NAME`'s options: `pre D`, `post D`, `longest D`, `in ZONE`, `snap` and the keep options.
     private static func clipOptions(_ a: [ScriptToken], _ usage: String, _ duration: (ScriptToken) throws(ScriptSyntaxError) -> Double,
                                     _ err: (ScriptToken?, String) -> ScriptSyntaxError) throws(ScriptSyntaxError) -> ClipOptions {
         var o = ClipOptions()
@@ -276,10 +276,15 @@ public enum ScriptParser {
             switch name.text {
             case "pre": o.pre = try duration(value)
             case "post": o.post = try duration(value)
+            case "longest":
+                o.longest = try duration(value)
+                guard o.longest >= MotionClips.minimumLongest, o.longest <= MotionClips.maximumLongest else {
+                    throw err(value, "longest must be \(Int(MotionClips.minimumLongest)) s…\(Int(MotionClips.maximumLongest) / 3600) h")
+                }
             case "in": o.zone = value.text
             default:
                 guard try keepOption(name, value, into: &o.retention, err) else {
-                    let hint = Suggest.closest(to: name.text, in: ["pre", "post", "in", "snap"] + keepWords).map { " (did you mean \"\($0)\"?)" } ?? ""
+                    let hint = Suggest.closest(to: name.text, in: ["pre", "post", "longest", "in", "snap"] + keepWords).map { " (did you mean \"\($0)\"?)" } ?? ""
                     throw err(name, "unknown clips option \"\(name.text)\"\(hint); usage: \(usage)")
                 }
             }

@@ -3,7 +3,7 @@ import Glibc
 import GpickBase
 import GpickKit
 
-/// `clips start NAME [pre D] [post D] [in ZONE] [snap] [keep …]` / `clips stop`: one clip per
+/// `clips start NAME [pre D] [post D] [longest D] [in ZONE] [snap] [keep …]` / `clips stop`: one clip per
 /// motion, from the pre-roll ring, as `gpick watch --record` writes them, while the script goes
 /// on (serving, publishing, `on motion` blocks). Events as `gpick watch`'s: `clip-started`,
 /// `file-written` (each clip, and its still), `clip-deleted`.
@@ -24,13 +24,15 @@ extension ScriptRunner {
     func startClips(_ name: String, _ o: ClipOptions, session: CaptureSession, target: OutputPath, line: Int) async throws {
         if motion.clipping != nil { throw GpickError(.usage, "clips are already being written (clips stop first)") }
         var settings = MotionClips.Settings()
-        (settings.pre, settings.post, settings.name, settings.snap, settings.retention) = (o.pre, o.post, target.name, o.snap, o.retention)
+        (settings.pre, settings.post, settings.longest, settings.name, settings.snap, settings.retention) = (o.pre, o.post, o.longest, target.name, o.snap, o.retention)
         let emit = self.emit
         let written = Tally()
         let clips = try await MotionClips.start(in: session, directory: target.directory, settings: settings) { [weak self] e in
             switch e {
-            case .started(let path, let number, let from):
-                emit("clip-started", ["path": path, "number": number, "from": (from * 1000).rounded() / 1000, "line": line])
+            case .started(let path, let number, let from, let continues):
+                var fields: EventFields = ["path": path, "number": number, "from": (from * 1000).rounded() / 1000, "line": line]
+                if let continues { fields["continues"] = continues }
+                emit("clip-started", fields)
             case .written(let clip):
                 var fields = clip.fields
                 fields["line"] = line

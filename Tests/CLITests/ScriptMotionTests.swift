@@ -93,6 +93,7 @@ import Testing
         ("clips start m.mp4 pre\n", "1:19", "pre needs a value"),
         ("clips start m.mp4 soon 2s\n", "1:19", "unknown clips option \"soon\""),
         ("clips start m.mp4 snap snap\n", "1:24", "snap is given twice"),
+        ("clips start m.mp4 longest 1s\n", "1:27", "longest must be 2 s…24 h"),
         ("clips begin m.mp4\n", "1:7", "clips takes start or stop"),
         ("on motion\n  clips start m.mp4\nend\n", "2:1", "clips start cannot run inside the on block of line 1"),
     ])

@@ -91,6 +91,36 @@ import Testing
         }
     }
 
+    /// Motion longer than `--longest`: clips of at most that length, each after the first saying
+    /// which it continues, that together hold every frame from before the motion to after it,
+    /// none twice; each plays on its own.
+    @Test func motionLongerThanTheLongestClipGoesOnInTheNext() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Self.watch(["--source", "test:colors?moves=150-330", "--record", dir, "--pre", "1", "--post", "1",
+                                      "--end-after", "0.5", "--longest", "2", "--clip-name", "long-%n.mp4", "--duration", "16"],
+                                     untilClips: 100)
+        #expect(r.status == 0, "\(r.stderr)")
+        let e = WatchTests.events(r)
+        let started = e.filter { $0["event"] as? String == "clip-started" }
+        let written = Self.clips(e).sorted { ($0["number"] as? Int ?? 0) < ($1["number"] as? Int ?? 0) }
+        // Six seconds of motion, one before and one after (the watch ends four seconds later):
+        // four clips of two seconds at most, and more.
+        try #require(written.count >= 4, "\(e.filter { ($0["event"] as? String)?.hasPrefix("motion") != true })")
+        #expect(started.first?["continues"] == nil, "\(started)")
+        for (i, s) in started.enumerated().dropFirst() { #expect(s["continues"] as? Int == i, "\(s)") }
+        var all: [Int?] = []
+        for clip in written {
+            let path = try #require(clip["path"] as? String)
+            let stamps = try await Media.stampIndices(path)
+            #expect(stamps.count <= 60 && clip["frames"] as? Int == stamps.count, "\(path): \(stamps.count) frames")
+            #expect(try await Self.ffprobeFrames(path) == stamps.count)
+            all += stamps
+        }
+        let first = try #require(all.first ?? nil), last = try #require(all.last ?? nil)
+        #expect(Media.isConsecutive(all, from: first), "frames missing or twice in \(first)…\(last)")
+        #expect(first <= 150 - 30 && last >= 329 + 30, "the clips hold \(first)…\(last), the motion 150…329")
+    }
+
     /// Killed while a clip is being written: the clip is on disk and plays, up to about its last
     /// second.
     @Test func aClipCutByKillNinePlays() async throws {
@@ -184,6 +214,8 @@ import Testing
         (["--record", "DIR", "--clip-name", "a/b.mp4"], "must be a file name, without a folder"),
         (["--record", "DIR", "--clip-name", "clip-%d.mp4"], "only %t (time), %n (number) and %% may follow a percent sign"),
         (["--record", "DIR", "--pre", "100"], "--pre 100.0 must be 0…60 seconds"),
+        (["--record", "DIR", "--longest", "1"], "--longest 1.0 must be 2…86400 seconds"),
+        (["--longest", "60"], "--longest needs --record"),
         (["--rtsp-port", "9000"], "--rtsp-port needs --serve"),
         (["--serve", "a/b"], "--serve a/b must be a stream name"),
         (["--publish", "http://example.com/x"], "http://example.com/x"),

@@ -99,4 +99,132 @@ import Testing
         }
         #expect(ended && kept == Array(0...20))
     }
+
+    /// As long as a clip may be (2 s here), it ends before the next keyframe, and the clip that
+    /// goes on from that keyframe has the rest: together every frame from before the motion to
+    /// after it, none lost or twice, each clip no longer than it may be, and each with header
+    /// space for that length, not for an hour.
+    @Test func motionLongerThanAClipMayBeGoesOnInTheNext() async throws {
+        let dir = TestEnvironment.tempDir()
+        let session = CaptureSession(try SessionTests.config("test:colors"))
+        try await session.start()
+        var settings = MotionClips.Settings()
+        settings.pre = 1
+        settings.post = 1
+        settings.longest = 2
+        settings.name = "c-%n.mp4"
+        let events = Locked<[MotionClips.Event]>([])
+        let clips = try await MotionClips.start(in: session, directory: dir, settings: settings) { e in
+            events.withLock { $0.append(e) }
+        }
+        let armed = try #require(session.retainedFrame?.stamp?.index)
+        #expect(try await TestEnvironment.eventually(30) { (session.retainedFrame?.stamp?.index ?? 0) >= armed + 45 })
+        let motion = { (kind: MotionEvent.Kind) throws -> (index: Int, time: Double) in
+            let at = try #require(session.retainedFrame)
+            let time = Double(try #require(at.time)) / 1e9
+            clips.motion(MotionEvent(kind: kind, zone: "frame", area: 0.1, box: MotionBox(x: 0, y: 0, width: 1, height: 1),
+                                     score: 0.1, time: time))
+            return (try #require(at.stamp?.index), time)
+        }
+        let start = try motion(.started)
+        // Five seconds of motion: two clips' worth and more.
+        #expect(try await TestEnvironment.eventually(30) { (session.retainedFrame?.stamp?.index ?? 0) >= start.index + 150 })
+        let end = try motion(.ended)
+        // The after part written, then stopped.
+        #expect(try await TestEnvironment.eventually(30) { (session.retainedFrame?.stamp?.index ?? 0) >= end.index + 75 })
+        #expect(try await TestEnvironment.eventually(30) {
+            events.withLock { $0.contains { if case .written(let c) = $0 { c.last >= end.time + 0.9 } else { false } } }
+        })
+        await clips.stop()
+        await session.stop()
+
+        let seen = events.withLock { $0 }
+        let failed = seen.compactMap { if case .failed(let p, let e) = $0 { "\(p): \(e.message)" } else { nil } }
+        #expect(failed.isEmpty, "\(failed)")
+        let started = seen.compactMap { if case .started(_, let n, _, let c) = $0 { (n, c) } else { nil } }
+        let written = seen.compactMap { if case .written(let c) = $0 { c } else { nil } }.sorted { $0.number < $1.number }
+        #expect(written.count >= 3, "\(seen)")
+        // The first is the motion's own; each later one continues the one before.
+        #expect(started.map(\.1) == [nil] + started.dropFirst().map { $0.0 - 1 }, "\(started)")
+        var all: [Int?] = []
+        for clip in written {
+            let stamps = try await Media.stampIndices(clip.path)
+            #expect(stamps.count == clip.frames, "\(clip)")
+            // The ring's keyframes are a second apart: 2 s is a keyframe, so no clip is longer.
+            #expect(clip.frames <= 60, "\(clip.path): \(clip.frames) frames")
+            // Header space for about a minute, not an hour (4 MB at this size).
+            #expect(clip.bytes < 1_000_000, "\(clip.path): \(clip.bytes) bytes")
+            all += stamps
+        }
+        let first = try #require(all.first ?? nil)
+        #expect(Media.isConsecutive(all, from: first), "\(written.map(\.path)): \(all)")
+        #expect(first <= start.index - 30, "the clips start at frame \(first), the motion at \(start.index)")
+        let last = try #require(all.last ?? nil)
+        #expect(last >= end.index + 30, "the clips end at frame \(last), the motion at \(end.index)")
+    }
+
+    /// The rollover decision, frame by frame: a clip ends before the first keyframe `longest`
+    /// past its first frame (and says where), not before one that comes sooner, and never when
+    /// stopped (a stop ends it where told) or when its end comes first.
+    @Test func aClipAsLongAsItMayBeEndsBeforeAKeyframe() async throws {
+        try await Gst.initialized()
+        let buffer = try #require(OwnedBuffer.allocate(size: 4))
+        let sample = try #require(Sample(holding: buffer.view, caps: try Caps("video/x-h264")))
+        let ns = { (frame: Int) in UInt64(frame) * 1_000_000_000 / 30 }
+        let frame = { (time: UInt64) in Int((Double(time) * 30 / 1e9).rounded()) }
+        /// Frames `range` (a keyframe every 30) through a clip of at most `longest` frames.
+        func run(_ range: Range<Int>, longest: Int, endAt: Int? = nil, through: Bool = false) -> (written: [Int], state: ClipStream.State) {
+            var s = ClipStream.State()
+            s.longest = ns(longest)
+            s.endAt = endAt.map(ns)
+            s.through = through
+            var written: [Int] = []
+            for f in range {
+                let e = LiveRing.Entry(time: ns(f), duration: ns(1), keyframe: f % 30 == 0, sample: sample)
+                let (w, end) = ClipStream.release(&s, adding: e, writable: nil, decided: nil)
+                written += w.map { frame($0.pts) + range.lowerBound }
+                if end { break }
+            }
+            return (written, s)
+        }
+        // 2 s: ends before frame 60, which the next clip starts with, also when the camera's
+        // clock stamped it a little early.
+        let two = run(0..<200, longest: 60)
+        #expect(two.written == Array(0..<60) && two.state.ended && two.state.rolledAt == ns(60))
+        var early = ClipStream.State()
+        early.longest = ns(60)
+        var kept: [Int] = []
+        for f in 0..<100 {
+            let e = LiveRing.Entry(time: ns(f) - (f == 60 ? 2_000_000 : 0), duration: ns(1), keyframe: f % 30 == 0, sample: sample)
+            let (w, end) = ClipStream.release(&early, adding: e, writable: nil, decided: nil)
+            kept += w.map { frame($0.pts) }
+            if end { break }
+        }
+        #expect(kept == Array(0..<60) && early.rolledAt == ns(60) - 2_000_000)
+        // 2.5 s: the first keyframe past it is 90.
+        let more = run(30..<200, longest: 75)
+        #expect(more.written == Array(30..<120) && more.state.rolledAt == ns(120))
+        // Its end before that: it ends there, as any clip.
+        let ends = run(0..<200, longest: 60, endAt: 40)
+        #expect(ends.written == Array(0...40) && ends.state.ended && ends.state.rolledAt == nil)
+        // Waiting frames written as an end is told (no frame from the ring at hand): the
+        // keyframe the clip would end before waits for the ring's next frame to decide it.
+        var waiting = ClipStream.State()
+        waiting.longest = ns(60)
+        var out: [Int] = []
+        for f in 0..<70 {
+            let e = LiveRing.Entry(time: ns(f), duration: ns(1), keyframe: f % 30 == 0, sample: sample)
+            out += ClipStream.release(&waiting, adding: e, writable: ns(50), decided: nil).0.map { frame($0.pts) }
+        }
+        #expect(out == Array(0...50))
+        waiting.endAt = ns(100)
+        let told = ClipStream.release(&waiting, adding: nil, writable: ns(50), decided: nil, mayRoll: false)
+        #expect(told.0.map { frame($0.pts) } == Array(51..<60) && !told.1 && waiting.rolledAt == nil)
+        let next = LiveRing.Entry(time: ns(70), duration: ns(1), keyframe: false, sample: sample)
+        let decided = ClipStream.release(&waiting, adding: next, writable: ns(50), decided: nil)
+        #expect(decided.0.isEmpty && decided.1 && waiting.rolledAt == ns(60))
+        // Stopped through frame 100: the stop decides.
+        let stopped = run(0..<200, longest: 60, endAt: 100, through: true)
+        #expect(stopped.written == Array(0...100) && stopped.state.rolledAt == nil)
+    }
 }

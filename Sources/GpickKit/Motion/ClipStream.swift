@@ -27,6 +27,8 @@ final class ClipStream: Sendable {
     private let pushing = Locked(())
     /// Set once the clip follows the ring.
     private let limits = Locked(ClipLimits.none)
+    /// Told the keyframe a clip as long as it may be ends before, ahead of its end of stream.
+    private let onRoll = Locked<(@Sendable (UInt64) -> Void)?>(nil)
 
     /// What has been written, and what waits (`release` decides).
     struct State {
@@ -39,6 +41,11 @@ final class ClipStream: Sendable {
         /// The frame at `endAt` is known to come (the clips stopped there): the clip ends with it.
         var through = false
         var ended = false
+        /// The longest the clip may be (ns; nil: no limit): it ends before the first keyframe that
+        /// far past its first frame, and a clip of its own goes on from that keyframe.
+        var longest: UInt64?
+        /// The keyframe the clip ended before, as long as it was: the next clip starts with it.
+        var rolledAt: UInt64?
         /// Samples taken but not yet written: past how far the clip may be written (`limit`).
         var pending: [LiveRing.Entry] = []
         var failure: GpickError?
@@ -53,12 +60,17 @@ final class ClipStream: Sendable {
         self.directory = directory
     }
 
-    /// Creates the clip's file (never over another) and starts its muxer.
-    static func open(in directory: String, name: String, number: Int, library: PipelineLibrary) async throws(GpickError) -> ClipStream {
+    /// Creates the clip's file (never over another) and starts its muxer, its header space
+    /// reserved for `longest` seconds and a little more (nil: the pipeline file's own reserve).
+    static func open(in directory: String, name: String, number: Int, longest: Double?, library: PipelineLibrary) async throws(GpickError) -> ClipStream {
         let file = try library.load("motion-clip")
         let (fd, path) = try ClipNames.create(in: directory, name: name)
         do throws(GpickError) {
-            let bin = try await PipelineBuilder.build(file, audio: false, outputs: ["output": .int(Int64(fd))], asPipeline: true)
+            // A minute more than the longest: the clip ends at the first keyframe past it.
+            var values: [String: Parameter.Value] = [:]
+            if let longest, file.parameter("reserve") != nil { values["reserve"] = .duration(longest + 60) }
+            let bin = try await PipelineBuilder.build(file, audio: false, values: values, outputs: ["output": .int(Int64(fd))],
+                                                      asPipeline: true)
             guard let pipeline = bin as? Pipeline else { throw GpickError(.runtime, "\(file.path) did not build a pipeline") }
             let input: AppSrc
             do throws(GStreamerError) {
@@ -76,10 +88,16 @@ final class ClipStream: Sendable {
 
     /// Starts the muxer and follows `ring` from the keyframe at or before `from`, then takes off
     /// the ring's pin at `from` (its frames are the clip's now), writing no further than
-    /// `limits` allow; `done` is told once the file is complete (or failed), after the clip has
-    /// ended.
-    func follow(_ ring: LiveRing, from: UInt64, limits: ClipLimits, done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
+    /// `limits` allow and for no longer than `longest` seconds. A clip that long ends before a
+    /// keyframe, which the ring keeps (pinned there), and `rolled` is told its time, for the
+    /// clip that goes on from it (that clip's own `from`, whose pin it takes off). `done` is
+    /// told once the file is complete (or failed), after the clip has ended.
+    func follow(_ ring: LiveRing, from: UInt64, longest: Double?, limits: ClipLimits,
+                rolled: @escaping @Sendable (_ at: UInt64) -> Void,
+                done: @escaping @Sendable (MotionClip?, GpickError?) -> Void) {
         self.limits.withLock { $0 = limits }
+        onRoll.withLock { $0 = rolled }
+        state.withLock { $0.longest = longest.map { UInt64(max(0, $0) * 1e9) } }
         let messages = pipeline.bus.messages()
         Task { [self] in
             do throws(GStreamerError) {
@@ -91,7 +109,11 @@ final class ClipStream: Sendable {
                 }
             }
             if !state.withLock({ $0.ended }) {
-                ring.follow(from: from) { [self] entry in drain(adding: entry) }
+                ring.follow(from: from) { [self] entry -> LiveRing.Following in
+                    if drain(adding: entry) { return .more }
+                    // Rolled over: the ring keeps the keyframe the next clip starts with.
+                    return state.withLock { $0.rolledAt }.map { .doneKeeping($0) } ?? .done
+                }
             }
             ring.unpin(from)
             let outcome = await finish(messages)
@@ -99,10 +121,15 @@ final class ClipStream: Sendable {
         }
     }
 
-    /// Motion started again before the clip's end: it goes on. False once the clip has ended.
+    /// Where the clip ends, as far as it is known (the motion's end and the after part): what a
+    /// clip that goes on from this one's rollover inherits.
+    var endAt: UInt64? { state.withLock { $0.endAt } }
+
+    /// Motion started again before the clip's end: it goes on. False once the clip has ended
+    /// (unless as long as it may be: then the clip that goes on from it inherits this).
     func goOn() -> Bool {
         state.withLock { s in
-            guard !s.ended else { return false }
+            guard !s.ended || s.rolledAt != nil else { return false }
             s.endAt = nil
             s.through = false
             return true
@@ -113,7 +140,7 @@ final class ClipStream: Sendable {
     /// after part), once no start before it can still come. Frames waiting on the limit up to
     /// there are written now.
     func end(after time: UInt64) {
-        state.withLock { s in if !s.ended { s.endAt = time } }
+        state.withLock { s in if !s.ended || s.rolledAt != nil { s.endAt = time } }
         _ = drain(adding: nil)
     }
 
@@ -148,7 +175,11 @@ final class ClipStream: Sendable {
         let l = unlimited ? ClipLimits.none : limits.withLock { $0 }
         let (writable, decided) = (l.writable(), l.decided())
         return pushing.withLock { _ in
-            let (writes, end) = state.withLock { s in Self.release(&s, adding: entry, writable: writable, decided: decided) }
+            // A rollover is decided only with a frame from the ring, under its lock: the ring
+            // keeps the keyframe (`.doneKeeping`) before anyone can ask it for that keyframe.
+            let (writes, end) = state.withLock { s in
+                Self.release(&s, adding: entry, writable: writable, decided: decided, mayRoll: entry != nil)
+            }
             for w in writes {
                 guard let buffer = w.entry.sample.retimedBuffer(pts: w.pts, duration: w.entry.duration) else { continue }
                 do throws(GStreamerError) {
@@ -164,6 +195,9 @@ final class ClipStream: Sendable {
                 }
             }
             if end {
+                // Told before the file ends, so the clip that goes on is asked for before this
+                // one is reported written.
+                if let at = state.withLock({ $0.rolledAt }) { onRoll.withLock { $0 }?(at) }
                 input.endOfStream()
                 return false
             }
@@ -174,8 +208,9 @@ final class ClipStream: Sendable {
     typealias Write = (entry: LiveRing.Entry, pts: UInt64, first: Bool)
 
     /// Takes from `pending` what may be written now; true as the second value when the clip
-    /// ends with them.
-    static func release(_ s: inout State, adding entry: LiveRing.Entry?, writable: UInt64?, decided: UInt64?) -> ([Write], Bool) {
+    /// ends with them. Without `mayRoll`, a keyframe the clip would end before waits.
+    static func release(_ s: inout State, adding entry: LiveRing.Entry?, writable: UInt64?, decided: UInt64?,
+                        mayRoll: Bool = true) -> ([Write], Bool) {
         guard !s.ended else { return ([], false) }
         if let entry {
             if s.first == nil {
@@ -196,6 +231,15 @@ final class ClipStream: Sendable {
                 return (writes, ended(&s))
             }
             if s.endAt == nil, let writable, e.time > writable { break }
+            // As long as it may be: the clip ends before this keyframe, and the next begins with
+            // it (a stop ends it where told instead). Within half a frame: a live camera's
+            // frames are stamped by the clock as they come, not on an exact grid.
+            let slack = (e.duration ?? 10_000_000) / 2
+            if let longest = s.longest, let first = s.first, e.keyframe, !s.through, s.frames > 0, e.time + slack >= first + longest {
+                guard mayRoll else { break }
+                s.rolledAt = e.time
+                return (writes, ended(&s))
+            }
             s.pending.removeFirst()
             s.frames += 1
             s.last = e.time

@@ -14,6 +14,10 @@ public final class MotionClips: Sendable {
         /// Seconds of picture before the first moving frame, and after the last.
         public var pre: Double = 3
         public var post: Double = 5
+        /// The longest a clip may be, in seconds: motion that goes on longer goes on in a new
+        /// clip, from the first keyframe past it (Motion's `movie_max_time`), with no frame lost
+        /// or repeated between them. The clip's MP4 header space is reserved for this long.
+        public var longest: Double = 600
         /// The clip's file name in its folder: `%t` the local time of the first moving frame
         /// (2026-11-29_14-05-30), `%n` the clip's number in this run (1, 2, …), `%%` a percent
         /// sign. A name taken already gets `-2`, `-3`… before its extension.
@@ -29,7 +33,9 @@ public final class MotionClips: Sendable {
 
     /// What happens to clips, in order: each start, then its end or failure.
     public enum Event: Sendable {
-        case started(path: String, number: Int, from: Double)
+        /// `continues`: the number of the clip this one goes on from (that one was as long as a
+        /// clip may be), nil for a clip of a motion's own.
+        case started(path: String, number: Int, from: Double, continues: Int?)
         case written(MotionClip)
         /// `motionStart`: the frame the motion began in; false: the frame at hand (the watch was
         /// too far behind the frames to keep it).
@@ -52,6 +58,8 @@ public final class MotionClips: Sendable {
     private enum Command {
         case motion(MotionEvent)
         case finished(ClipStream, MotionClip?, GpickError?)
+        /// The clip was as long as it may be: the next goes on from the keyframe at `at`.
+        case rolled(ClipStream, at: UInt64)
         case stop(CheckedContinuation<Void, Never>)
     }
 
@@ -82,6 +90,9 @@ public final class MotionClips: Sendable {
                              report: @escaping @Sendable (Event) -> Void = { _ in }) async throws(GpickError) -> MotionClips {
         guard settings.pre >= 0, settings.post >= 0, settings.pre.isFinite, settings.post.isFinite else {
             throw GpickError(.usage, "a clip's seconds before and after the motion must be 0 or more")
+        }
+        guard settings.longest >= minimumLongest, settings.longest <= maximumLongest else {
+            throw GpickError(.usage, "the longest a clip may be must be \(Int(minimumLongest))…\(Int(maximumLongest)) seconds (it was \(settings.longest))")
         }
         try ClipNames.check(settings.name)
         // Checked as the first clip would be: a folder that cannot take it fails now, not at the
@@ -114,6 +125,10 @@ public final class MotionClips: Sendable {
     private let unsettled = Locked(0)
 
     static func clipStart(_ e: MotionEvent, pre: Double) -> UInt64 { UInt64(max(0, e.time - pre) * 1e9) }
+
+    /// Bounds on `Settings.longest`: two of the ring's keyframe intervals (a second each), and a day.
+    public static let minimumLongest = 2.0
+    public static let maximumLongest = 86_400.0
 
     /// Holds the ring's frames `watch` has not compared yet, and `pre` before them: on a loaded
     /// machine the comparison falls behind the frames (seconds, in a full test run), and a
@@ -185,6 +200,24 @@ public final class MotionClips: Sendable {
         report(.still(path: target.path, bytes: bytes.count, number: clip.number, motionStart: first))
     }
 
+    /// Opens clip `number` (named for the wall time `at`) and has it follow the ring from `from`,
+    /// whose pin it takes off; opening failed, the pin is taken off here.
+    private func open(number: Int, at wall: Date, from: UInt64) async throws(GpickError) -> ClipStream {
+        let clip: ClipStream
+        do {
+            clip = try await ClipStream.open(in: directory, name: ClipNames.expand(settings.name, number: number, at: wall),
+                                             number: number, longest: settings.longest, library: session.configuration.library)
+        } catch {
+            ring.unpin(from)
+            throw error
+        }
+        let limits = ClipLimits(writable: { [weak self] in self?.writableUntil() }, decided: { [weak self] in self?.decidedThrough() })
+        clip.follow(ring, from: from, longest: settings.longest, limits: limits,
+                    rolled: { [commands = self.commands] at in commands.yield(.rolled(clip, at: at)) },
+                    done: { [commands = self.commands] written, error in commands.yield(.finished(clip, written, error)) })
+        return clip
+    }
+
     // MARK: - The one place that decides
 
     private func drive(_ commands: AsyncStream<Command>) async {
@@ -193,6 +226,7 @@ public final class MotionClips: Sendable {
         var writing: [ObjectIdentifier: ClipStream] = [:]
         var number = 0
         var stopping: CheckedContinuation<Void, Never>?
+        var stoppedThrough: UInt64?
         for await command in commands {
             switch command {
             case .motion(let e) where e.kind == .started:
@@ -207,23 +241,37 @@ public final class MotionClips: Sendable {
                 guard stopping == nil else { ring.unpin(from); continue }
                 number += 1
                 let wall = Date().addingTimeInterval(-(e.latency ?? 0))
-                var following = false
                 do {
-                    let clip = try await ClipStream.open(in: directory, name: ClipNames.expand(settings.name, number: number, at: wall),
-                                                         number: number, library: session.configuration.library)
-                    let limits = ClipLimits(writable: { [weak self] in self?.writableUntil() }, decided: { [weak self] in self?.decidedThrough() })
-                    clip.follow(ring, from: from, limits: limits) { [commands = self.commands] written, error in
-                        commands.yield(.finished(clip, written, error))
-                    }
-                    following = true
+                    let clip = try await open(number: number, at: wall, from: from)
                     current = clip
                     writing[ObjectIdentifier(clip)] = clip
-                    report(.started(path: clip.path, number: number, from: e.time))
+                    report(.started(path: clip.path, number: number, from: e.time, continues: nil))
                     if settings.snap { try await still(for: clip, motion: e) }
                 } catch {
-                    if !following { ring.unpin(from) }
                     report(.failed(path: directory, (error as? GpickError) ?? session.failureReason
                         ?? GpickError(.runtime, "motion clip in \(directory): \(error)")))
+                }
+            case .rolled(let previous, let at):
+                // The clip under way was as long as it may be; motion told to it meanwhile (an
+                // end, or a start again) is in its end, which this one takes on. Stopping, it
+                // goes on to where the stop said.
+                guard current === previous || stopping != nil else { ring.unpin(at); continue }
+                number += 1
+                let newest = ring.span?.last ?? at
+                let wall = Date().addingTimeInterval(-Double(newest > at ? newest - at : 0) / 1e9)
+                do throws(GpickError) {
+                    let clip = try await open(number: number, at: wall, from: at)
+                    if stopping != nil {
+                        clip.stop(through: stoppedThrough)
+                    } else {
+                        if let end = previous.endAt { clip.end(after: end) }
+                        current = clip
+                    }
+                    writing[ObjectIdentifier(clip)] = clip
+                    report(.started(path: clip.path, number: number, from: Double(at) / 1e9, continues: previous.number))
+                } catch {
+                    if current === previous { current = nil }
+                    report(.failed(path: directory, error))
                 }
             case .motion(let e):
                 moving.remove(e.zone)
@@ -238,7 +286,8 @@ public final class MotionClips: Sendable {
                 if writing.isEmpty, let s = stopping { s.resume(); return }
             case .stop(let c):
                 stopping = c
-                current?.stop(through: ring.span?.last)
+                stoppedThrough = ring.span?.last
+                current?.stop(through: stoppedThrough)
                 current = nil
                 if writing.isEmpty { c.resume(); return }
             }

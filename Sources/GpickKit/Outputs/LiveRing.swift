@@ -31,7 +31,7 @@ public final class LiveRing: SessionOutput {
         /// Start times that captures in progress still need: pruning never passes the oldest.
         var pins: [UInt64] = []
         /// Clips written as they go: each is handed every new video sample, in order.
-        var followers: [(id: Int, each: @Sendable (Entry) -> Bool)] = []
+        var followers: [(id: Int, each: @Sendable (Entry) -> Following)] = []
         var nextFollower = 0
         /// A running time pruning never passes while it says one (`hold`).
         var hold: (@Sendable () -> UInt64?)?
@@ -95,7 +95,15 @@ public final class LiveRing: SessionOutput {
         let ready = ring.withLock { r -> [CheckedContinuation<Void, Error>] in
             guard isVideo else { r.audio.append(entry); return [] }
             r.video.append(entry)
-            r.followers.removeAll { !$0.each(entry) }
+            let followers = r.followers
+            r.followers = []
+            for f in followers {
+                switch f.each(entry) {
+                case .more: r.followers.append(f)
+                case .done: break
+                case .doneKeeping(let time): r.pins.append(time)
+                }
+            }
             Self.prune(&r, newest: time, keep: keep)
             let ready = r.waiters.filter { $0.until <= time }.map(\.continuation)
             r.waiters.removeAll { $0.until <= time }
@@ -131,17 +139,29 @@ public final class LiveRing: SessionOutput {
         ring.withLock { r in if let i = r.pins.firstIndex(of: time) { r.pins.remove(at: i) } }
     }
 
+    /// What a follower wants after a sample: more, no more, or no more and the ring to keep
+    /// everything from a time on (a pin, taken off with `unpin`), asked for in the same lock.
+    enum Following { case more, done, doneKeeping(UInt64) }
+
     /// Hands `each` the video held from the last keyframe at or before running time `from` (the
     /// first keyframe held, when the ring does not reach back that far), then every sample as it
     /// arrives, in order and under the ring's lock (so nothing is missed or handed twice), until
-    /// `each` returns false. `each` must not wait. Returns the running time it starts at, nil
+    /// `each` wants no more. `each` must not wait. Returns the running time it starts at, nil
     /// when the ring holds no keyframe yet (it then starts with the first that comes).
     @discardableResult
-    func follow(from: UInt64, _ each: @escaping @Sendable (Entry) -> Bool) -> UInt64? {
+    func follow(from: UInt64, _ each: @escaping @Sendable (Entry) -> Following) -> UInt64? {
         ring.withLock { r -> UInt64? in
             let start = r.video.lastIndex { $0.keyframe && $0.time <= from } ?? r.video.firstIndex(where: \.keyframe)
             if let start {
-                for e in r.video[start...] where !each(e) { return r.video[start].time }
+                for e in r.video[start...] {
+                    switch each(e) {
+                    case .more: continue
+                    case .done: return r.video[start].time
+                    case .doneKeeping(let time):
+                        r.pins.append(time)
+                        return r.video[start].time
+                    }
+                }
             }
             r.followers.append((r.nextFollower, each))
             r.nextFollower += 1

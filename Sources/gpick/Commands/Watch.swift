@@ -57,6 +57,9 @@ struct Watch: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "With --record: seconds of picture after motion stopped (default 5).")
     var post: Double?
 
+    @Option(name: .long, parsing: .unconditional, help: "With --record: the longest a clip may be, in seconds; motion that goes on longer goes on in the next clip, from a keyframe, no frame lost or repeated (default 600).")
+    var longest: Double?
+
     @Option(name: .customLong("clip-name"), help: "With --record: the clips' file name; %t the time motion started, %n the clip's number (default motion-%t.mp4).")
     var clipName: String?
 
@@ -94,6 +97,7 @@ struct Watch: AsyncParsableCommand {
         if try record == nil && (clipName != nil || snap || !kept.retention().keepsEverything) {
             throw ValidationError("--clip-name, --snap, --keep, --keep-size and --keep-free need --record (they name, add and delete clips)")
         }
+        if longest != nil, record == nil { throw ValidationError("--longest needs --record (it is how long a clip may be)") }
         if let rtspPort {
             guard serve != nil else { throw ValidationError("--rtsp-port needs --serve") }
             guard (0...65535).contains(rtspPort) else { throw ValidationError("--rtsp-port \(rtspPort) must be 0…65535") }
@@ -132,6 +136,12 @@ struct Watch: AsyncParsableCommand {
         var c = MotionClips.Settings()
         if let pre { c.pre = pre }
         if let post { c.post = post }
+        if let longest {
+            guard longest >= MotionClips.minimumLongest, longest <= MotionClips.maximumLongest else {
+                throw ValidationError("--longest \(longest) must be \(Int(MotionClips.minimumLongest))…\(Int(MotionClips.maximumLongest)) seconds")
+            }
+            c.longest = longest
+        }
         c.snap = snap
         if let clipName {
             do { try MotionClips.checkName(clipName) } catch let e as GpickError { throw ValidationError("--clip-name: \(e.message)") }
@@ -189,8 +199,10 @@ struct Watch: AsyncParsableCommand {
                     settings.retention = try kept.retention()
                     clips = try await MotionClips.start(in: session, directory: record, settings: settings) { e in
                         switch e {
-                        case .started(let path, let number, let from):
-                            events.emit("clip-started", ["path": path, "number": number, "from": (from * 1000).rounded() / 1000])
+                        case .started(let path, let number, let from, let continues):
+                            var fields: JSONFields = ["path": path, "number": number, "from": (from * 1000).rounded() / 1000]
+                            if let continues { fields["continues"] = continues }
+                            events.emit("clip-started", fields)
                         case .written(let clip):
                             events.fileWritten(clip.path, bytes: clip.bytes, extra: clip.fields)
                         case .still(let path, let bytes, let number, let first):
