@@ -8,24 +8,37 @@ import Testing
 /// `MotionClips` told of motion directly, so the moment of each call is the test's: the frames'
 /// stamps say what reached the clip.
 @Suite struct MotionClipsTests {
-    /// Stopped the moment its clip opens (a script's `clips stop` right after a motion, on a
-    /// loaded machine the clip has not begun to follow the ring yet): the clip still holds its
-    /// second before the motion and every frame from there to where the ring was, none twice.
-    @Test func aClipStoppedAsItOpensHoldsItsSecondsBefore() async throws {
+    /// A running test:colors session with clips armed (`settings` named `c-%n.mp4`, into a folder
+    /// of the test's own), `frames` frames after the ring was armed; every clip event collected.
+    static func armed(_ configure: (inout MotionClips.Settings) -> Void, frames: Int) async throws
+        -> (session: CaptureSession, clips: MotionClips, events: Collected, armedAt: Int) {
         let dir = TestEnvironment.tempDir()
         let session = CaptureSession(try SessionTests.config("test:colors"))
         try await session.start()
         var settings = MotionClips.Settings()
-        settings.pre = 1
-        settings.post = 2
         settings.name = "c-%n.mp4"
-        let events = Locked<[MotionClips.Event]>([])
+        configure(&settings)
+        let events = Collected()
         let clips = try await MotionClips.start(in: session, directory: dir, settings: settings) { e in
             events.withLock { $0.append(e) }
         }
         let armed = try #require(session.retainedFrame?.stamp?.index)
+        #expect(try await TestEnvironment.eventually(30) { (session.retainedFrame?.stamp?.index ?? 0) >= armed + frames })
+        return (session, clips, events, armed)
+    }
+
+    /// The clip events told so far.
+    final class Collected: Sendable {
+        private let events = Locked<[MotionClips.Event]>([])
+        func withLock<T: Sendable>(_ body: (inout [MotionClips.Event]) -> T) -> T { events.withLock { body(&$0) } }
+    }
+
+    /// Stopped the moment its clip opens (a script's `clips stop` right after a motion, on a
+    /// loaded machine the clip has not begun to follow the ring yet): the clip still holds its
+    /// second before the motion and every frame from there to where the ring was, none twice.
+    @Test func aClipStoppedAsItOpensHoldsItsSecondsBefore() async throws {
         // Two seconds of frames after the ring was armed: the second before the motion is in it.
-        #expect(try await TestEnvironment.eventually(30) { (session.retainedFrame?.stamp?.index ?? 0) >= armed + 60 })
+        let (session, clips, events, _) = try await Self.armed({ $0.pre = 1; $0.post = 2 }, frames: 60)
         let at = try #require(session.retainedFrame)
         let index = try #require(at.stamp?.index), time = try #require(at.time)
         clips.motion(MotionEvent(kind: .started, zone: "frame", area: 0.1, box: MotionBox(x: 0, y: 0, width: 1, height: 1),
@@ -105,20 +118,7 @@ import Testing
     /// after it, none lost or twice, each clip no longer than it may be, and each with header
     /// space for that length, not for an hour.
     @Test func motionLongerThanAClipMayBeGoesOnInTheNext() async throws {
-        let dir = TestEnvironment.tempDir()
-        let session = CaptureSession(try SessionTests.config("test:colors"))
-        try await session.start()
-        var settings = MotionClips.Settings()
-        settings.pre = 1
-        settings.post = 1
-        settings.longest = 2
-        settings.name = "c-%n.mp4"
-        let events = Locked<[MotionClips.Event]>([])
-        let clips = try await MotionClips.start(in: session, directory: dir, settings: settings) { e in
-            events.withLock { $0.append(e) }
-        }
-        let armed = try #require(session.retainedFrame?.stamp?.index)
-        #expect(try await TestEnvironment.eventually(30) { (session.retainedFrame?.stamp?.index ?? 0) >= armed + 45 })
+        let (session, clips, events, _) = try await Self.armed({ $0.pre = 1; $0.post = 1; $0.longest = 2 }, frames: 45)
         let motion = { (kind: MotionEvent.Kind) throws -> (index: Int, time: Double) in
             let at = try #require(session.retainedFrame)
             let time = Double(try #require(at.time)) / 1e9

@@ -83,6 +83,11 @@ public struct DecodeLimits: Sendable, Equatable {
         return shrink
     }
 
+    /// The same for the JPEG `h` describes, scaled into `box`.
+    static func jpegShrink(_ h: ImageHeader, box: ImageBox) -> Int {
+        jpegShrink(box.scale(width: h.storedWidth, height: h.storedHeight, orientation: h.orientation))
+    }
+
     func check(_ h: ImageHeader, name: String, box: ImageBox? = nil, thumbnails: [(width: Int, height: Int)] = []) throws(GpickError) {
         let megapixels = { (p: Int) in p % 1_000_000 == 0 ? "\(p / 1_000_000)" : cFormat("%.1f", Double(p) / 1e6) }
         if h.pixels > maxPixels {
@@ -213,9 +218,8 @@ public enum StillImage {
             let status: Int32
             if header.loader.hasPrefix("VipsForeignLoadJpeg") {
                 // Shrunk on load by gpick's rule (DecodeLimits.jpegShrink), not libvips' own.
-                let factor = box.scale(width: header.storedWidth, height: header.storedHeight, orientation: header.orientation)
-                let shrunk = try Vips.check(cvips_jpeg_from_source_shrunk(source, Int32(DecodeLimits.jpegShrink(factor)), loaderOptions),
-                                            "cannot read", subject: name)
+                let shrink = Int32(DecodeLimits.jpegShrink(header, box: box))
+                let shrunk = try Vips.check(cvips_jpeg_from_source_shrunk(source, shrink, loaderOptions), "cannot read", subject: name)
                 status = cvips_thumbnail_image(shrunk, &out, Int32(box.width), Int32(box.height), box.crop, box.vipsSize)
                 cvips_unref(shrunk)
             } else {
