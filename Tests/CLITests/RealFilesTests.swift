@@ -17,7 +17,7 @@ struct RealFilesTests {
         var testDescription: String { name }
     }
 
-    static let files: [Expected] = [
+    static let expected: [Expected] = [
         Expected(name: "samsung-s22plus-oneui6-motion.heic", upright: (3000, 4000), clipSeconds: 3.130, roles: ["thumbnail"]),
         Expected(name: "google-format-motion-synthetic.heic", upright: (1080, 1920), clipSeconds: 1.231),
         Expected(name: "pixel3axl-motion.MP.jpg", upright: (4032, 3024), clipSeconds: 0.763),
@@ -25,10 +25,21 @@ struct RealFilesTests {
         Expected(name: "iphone8plus-rotated.heic", upright: (3024, 4032), roles: ["thumbnail"]),
         Expected(name: "iphone12pro-photo.avif", upright: (192, 256)),
         Expected(name: "nikon-d1x-photo.jxl", upright: (200, 130)),
-        Expected(name: "oneplus6-adobe-converted.dng", upright: (866, 1154), roles: ["preview"], raw: true),
+        Expected(name: "canon-eos6d-photo.dng", upright: (1224, 816), roles: ["preview", "thumbnail"], raw: true),
         Expected(name: "canon-eos7d-photo.webp", upright: (600, 315)),
         Expected(name: "samsung-s24ultra-200mp.heic", upright: (12240, 16320), roles: ["thumbnail", "gain-map"]),
-    ].filter { RealFiles.verified.contains($0.name) }
+    ]
+
+    /// Those present (all of them, or `theCorpusIsWhole` fails).
+    static let files = expected.filter { RealFiles.verified.contains($0.name) }
+
+    /// Every file the tests name is there, with its content: a missing one would otherwise just
+    /// drop out of the parameterised tests below, and with it a kind of file (RAW) unseen.
+    @Test func theCorpusIsWhole() {
+        let absent = RealFiles.manifest.keys.sorted().filter { !RealFiles.verified.contains($0) }
+        #expect(absent.isEmpty, "not in \(RealFiles.directory ?? "the corpus"), or not the same file (SHA-256): \(absent)")
+        #expect(Set(Self.expected.map(\.name)) == Set(RealFiles.manifest.keys), "every file of the manifest has its expectations")
+    }
 
     static func json(_ text: String) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
@@ -123,7 +134,7 @@ struct RealFilesTests {
     }
 
     /// Scanned as a folder: Motion Photos are live (HEIC ones too), the Ultra HDR photo is not,
-    /// every file has its date and upright size, and nothing is unreadable.
+    /// every file has its date (exiftool's, to the second) and upright size, and nothing is unreadable.
     @Test func scanFindsEveryFileLiveAndDated() async throws {
         let dir = TestEnvironment.tempDir()
         let root = dir + "/Pictures"
@@ -141,6 +152,24 @@ struct RealFilesTests {
             let live = (a["subtypes"] as? [String] ?? []).contains("live")
             #expect(live == (e.clipSeconds != nil), "\(e.name): \(a)")
             #expect([a["width"] as? Int, a["height"] as? Int] == [e.upright.0, e.upright.1], "\(e.name): \(a)")
+            let taken = try #require((a["taken"] as? String).flatMap { try? Date($0, strategy: .iso8601) }, "\(e.name): \(a)")
+            #expect(abs(taken.timeIntervalSince(try await Self.takenByExiftool(root + "/" + e.name))) < 1, "\(e.name): \(a)")
         }
+    }
+
+    /// When exiftool says the photo was taken: DateTimeOriginal at its offset (OffsetTimeOriginal,
+    /// else OffsetTime), else in the local time zone, as gpick reads a date without one; without a
+    /// date, when the file was last written (the copy's time here).
+    static func takenByExiftool(_ path: String) async throws -> Date {
+        let x = try await exiftool(path)
+        guard let original = x["DateTimeOriginal"] as? String else {
+            return try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+        }
+        let offset = (x["OffsetTimeOriginal"] ?? x["OffsetTime"]) as? String
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = offset == nil ? "yyyy:MM:dd HH:mm:ss" : "yyyy:MM:dd HH:mm:ssxxx"
+        formatter.timeZone = .current
+        return try #require(formatter.date(from: String(original.prefix(19)) + (offset ?? "")), "\(path): \(original) \(offset ?? "")")
     }
 }

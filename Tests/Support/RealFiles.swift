@@ -1,11 +1,12 @@
 import Foundation
 
-/// Photos written by phones and cameras (Samsung, Google Pixel, Apple, Nikon, Canon, OnePlus), from
+/// Photos written by phones and cameras (Samsung, Google Pixel, Apple, Nikon, Canon), from
 /// public sample repositories, with their provenance and licences in the README beside them. They
 /// are not in this repository: the corpus lives at `$GPICK_REAL_FILES`, else in `real-files/`
 /// of the shared folder beside the checkout (`../shared/real-files`). Each file is checked against
 /// its SHA-256, so a test never runs on a different file under the same name. Without the corpus
-/// the tests that need it are skipped, and say so.
+/// the tests that need it are skipped, and say so; with it, a file of the manifest that is missing
+/// or different fails (`RealFilesTests.theCorpusIsWhole`) rather than being left out unseen.
 public enum RealFiles {
     /// Name → SHA-256.
     public static let manifest: [String: String] = [
@@ -16,7 +17,7 @@ public enum RealFiles {
         "iphone8plus-rotated.heic": "73f604d7353df4848505a1f45a5517f736857fe047372f95c2f3d671df92c22c",
         "iphone12pro-photo.avif": "925f59e0b4812b7a1973666d20d0b9bb5268491966fb47b091341df29dc35c0e",
         "nikon-d1x-photo.jxl": "cdf84058e782d4620b0ada0aecf065dfda37080807652e611e3d0d0a14e295da",
-        "oneplus6-adobe-converted.dng": "da90b5bd31bb8af35cbe1b8c738d84960d2f52aad01caada6d320efe884fbaac",
+        "canon-eos6d-photo.dng": "e5a7adfb8f7fbe43a31e637dab5bc161ed4af2c128f76bc1eb04162373893ecf",
         "canon-eos7d-photo.webp": "4e8ab17e4447e6000c20ea2a00836de4541a960a9ae0fbc07980e9fb4f7415a2",
         "samsung-s24ultra-200mp.heic": "4dd7209010986a50b1049e54de47ae2188faef6d548213a9799e11fae1a317c6",
     ]
