@@ -31,6 +31,12 @@ import Testing
         Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "test?latency=9s"], mentions: "latency \"9s\" must be a duration of 0…5 s"),
         Case(args: ["record", "--duration", "1", "-o", "OUT/x.mp4", "--source", "test", "--set", "quantiser=20"], mentions: "did you mean \"quantizer\""),
         Case(args: ["record", "--duration", "1", "-o", "OUT/x.mp4", "--source", "test", "--set", "quantizer=99"], mentions: "out of range"),
+        // Header space for less than the recording (reliability check 5): mp4mux would fail it, or
+        // a part would end before its boundary and the recording with it, exit 0.
+        Case(args: ["record", "--duration", "20", "-o", "OUT/x.mp4", "--source", "test", "--set", "reserve=1s"],
+             mentions: "reserve 1 s is less than this recording needs (25 s)"),
+        Case(args: ["record", "--duration", "6", "--split", "3", "-o", "OUT/x.mp4", "--source", "test", "--set", "reserve=5s"],
+             mentions: "reserve 5 s is less than this recording needs (33 s)"),
         Case(args: ["snap", "-o", "OUT/x.jpg", "--source", "file:OUT/none.mp4"], mentions: "no such file: OUT/none.mp4"),
         Case(args: ["inspect", "OUT/none.mp4"], mentions: "no such file: OUT/none.mp4"),
     ]

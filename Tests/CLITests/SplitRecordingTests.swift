@@ -44,6 +44,17 @@ import Testing
         #expect(Media.isConsecutive(stamps.flatMap { $0 }), "\(stamps.map { [$0.first ?? nil, $0.last ?? nil] })")
     }
 
+    /// A header space set by hand, as large as the parts need (each part +30 s): honoured, and
+    /// every part whole. (Less is refused before anything runs: BadInputTests.)
+    @Test func aReserveSetForThePartsKeepsEveryFrame() async throws {
+        let dir = TestEnvironment.tempDir()
+        let r = try await Subprocess.gpick(["record", "--source", "test", "--duration", "3", "--split", "1", "--set", "reserve=31s",
+                                            "--json", "-o", "\(dir)/r.mp4"] + Self.small)
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try await Self.checkParts(events, in: dir, frames: 90, partFrames: 30)
+    }
+
     /// Parts shorter than the time a part takes to be finalised: the part after next is attached
     /// while the one before is still being finalised, so the recording lasts as long as asked,
     /// every frame in one part, and its progress never goes back.

@@ -87,9 +87,9 @@ public final class MovieRecording: SessionOutput {
         initial.stopAt = settings.stopAt
         initial.held = settings.heldUntilHandoff
         if let d = settings.duration { initial.maxFrames = session.format.frames(in: d) }
-        else if settings.stopAt == nil, let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve {
+        else if settings.stopAt == nil, let s = reserveSeconds(pfile, values) {
             // Stop cleanly before the reserved index space would overflow.
-            initial.maxFrames = Int((s - 2) * Double(session.format.fps))
+            initial.maxFrames = Int(max(s / 2, s - 2) * Double(session.format.fps))
         }
         let rec = MovieRecording(session: session, output: output, file: file, branch: branch, state: initial)
         beforeAttaching?(rec)
@@ -105,6 +105,12 @@ public final class MovieRecording: SessionOutput {
     }
 
     var branchName: String { branch.name }
+
+    /// The time `pfile`'s reserved header space indexes (MP4's robust muxing), if it has one.
+    private static func reserveSeconds(_ pfile: PipelineFile, _ values: [String: Parameter.Value]) -> Double? {
+        guard let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve else { return nil }
+        return s
+    }
 
     private init(session: CaptureSession, output: OutputPath, file: TempFile, branch: Branch, state: State) {
         self.session = session

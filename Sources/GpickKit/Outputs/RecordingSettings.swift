@@ -33,6 +33,18 @@ public struct RecordingSettings: Sendable {
     /// The part takes no frame until its split recording hands over to it (`begin(at:)`);
     /// `startAt` is then where its audio may start.
     var heldUntilHandoff = false
+    /// A split recording's part length, in seconds: what a part's header space must hold.
+    var partSeconds: Double?
+
+    /// The header space (MP4's reserved index, in seconds of recording) each file needs: the
+    /// duration +10 % and at least 5 s; a split recording's part +10 % and at least 30 s, since
+    /// a part keeps the frames until the next one begins, which on a loaded machine can be
+    /// seconds after its boundary, and a part whose header space is full ends there whether or
+    /// not the next is ready (30 s of index is about 15 KB at 30 fps). Nil when open-ended.
+    var headerSeconds: Double? {
+        if let d = duration { return d + max(5, d / 10) }
+        return partSeconds.map { $0 + max(30, $0 / 10) }
+    }
     public init(container: Container, duration: Double? = nil, bitrate: Int? = nil) {
         self.container = container
         self.duration = duration
@@ -73,14 +85,21 @@ extension RecordingSettings {
                 if file.parameter("rate-control") != nil { try set("rate-control", "cbr") }
             }
         }
-        if let d = duration, file.parameter("reserve") != nil {
-            // Header space sized to the request (+10 %, at least 5 s) instead of the 1 h default.
-            try set("reserve", "\(d + max(5, d / 10))s")
+        if let needed = headerSeconds, file.parameter("reserve") != nil {
+            // Header space sized to the recording instead of the 1 h default.
+            try set("reserve", "\(needed)s")
         }
         if file.parameter("key-interval") != nil, self.values["key-interval"] == nil {
             try set("key-interval", String(fps * 2))
         }
         for (k, v) in self.values.sorted(by: { $0.key < $1.key }) { try set(k, v) }
+        // Less header space than the recording needs fills before its end: mp4mux then fails the
+        // whole recording ("not enough free reserved header space"), or a part ends before its
+        // boundary and the recording with it. Refused here, before anything runs.
+        if self.values["reserve"] != nil, let needed = headerSeconds, case .duration(let r)? = values["reserve"], r < needed {
+            throw GpickError(.usage, cFormat("reserve %g s is less than this recording needs (%g s)", r, needed)
+                             + ": \(file.name)'s header space would fill before the end; leave reserve out, it is sized to the recording")
+        }
         return values
     }
 }

@@ -87,14 +87,8 @@ public final class SplitRecording: Sendable {
         let format = session.format
         var partSettings = settings
         partSettings.duration = nil
-        // Header space for one part, +10 % and at least 30 s: a part keeps the frames until the
-        // next one begins, which on a loaded machine can be seconds after its boundary, and a
-        // part that fills its header space ends there (MP4's reserved index cannot grow),
-        // whether or not the next part is ready: the frames between would be lost. (30 s of
-        // index is about 15 KB at 30 fps.)
-        if partSettings.values["reserve"] == nil {
-            partSettings.values["reserve"] = "\(partSeconds + max(30, partSeconds / 10))s"
-        }
+        // Each part's header space is sized to it (`RecordingSettings.headerSeconds`).
+        partSettings.partSeconds = partSeconds
         // Where each frame is given to one part (PartHandoff). Part 1 is handed to it before
         // its branch is attached, and held until the handoff gives it its first frame: so a
         // recording with a duration counts its frames from there, however long this task waits
