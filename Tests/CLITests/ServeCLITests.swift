@@ -273,6 +273,10 @@ time.sleep(120)
         p.signal(SIGTERM)
         let r = try await p.wait(timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
+        // Printed once, and never again: not for the refused viewers, nor the one let in, nor on
+        // stdout (the URL there carries no credentials).
+        #expect(r.stderr.components(separatedBy: password).count == 2, "\(r.stderr)")
+        #expect(!r.stdout.contains(password), "\(r.stdout)")
     }
 
     /// While a viewer watches: a snap is the frame at the shutter, a recording has exactly its
