@@ -36,14 +36,17 @@ import Testing
         #expect(try await Media.frames("\(dir)/b.png").first?.stamp?.sourceID == 7)
     }
 
+    /// Reliability check 16: a burst of 100 is 100 JPEGs that decode, of 100 consecutive frames.
     @Test func burstOfConsecutiveFrames() async throws {
         let dir = TestEnvironment.tempDir()
-        let r = try await Subprocess.gpick(["snap", "--source", "test", "--width", "320", "--height", "240", "--count", "5", "-o", "\(dir)/shot.jpg"])
+        let r = try await Subprocess.gpick(["snap", "--source", "test", "--width", "320", "--height", "240", "--count", "100", "-o", "\(dir)/shot.jpg"],
+                                           timeout: 120)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdoutLines == (1...5).map { "\(dir)/shot-00\($0).jpg" })
+        #expect(r.stdoutLines == (1...100).map { String(format: "\(dir)/shot-%03d.jpg", $0) })
+        #expect(TestEnvironment.files(in: dir).count == 100)
         var stamps: [Int?] = []
         for p in r.stdoutLines { stamps.append(try await Media.frames(p).first?.stamp?.index) }
-        #expect(stamps.count == 5 && Media.isConsecutive(stamps, from: stamps[0] ?? -1), "\(stamps)")
+        #expect(stamps.count == 100 && Media.isConsecutive(stamps, from: stamps[0] ?? -1), "\(stamps)")
     }
 
     @Test func burstEveryKthFrame() async throws {
