@@ -110,6 +110,31 @@ import Testing
         #expect(again.status == 0 && again.stdout.contains("\"found\":2"), "\(again.stderr)")
     }
 
+    /// Reliability check 30, a damaged index: scan and list say so in one line, naming the file and
+    /// the way out; `scan --rebuild` builds it anew, keeping the damaged file aside as it was.
+    @Test func aDamagedIndexIsNamedAndRebuiltOnRequest() async throws {
+        let tree = try await Tree(["a.jpg": "a.jpg", "DCIM/IMG_0001.JPG": "apple.jpg"])
+        let index = tree.dir + "/data/gpick/library.sqlite"
+        #expect(try await Subprocess.gpick(["library", "scan", "--library", tree.root], env: tree.env).status == 0)
+        // Everything in the file itself (no WAL), then its header overwritten.
+        let checkpoint = try await Subprocess.run("/usr/bin/sqlite3", [index, "PRAGMA wal_checkpoint(TRUNCATE);"])
+        #expect(checkpoint.status == 0, "\(checkpoint.stderr)")
+        let handle = try #require(FileHandle(forWritingAtPath: index))
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 100))
+        try handle.close()
+        let damaged = try Data(contentsOf: URL(fileURLWithPath: index))
+        for args in [["library", "scan", "--library", tree.root], ["library", "list", "--library", tree.root]] {
+            let r = try await Subprocess.gpick(args, env: tree.env)
+            #expect(r.status == 65, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderrLines.count == 1 && r.stderr.contains("\(index) is damaged") && r.stderr.contains("--rebuild"), "\(args): \(r.stderr)")
+        }
+        let rebuilt = try await Subprocess.gpick(["library", "scan", "--library", tree.root, "--rebuild", "--json"], env: tree.env)
+        #expect(rebuilt.status == 0 && rebuilt.stdout.contains("\"found\":2") && rebuilt.stdout.contains("\"added\":2"), "\(rebuilt.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: index + ".damaged")) == damaged, "the damaged index was not kept as it was")
+        let list = try await Subprocess.gpick(["library", "list", "--library", tree.root], env: tree.env)
+        #expect(list.status == 0 && list.stdoutLines.count == 2, "\(list.stdout)\(list.stderr)")
+    }
+
     @Test func badOptionsAreOneUsageLine() async throws {
         for args in [["library", "list", "--kind", "selfie"], ["library", "list", "--since", "yesterdayish"], ["library", "list", "--limit", "-1"]] {
             let r = try await Subprocess.gpick(args, env: ["XDG_DATA_HOME": TestEnvironment.tempDir()])
