@@ -97,7 +97,10 @@ import Testing
 
     @Test func killNineLeavesAFileThatPlays() async throws {
         let dir = TestEnvironment.tempDir()
-        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "3600", "--json", "-o", "\(dir)/k.mp4"] + Self.small)
+        // A temporary folder of its own, to see that nothing is left there either (check 21).
+        let tmp = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "3600", "--json", "-o", "\(dir)/k.mp4"] + Self.small,
+                                     env: ["TMPDIR": tmp])
         // 5.5 s of recording (165 frames at 30 fps), counted in frames the recording took (its
         // progress events), not in wall time: a starved test source falls behind the clock.
         func taken() -> Int {
@@ -118,8 +121,9 @@ import Testing
         let stamps = try await Media.stampIndices("\(dir)/k.mp4")
         #expect(stamps.count >= before - 60, "\(stamps.count) frames survived of \(before) taken")
         #expect(Media.isConsecutive(stamps))
-        // Only the recording itself is left: no temp files in the directory.
+        // Only the recording itself is left: no temp files in the directory, nor in $TMPDIR.
         #expect(TestEnvironment.files(in: dir) == ["k.mp4"])
+        #expect(TestEnvironment.files(in: tmp).isEmpty, "left in TMPDIR: \(TestEnvironment.files(in: tmp))")
     }
 
     @Test func sourceFailureFinalisesWhatWasCaptured() async throws {
