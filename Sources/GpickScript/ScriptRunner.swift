@@ -32,7 +32,7 @@ public actor ScriptRunner {
     let emit: Emit
     private var session: CaptureSession?
     private var encoders: [StillFormat: StillEncoder] = [:]
-    private var recording: (MovieRecording, line: Int)?
+    private var recording: (OpenRecording, line: Int)?
     private var preview: Preview?
     private var serving: (server: RTSPServer, stream: RTSPStream)?
     /// `publish start`'s publication (ScriptRunner+Publish.swift).
@@ -157,7 +157,9 @@ public actor ScriptRunner {
             try await still(path, count: n, every: every, line: s.line)
         case .recordStart(let path):
             if recording != nil || looping != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
-            let rec = try await startRecording(path, duration: nil)
+            let target = try output(path)
+            let rec = try await OpenRecording.start(in: try await runningSession(), to: target,
+                                                    settings: RecordingSettings(container: try Container(path: target)))
             recording = (rec, s.line)
             emit("record-started", ["path": rec.output.path, "line": s.line])
         case .recordLoop(let path, let seconds, let retention):
@@ -174,7 +176,7 @@ public actor ScriptRunner {
             if recording != nil || looping != nil { throw GpickError(.usage, "a recording is already running (record stop first)") }
             let rec = try await startRecording(path, duration: duration)
             emit("record-started", ["path": rec.output.path, "line": s.line, "duration": duration])
-            try await report(rec, line: s.line, throwing: true)
+            try await report(.one(rec), line: s.line, throwing: true)
         case .timelapse(let duration, let every, let path):
             let target = try output(path)
             var settings = Timelapse.Settings()
@@ -392,11 +394,16 @@ public actor ScriptRunner {
                                               settings: RecordingSettings(container: container, duration: duration))
     }
 
-    private func report(_ rec: MovieRecording, line: Int, throwing: Bool = false) async throws {
+    /// Each file the recording wrote; a failed source is the line's error once its files are told.
+    private func report(_ rec: OpenRecording, line: Int, throwing: Bool = false) async throws {
         do {
-            let r = try await rec.finished()
-            emit("file-written", ["path": r.path, "bytes": r.bytes, "frames": r.frames, "duration": r.duration, "line": line])
-            if let e = r.sourceError, throwing { throw GpickError(.device, "\(e) (kept \(r.frames) frames in \(r.path))") }
+            let files = try await rec.finished()
+            for r in files {
+                emit("file-written", ["path": r.path, "bytes": r.bytes, "frames": r.frames, "duration": r.duration, "line": line])
+            }
+            if let r = files.last, let e = r.sourceError, throwing {
+                throw GpickError(.device, "\(e) (kept \(files.reduce(0) { $0 + $1.frames }) frames in \(files.count == 1 ? r.path : "\(files.count) files ending with \(r.path)"))")
+            }
         } catch {
             if throwing { throw error }
             emit("error", ["line": line, "message": "line \(line): \((error as? GpickError)?.message ?? "\(error)")"])

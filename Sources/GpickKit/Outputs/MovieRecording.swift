@@ -106,6 +106,18 @@ public final class MovieRecording: SessionOutput {
 
     var branchName: String { branch.name }
 
+    /// How long one file of a recording without a duration may be: the time its reserved header
+    /// space indexes (MP4's robust muxing: the `reserve` parameter, an hour unless set). Nil
+    /// when the container has no such bound (Matroska, WebM), or `settings` has a duration.
+    public static func fileSpan(of settings: RecordingSettings, in session: CaptureSession) throws(GpickError) -> Double? {
+        guard settings.duration == nil else { return nil }
+        let pfile: PipelineFile
+        if let custom = settings.pipelineFile { pfile = custom } else {
+            pfile = try session.configuration.library.load(settings.container.pipelineName)
+        }
+        return reserveSeconds(pfile, try settings.parameterValues(for: pfile, fps: session.format.fps))
+    }
+
     /// The time `pfile`'s reserved header space indexes (MP4's robust muxing), if it has one.
     private static func reserveSeconds(_ pfile: PipelineFile, _ values: [String: Parameter.Value]) -> Double? {
         guard let reserve = values["reserve"] ?? pfile.parameter("reserve")?.defaultValue, case .duration(let s) = reserve else { return nil }

@@ -26,6 +26,7 @@ public final class SplitRecording: Sendable {
     public let output: OutputPath
     /// Parts already in the folder when it started: its first part is number offset + 1.
     private let offset: Int
+    private let names: PartNames
     /// The session, for the next part: weak, and checked (a split recording may outlive it).
     private weak let session: CaptureSession?
     private let settings: RecordingSettings
@@ -38,6 +39,16 @@ public final class SplitRecording: Sendable {
     private let failed = Signal()
     private let attaching: PartAttaching
     private let attached: (@Sendable (Int) async -> Void)?
+
+    /// What the parts are called.
+    public enum PartNames: Sendable {
+        /// NAME-001.ext, NAME-002.ext, …, after the parts already there.
+        case numbered
+        /// NAME.ext itself, then NAME-002.ext, NAME-003.ext, …: one recording that goes on in
+        /// a new file whenever its file is as long as it may be (`OpenRecording`), as cameras
+        /// start a new chapter file at their file size limit.
+        case continuing
+    }
 
     /// When each next part is attached.
     enum PartAttaching: Sendable {
@@ -71,15 +82,15 @@ public final class SplitRecording: Sendable {
     /// Starts part 1 at once. `partSeconds` is rounded to whole frames; `settings.duration`, if
     /// set, is the length of the whole recording.
     public static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
-                             partSeconds: Double) async throws(GpickError) -> SplitRecording {
-        try await start(in: session, to: output, settings: settings, partSeconds: partSeconds,
+                             partSeconds: Double, names: PartNames = .numbered) async throws(GpickError) -> SplitRecording {
+        try await start(in: session, to: output, settings: settings, partSeconds: partSeconds, names: names,
                         attaching: .ahead(nanoseconds: 1_000_000_000))
     }
 
     /// `attached` runs once each part is attached (given its number), before the recording
     /// goes on with it (for tests: a task that resumes late, as on a loaded machine's pool).
     static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings,
-                      partSeconds: Double, attaching: PartAttaching,
+                      partSeconds: Double, names: PartNames = .numbered, attaching: PartAttaching,
                       attached: (@Sendable (Int) async -> Void)? = nil) async throws(GpickError) -> SplitRecording {
         guard partSeconds > 0, partSeconds.isFinite else {
             throw GpickError(.usage, "part length \(partSeconds) must be a positive number of seconds")
@@ -98,10 +109,10 @@ public final class SplitRecording: Sendable {
                                   limit: settings.duration.map { format.frames(in: $0) })
         var firstSettings = partSettings
         firstSettings.heldUntilHandoff = true
-        let offset = output.existingParts().last?.number ?? 0
+        let offset = names == .numbered ? output.existingParts().last?.number ?? 0 : 0
         let first: MovieRecording
         do throws(GpickError) {
-            first = try await MovieRecording.start(in: session, to: output.numbered(offset + 1, of: offset + 1), settings: firstSettings,
+            first = try await MovieRecording.start(in: session, to: part(1, of: output, names: names, offset: offset), settings: firstSettings,
                                                    beforeAttaching: { handoff.queue($0, from: 0) })
         } catch {
             handoff.finish()
@@ -109,14 +120,14 @@ public final class SplitRecording: Sendable {
         }
         await attached?(1)
         let total = settings.duration.map { UInt64(format.frames(in: $0)) * format.frameDuration }
-        let split = SplitRecording(session: session, output: output, settings: partSettings, offset: offset,
+        let split = SplitRecording(session: session, output: output, settings: partSettings, offset: offset, names: names,
                                    partLength: UInt64(format.frames(in: partSeconds)) * format.frameDuration,
                                    total: total, first: first, attaching: attaching, handoff: handoff, attached: attached)
         Task { await split.run() }  // waits (for signals and the parts) only: nothing blocks the pool
         return split
     }
 
-    private init(session: CaptureSession, output: OutputPath, settings: RecordingSettings, offset: Int,
+    private init(session: CaptureSession, output: OutputPath, settings: RecordingSettings, offset: Int, names: PartNames,
                  partLength: UInt64, total: UInt64?, first: MovieRecording, attaching: PartAttaching, handoff: PartHandoff,
                  attached: (@Sendable (Int) async -> Void)?) {
         self.session = session
@@ -125,6 +136,7 @@ public final class SplitRecording: Sendable {
         self.handoff = handoff
         self.output = output
         self.offset = offset
+        self.names = names
         self.settings = settings
         self.partLength = partLength
         self.total = total
@@ -279,6 +291,14 @@ public final class SplitRecording: Sendable {
         }
     }
 
+    /// Where part `index` (from 1) is written.
+    static func part(_ index: Int, of output: OutputPath, names: PartNames, offset: Int) -> OutputPath {
+        switch names {
+        case .numbered: output.numbered(offset + index, of: offset + index)
+        case .continuing: index == 1 ? output : output.numbered(index, of: index)
+        }
+    }
+
     /// The first failure is the recording's; later parts are not attached.
     private func fail(_ error: GpickError) {
         state.withLock { s in if s.failure == nil { s.failure = error } }
@@ -308,7 +328,7 @@ public final class SplitRecording: Sendable {
         var s = settings
         s.startAt = start
         s.heldUntilHandoff = true
-        let f = try await MovieRecording.start(in: session, to: output.numbered(offset + index, of: offset + index), settings: s)
+        let f = try await MovieRecording.start(in: session, to: Self.part(index, of: output, names: names, offset: offset), settings: s)
         await attached?(index)
         let stop = state.withLock { s -> UInt64?? in
             s.open.append(f)

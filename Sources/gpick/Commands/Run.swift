@@ -108,14 +108,15 @@ struct Run: AsyncParsableCommand {
                 var settings = RecordingSettings(container: try Container(path: target), duration: seconds)
                 settings.pipelineFile = file
                 settings.values = set.values.filter { $0.key != outParam.name }
-                let result = try await withSession(config, events: events, prepareOnly: true) { session in
-                    let rec = try await MovieRecording.start(in: session, to: target, settings: settings)
+                let files = try await withSession(config, events: events, prepareOnly: true) { session in
+                    // Without --duration, an MP4 goes on in NAME-002.mp4, … past its header space.
+                    let rec = try await OpenRecording.start(in: session, to: target, settings: settings)
                     try await session.play()
                     let stopper = SignalStopper()
                     stopper.onSignal { _ in rec.requestStop() }
                     return try await rec.finished()
                 }
-                events.fileWritten(result.path, bytes: result.bytes, extra: ["frames": result.frames])
+                for r in files { events.fileWritten(r.path, bytes: r.bytes, extra: ["frames": r.frames]) }
             case .encoder:
                 guard let output else { throw GpickError(.usage, "\(file.name): give the still to write with -o PATH") }
                 let target = try confined(output)
