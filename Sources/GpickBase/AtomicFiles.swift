@@ -25,6 +25,9 @@ public final class TempFile: Sendable {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw SyscallError.error(errno: errno, "create a file in", target.directory) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        // Held while this process lives (the kernel lets go when it dies, even by kill -9): a
+        // temp file nobody holds is a leftover (`removeLeftovers`).
+        _ = flock(fd, LOCK_EX | LOCK_NB)
         tempPath = String(cChars: template)
         // mkstemp makes 0600; outputs get the usual 0666 & ~umask.
         fchmod(fd, 0o666 & ~processUmask)
@@ -78,6 +81,25 @@ public final class TempFile: Sendable {
     }
 
     deinit { closeFD() }
+
+    /// Removes the temp files in `directory` of targets named `prefix`… that no living process
+    /// holds: what a killed gpick left (a recording's next part, a still being written). One in
+    /// use, by this process or another gpick, is held and kept. Returns the names removed.
+    @discardableResult
+    public static func removeLeftovers(in directory: String, prefix: String) -> [String] {
+        let start = "." + String(prefix.prefix(40)).replacing("/", with: "_")
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.sorted().filter { name in
+            guard name.hasPrefix(start), name.dropLast(6).hasSuffix(".gpick-") else { return false }
+            let path = directory + "/" + name
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }
+            return unlink(path) == 0
+        }
+    }
 }
 
 /// Writes a whole file atomically (stills): temp file, fsync, rename.

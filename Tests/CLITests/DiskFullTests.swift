@@ -67,6 +67,61 @@ import Testing
         #expect(try PartIndex.load(folder: kept).map(\.file) == left)
     }
 
+    /// Reliability check 42 in one run: a loop recording by size (--keep-size larger than the
+    /// 2 MiB disk, so the disk fills first) deletes its oldest parts to go on, and is killed
+    /// (kill -9) once it has: parts.json still reads and lists parts that are there, whole, with
+    /// the frames it says; the part being written plays too (robust MP4); no file is torn.
+    @Test func aLoopRecordingBySizeOnAFullDiskKilledLeavesAValidIndex() async throws {
+        let disk = TestEnvironment.tempDir("disk"), kept = TestEnvironment.tempDir("kept")
+        // Killed once the first part is gone and three are on the disk (a minute at most).
+        let script = """
+            mount -t tmpfs -o size=2m tmpfs "$1" || exit 99
+            shift 2
+            "$@" & pid=$!
+            i=0
+            while [ -e "$DISK/loop-001.mp4" ] || [ "$(ls "$DISK" | grep -c '^loop-.*mp4$')" -lt 3 ]; do
+                i=$((i + 1)); [ $i -gt 600 ] && break
+                sleep 0.1
+            done
+            kill -9 $pid; wait $pid
+            cp -a "$DISK"/. "$KEPT"/
+            [ $i -gt 600 ] && exit 98
+            exit 0
+            """
+        let args = ["record", "--source", "test", "--duration", "3600", "--split", "0.5", "--keep-size", "100M",
+                    "--json", "-o", "\(disk)/loop.mp4"] + Self.small
+        let r = try await Subprocess.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", disk, kept,
+                                                              TestEnvironment.binary] + args,
+                                         env: ["DISK": disk, "KEPT": kept], timeout: HangBound.seconds(120))
+        #expect(r.status == 0, "status \(r.status) (99: no tmpfs; 98: the first part was never deleted): \(r.stderr)")
+        let deleted = Self.events(r).filter { $0["event"] as? String == "part-deleted" }.count
+        #expect(deleted >= 1)
+        let listed = try PartIndex.load(folder: kept)
+        let all = SplitRecordingTests.partFiles(in: kept)
+        // Besides the parts: the next parts, attached but not begun, under their temp names.
+        let files = all.filter { !$0.hasPrefix(".") }
+        #expect(all.filter { $0.hasPrefix(".") }.allSatisfy { $0.hasPrefix(".loop-") && $0.dropLast(6).hasSuffix(".mp4.gpick-") }, "\(all)")
+        #expect(!listed.isEmpty && !listed.contains { $0.file == "loop-001.mp4" }, "\(listed.map(\.file))")
+        // Listed: the files there but the one being written, each whole.
+        #expect(listed.map(\.file) == Array(files.dropLast()), "listed \(listed.map(\.file)), on disk \(files)")
+        for part in listed {
+            let stamps = try await Media.stampIndices("\(kept)/\(part.file)")
+            #expect(stamps.count == part.frames && Media.isConsecutive(stamps, from: (stamps.first ?? nil) ?? -1),
+                    "\(part.file): \(stamps.count) of \(part.frames)")
+        }
+        // The one cut by the kill plays, from its first frame on.
+        let last = try #require(files.last)
+        let cut = try await Media.stampIndices("\(kept)/\(last)")
+        #expect(Media.isConsecutive(cut, from: (cut.first ?? nil) ?? -1), "\(last): \(cut.count) frames")
+        // Started again there: the leftovers go, its parts follow the others, all listed.
+        let again = try await Subprocess.gpick(["record", "--source", "test", "--duration", "1", "--split", "0.5", "--keep-size", "100M",
+                                                "-o", "\(kept)/loop.mp4"] + Self.small)
+        #expect(again.status == 0, "\(again.stderr)")
+        let after = SplitRecordingTests.partFiles(in: kept)
+        #expect(!after.contains { $0.hasPrefix(".") }, "\(after)")
+        #expect(try PartIndex.load(folder: kept).map(\.file) == after, "\(after)")
+    }
+
     /// The reserve: two parts' worth at the rate written (two seconds at least) and the room to
     /// finish a file.
     @Test func theReserve() {

@@ -20,6 +20,25 @@ import Testing
         #expect(try OutputPath("\(dir)/noext").numbered(1, of: 2).name == "noext-001")
     }
 
+    /// A killed writer's temp file is held by nobody and goes; one being written (by this
+    /// process here; by another gpick the same) is held and stays, as do other names and files.
+    @Test func onlyTempFilesNobodyHoldsAreLeftovers() throws {
+        let dir = try Self.folder()
+        let live = try TempFile(for: try OutputPath("\(dir)/loop-003.mp4"))
+        try live.write([1, 2, 3])
+        // What a killed writer leaves: a temp file of the same pattern that nobody holds.
+        FileManager.default.createFile(atPath: "\(dir)/.loop-004.mp4.gpick-Ab12Cd", contents: Data([0]))
+        for name in [".other-001.mp4.gpick-Ab12Cd", "loop-001.mp4", ".loop-005.mp4.gpick-toolong"] {
+            FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data([0]))
+        }
+        #expect(TempFile.removeLeftovers(in: dir, prefix: "loop-") == [".loop-004.mp4.gpick-Ab12Cd"])
+        #expect(FileManager.default.fileExists(atPath: live.tempPath))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+                == [".loop-005.mp4.gpick-toolong", ".other-001.mp4.gpick-Ab12Cd", (live.tempPath as NSString).lastPathComponent, "loop-001.mp4"].sorted())
+        try live.finish()
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/loop-003.mp4"))
+    }
+
     @Test func nothingEscapesTheChosenFolder() throws {
         let dir = try Self.folder()
         try FileManager.default.createDirectory(atPath: dir + "/in", withIntermediateDirectories: true)

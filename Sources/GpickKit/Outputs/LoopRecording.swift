@@ -37,6 +37,8 @@ public final class LoopRecording: Sendable {
     /// Starts part 1 at once, numbered after the parts already in the folder.
     public static func start(in session: CaptureSession, to output: OutputPath, settings: RecordingSettings, partSeconds: Double,
                              retention: PartRetention, events: @escaping @Sendable (Event) -> Void) async throws(GpickError) -> LoopRecording {
+        // A killed run's next part, attached but not begun, is still under its temp name.
+        TempFile.removeLeftovers(in: output.directory, prefix: output.name.deletingFilenameExtension + "-")
         let earlier = output.existingParts().map(\.path.path)
         let split = try await SplitRecording.start(in: session, to: output, settings: settings, partSeconds: partSeconds)
         let index = PartIndex(folder: output.directory)
