@@ -35,7 +35,7 @@ extension ScriptRunner {
             emit("record-stopped", ["path": loop.output.path, "parts": result.parts.count, "frames": result.frames, "line": line ?? started])
         } catch {
             guard line == nil else { throw error }
-            emit("error", ["line": started, "message": "line \(started): \((error as? GpickError)?.message ?? "\(error)")"])
+            emit("error", ["line": started, "message": "line \(started): \(error.message)"])
         }
     }
 }

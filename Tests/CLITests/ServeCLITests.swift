@@ -213,6 +213,39 @@ import Testing
         #expect(ContinuousClock.now - stopping < .seconds(HangBound.seconds(10)), "stopped with a stalled viewer connected")
     }
 
+    /// Reliability check 36 whole: with a viewer that never reads connected to a session's
+    /// stream, a recording made meanwhile has every frame, and so has a viewer beside it.
+    @Test func aStalledViewerHoldsBackNeitherARecordingNorAnotherViewer() async throws {
+        let dir = TestEnvironment.tempDir()
+        let p = try Subprocess.start(TestEnvironment.binary, ["session", "--rtsp-port", "0", "--output-dir", dir, "--json"] + Self.small,
+                                     stdinPipe: true)
+        defer { p.signal(SIGKILL) }
+        p.send("serve start\n")
+        let out = try await p.waitForOutput("\"serve-started\"")
+        let url = try #require(out.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["event"] as? String == "serve-started" }?["url"] as? String, "\(out)")
+        let stalled = try Subprocess.start("/usr/bin/python3", ["-u", "-c", Self.stalledViewer, url])
+        defer { stalled.signal(SIGKILL) }
+        _ = try await stalled.waitForOutput("playing", timeout: 30)
+        let viewer = try Subprocess.start("/usr/bin/ffmpeg", ["-v", "error", "-rtsp_transport", "tcp", "-i", url, "-frames:v", "90",
+                                                               "-c", "copy", "-y", "\(dir)/other.mkv"])
+        defer { viewer.signal(SIGKILL) }
+        try await viewer.waitForFile("\(dir)/other.mkv", timeout: 30)
+        p.send("record 3s r.mp4\n")
+        let watched = try await viewer.wait(timeout: 60)
+        #expect(watched.status == 0, "\(watched.stderr)")
+        #expect(try await TestEnvironment.eventually(HangBound.seconds(60)) { p.stdoutSoFar.contains("\"file-written\"") },
+                "\(p.stdoutSoFar.suffix(600))")
+        #expect(stalled.process.isRunning, "the stalled viewer is still connected: \(stalled.stderrSoFar)")
+        p.send("serve stop\n")
+        p.closeInput()
+        let r = try await p.wait(timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        let recorded = try await Media.stampIndices("\(dir)/r.mp4")
+        #expect(recorded.count == 90 && Media.isConsecutive(recorded, from: (recorded.first ?? nil) ?? -1), "the recording: \(recorded)")
+        try await Self.expectUnbroken("\(dir)/other.mkv", frames: 90, "the viewer beside the stalled one")
+    }
+
     /// An RTSP client by hand: DESCRIBE, SETUP over TCP, PLAY, then it reads nothing more, with a
     /// receive buffer of 4 KiB so the server's side fills at once.
     static let stalledViewer = #"""
