@@ -67,10 +67,7 @@ public final class MovieRecording: SessionOutput {
         }
         let graph = try session.graphForOutput()
         if let failure = session.failureReason { throw failure }
-        let pfile: PipelineFile
-        if let custom = settings.pipelineFile { pfile = custom } else {
-            pfile = try session.configuration.library.load(settings.container.pipelineName)
-        }
+        let pfile = try pipelineFile(settings, session)
         let values = try settings.parameterValues(for: pfile, fps: session.format.fps)
         let file = try TempFile(for: output)
         let branch: Branch
@@ -111,11 +108,14 @@ public final class MovieRecording: SessionOutput {
     /// when the container has no such bound (Matroska, WebM), or `settings` has a duration.
     public static func fileSpan(of settings: RecordingSettings, in session: CaptureSession) throws(GpickError) -> Double? {
         guard settings.duration == nil else { return nil }
-        let pfile: PipelineFile
-        if let custom = settings.pipelineFile { pfile = custom } else {
-            pfile = try session.configuration.library.load(settings.container.pipelineName)
-        }
+        let pfile = try pipelineFile(settings, session)
         return reserveSeconds(pfile, try settings.parameterValues(for: pfile, fps: session.format.fps))
+    }
+
+    /// The branch file `settings` record with: its own, or `record-<container>` of the session's library.
+    private static func pipelineFile(_ settings: RecordingSettings, _ session: CaptureSession) throws(GpickError) -> PipelineFile {
+        if let custom = settings.pipelineFile { return custom }
+        return try session.configuration.library.load(settings.container.pipelineName)
     }
 
     /// The time `pfile`'s reserved header space indexes (MP4's robust muxing), if it has one.
