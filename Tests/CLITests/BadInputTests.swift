@@ -76,7 +76,7 @@ import Testing
             #expect(r.stderr.contains("\(tiny.path)/x.mp4") && TestEnvironment.files(in: tiny.path).isEmpty, "\(r.stderr)")
         } else {
             #expect(r.stderr.contains("is full") && r.stderr.contains("the recording stopped there"), "\(r.stderr)")
-            let written = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            let written = r.events
                 .first { $0["event"] as? String == "file-written" }
             let frames = try #require(written?["frames"] as? Int)
             let stamps = try await Media.stampIndices("\(tiny.path)/x.mp4")

@@ -27,7 +27,7 @@ import Testing
     }
 
     static func events(_ r: Subprocess.Result) -> [[String: Any]] {
-        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        r.events
     }
 
     /// A 30 s recording on a 1 MiB disk stops, whole, with room left to finish it: one line

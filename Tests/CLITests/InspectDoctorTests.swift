@@ -50,7 +50,7 @@ import Testing
     @Test func doctorNamesTheMJPEGDecoderByRank() async throws {
         func decoder(_ ranks: String?) async throws -> (Int32, [String: Any]?) {
             let r = try await Subprocess.gpick(["doctor", "--json"], env: ranks.map { ["GST_PLUGIN_FEATURE_RANK": $0] } ?? [:])
-            let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            let events = r.events
             return (r.status, events.first { $0["check"] as? String == "MJPEG cameras" })
         }
         let here = try await decoder(nil)
@@ -66,7 +66,7 @@ import Testing
     @Test func devicesListsOrSaysNone() async throws {
         let r = try await Subprocess.gpick(["devices", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
         #expect(events.last?["event"] as? String == "finished")
         let count = events.last?["devices"] as? Int ?? -1
         #expect(events.filter { $0["event"] as? String == "device" }.count == count)

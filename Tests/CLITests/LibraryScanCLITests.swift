@@ -58,7 +58,7 @@ import Testing
 
         let list = try await Subprocess.gpick(["library", "list", "--library", tree.root, "--json"], env: tree.env)
         #expect(list.status == 0, "\(list.stderr)")
-        let assets = list.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let assets = list.events
             .filter { $0["event"] as? String == "asset" }
         #expect(assets.count == 4, "the pair's movie is part of its photo")
         let apple = try #require(assets.first { ($0["path"] as? String)?.hasSuffix("IMG_0001.JPG") == true })

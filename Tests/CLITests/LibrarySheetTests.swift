@@ -77,7 +77,7 @@ import Testing
                             "clip.mp4": "green.mp4", "pano.jpg": "pano.jpg"]
 
     static func events(_ r: Subprocess.Result, _ name: String) -> [[String: Any]] {
-        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        r.events
             .filter { $0["event"] as? String == name }
     }
 

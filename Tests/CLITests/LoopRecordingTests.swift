@@ -10,7 +10,7 @@ import Testing
     static let small = ["--width", "320", "--height", "240"]
 
     static func events(_ r: Subprocess.Result) -> [[String: Any]] {
-        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        r.events
     }
 
     /// 30 parts of 0.2 s kept to 150 KB: the oldest go in order as each part is complete; what is

@@ -161,7 +161,7 @@ import Testing
         #expect(luma.count >= 10 && luma.allSatisfy { $0 > 40 }, "a dark frame while waking: \(luma)")
         let r = try await picker.finish()
         #expect(r.status == 130)
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
             .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
         #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
     }
@@ -176,7 +176,7 @@ import Testing
         #expect(answer["state"] as? String == "live", "\(answer)")
         let r = try await picker.finish()
         #expect(r.status == 130)
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
             .compactMap { $0["event"] as? String }.filter { $0.hasPrefix("camera-") }
         #expect(events == ["camera-suspended", "camera-resumed"], "\(r.stdout)")
     }
@@ -190,7 +190,7 @@ import Testing
         _ = try await picker.drive("toggle", [a.id, b.id, a.id], then: ["key", "ESCAPE"])
         let r = try await picker.finish()
         #expect(r.status == 130)
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
             .filter { ["selected", "deselected"].contains($0["event"] as? String) }
         #expect(events.map { $0["event"] as? String } == ["selected", "selected", "deselected"], "\(r.stdout)")
         #expect(events.map { "\($0["id"] ?? "")" } == [a.id, b.id, a.id], "\(events)")

@@ -11,7 +11,7 @@ import Testing
     static let small = ["--width", "640", "--height", "360"]
 
     static func events(_ r: Subprocess.Result) -> [[String: Any]] {
-        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        r.events
     }
 
     /// The first (white) bar's level: PipeWire's pattern has 75 % bars (about 192), GStreamer's
@@ -218,7 +218,7 @@ import Testing
             let rec = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "pipewire:testcam", "--duration", "3600", "--json",
                                                                     "-o", "\(dir)/r.mp4"] + Self.small, env: pw.env)
             func events() -> [[String: Any]] {
-                rec.stdoutSoFar.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                rec.eventsSoFar
             }
             func recorded() -> Double { events().compactMap { $0["seconds"] as? Double }.max() ?? 0 }
             func count(_ name: String) -> Int { events().filter { $0["event"] as? String == name }.count }

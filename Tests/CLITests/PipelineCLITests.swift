@@ -64,7 +64,7 @@ import Testing
         try TestEnvironment.placeBinary(at: lone)
         let list = try await Subprocess.run(lone, ["pipelines", "list", "--json"])
         #expect(list.status == 0, "\(list.stderr)")
-        let listed = list.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let listed = list.events
         #expect(listed.compactMap { $0["name"] as? String } == files)
         #expect(listed.allSatisfy { ($0["path"] as? String)?.hasPrefix("<built-in>/") == true }, "\(list.stdout)")
         let snap = try await Subprocess.run(lone, ["snap", "--source", "test", "--width", "320", "--height", "240", "-o", dir + "/still.jpg"])

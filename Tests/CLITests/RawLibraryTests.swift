@@ -64,7 +64,7 @@ import Testing
         #expect(left.stdout.split(separator: " ").first.flatMap { Int($0) } ?? 255 < 60, "left: \(left.stdout)")
         // The picker's cheap stand-in is the preview too, upright, then the final picture.
         let p = try await Subprocess.gpick(["thumb", raw, "--progressive", "--json", "-o", dir + "/p.png"])
-        let written = p.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let written = p.events
             .filter { $0["event"] as? String == "file-written" }
         #expect(written.map { $0["degraded"] as? Bool } == [true, false], "\(p.stdout)")
         #expect(written.first?["origin"] as? String == "exif-thumbnail" && written.first?["width"] as? Int == 192, "\(written)")

@@ -66,19 +66,19 @@ import Testing
         #expect(stamps.count == 30 && Media.isConsecutive(stamps), "\(stamps)")
     }
 
+    /// Frames a running recording has taken so far, by its progress events: time counted in
+    /// frames, not on the wall clock, which a starved test source falls behind.
+    static func taken(_ p: Subprocess.Running) -> Int {
+        p.eventsSoFar.compactMap { $0["frames"] as? Int }.max() ?? 0
+    }
+
     @Test(arguments: [SIGINT, SIGTERM])
     func signalKeepsEveryFrameUpToIt(sig: Int32) async throws {
         let dir = TestEnvironment.tempDir()
         let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "3600", "--json", "-o", "\(dir)/s.mp4"] + Self.small)
-        // 2.5 s of recording (75 frames), counted in frames the recording took (its progress
-        // events), not in wall time: a starved test source falls behind the clock.
-        func taken() -> Int {
-            p.stdoutSoFar.split(separator: "\n").compactMap {
-                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["frames"] as? Int
-            }.max() ?? 0
-        }
-        #expect(try await TestEnvironment.eventually(60) { taken() >= 75 }, "\(p.stdoutSoFar.suffix(500))")
-        let before = taken()
+        // 2.5 s of recording (75 frames).
+        #expect(try await TestEnvironment.eventually(60) { Self.taken(p) >= 75 }, "\(p.stdoutSoFar.suffix(500))")
+        let before = Self.taken(p)
         p.signal(sig)
         let r = try await p.wait(timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
@@ -101,15 +101,9 @@ import Testing
         let tmp = TestEnvironment.tempDir()
         let p = try Subprocess.start(TestEnvironment.binary, ["record", "--source", "test", "--audio", "test", "--duration", "3600", "--json", "-o", "\(dir)/k.mp4"] + Self.small,
                                      env: ["TMPDIR": tmp])
-        // 5.5 s of recording (165 frames at 30 fps), counted in frames the recording took (its
-        // progress events), not in wall time: a starved test source falls behind the clock.
-        func taken() -> Int {
-            p.stdoutSoFar.split(separator: "\n").compactMap {
-                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["frames"] as? Int
-            }.max() ?? 0
-        }
-        #expect(try await TestEnvironment.eventually(60) { taken() >= 165 }, "\(p.stdoutSoFar.suffix(500))")
-        let before = taken()
+        // 5.5 s of recording (165 frames at 30 fps).
+        #expect(try await TestEnvironment.eventually(60) { Self.taken(p) >= 165 }, "\(p.stdoutSoFar.suffix(500))")
+        let before = Self.taken(p)
         p.signal(SIGKILL)
         _ = try await p.wait(timeout: 10)
         let info = try await Media.discover("\(dir)/k.mp4")

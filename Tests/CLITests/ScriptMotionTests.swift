@@ -13,7 +13,7 @@ import Testing
         try script.write(toFile: "\(dir)/m.gpick", atomically: false, encoding: .utf8)
         let r = try await Subprocess.gpick(["script", "\(dir)/m.gpick", "--source", source, "--width", "320", "--height", "240",
                                             "--output-dir", out, "--json"], timeout: 60)
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
         return (r, dir, events)
     }
 

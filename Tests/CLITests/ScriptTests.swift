@@ -10,7 +10,7 @@ import Testing
         let dir = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["script", "\(Self.samples)/photo-booth.gpick", "--source", "test", "--output-dir", dir, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
         let said = events.compactMap { e -> String? in
             switch e["event"] as? String {
             case "echo": return e["text"] as? String
@@ -51,7 +51,7 @@ import Testing
         let r = try await Subprocess.gpick(["script", "\(Self.samples)/flip-demo.gpick", "--source", "test",
                                             "--front", "test:pinwheel?id=2&warmup=0.3", "--output-dir", dir, "--json"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
             .compactMap { $0["event"] as? String }
         for e in ["switching", "flip", "source-live", "suspended", "file-written"] { #expect(events.contains(e), "no \(e) event") }
         let frames = try await Media.frames("\(dir)/flip.mp4")

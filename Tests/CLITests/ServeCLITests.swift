@@ -371,7 +371,7 @@ time.sleep(120)
     /// Waits for the session's `times`-th `source-live` event of the camera at `position`.
     static func waitForCamera(_ p: Subprocess.Running, _ position: String, times: Int) async throws {
         let live = try await TestEnvironment.eventually(30) {
-            p.stdoutSoFar.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            p.eventsSoFar
                 .filter { $0["event"] as? String == "source-live" && $0["position"] as? String == position }.count >= times
         }
         try #require(live, "the \(position) camera never delivered: \(p.stdoutSoFar.suffix(600))")

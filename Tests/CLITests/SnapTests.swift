@@ -62,7 +62,7 @@ import Testing
         let dir = TestEnvironment.tempDir()
         let r = try await Subprocess.gpick(["snap", "--source", "test", "--width", "320", "--height", "240", "--json", "-o", "\(dir)/j.jpg"])
         #expect(r.status == 0)
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
         // The five capture stages, as a session's snap reports them, around the file.
         #expect(events.map { $0["event"] as? String } == ["started", "capture-settings-resolved", "capture-exposure-started",
                                                           "capture-exposure-complete", "capture-data-delivered", "file-written",

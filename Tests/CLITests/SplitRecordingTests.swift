@@ -35,7 +35,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let names = ["clip-001.mp4", "clip-002.mp4", "clip-003.mp4"]
         #expect(Self.partFiles(in: dir) == names)
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
         #expect(events.filter { $0["event"] as? String == "file-written" }.compactMap { $0["frames"] as? Int } == [30, 30, 30])
         let finished = try #require(events.last)
         #expect(finished["event"] as? String == "finished" && finished["parts"] as? Int == 3 && finished["frames"] as? Int == 90, "\(finished)")
@@ -51,7 +51,7 @@ import Testing
         let r = try await Subprocess.gpick(["record", "--source", "test", "--duration", "3", "--split", "1", "--set", "reserve=31s",
                                             "--json", "-o", "\(dir)/r.mp4"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
         try await Self.checkParts(events, in: dir, frames: 90, partFrames: 30)
     }
 
@@ -65,7 +65,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let names = (1...15).map { String(format: "short-%03d.mp4", $0) }
         #expect(Self.partFiles(in: dir) == names)
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
         let progress = events.filter { $0["event"] as? String == "progress" }.compactMap { $0["frames"] as? Int }
         #expect(zip(progress, progress.dropFirst()).allSatisfy { $0 <= $1 }, "\(progress)")
         try await Self.checkParts(events, in: dir, frames: 90, partFrames: 6)
@@ -82,7 +82,7 @@ import Testing
         let r = try await Subprocess.gpick(["record", "--source", "test", "--fps", "240", "--duration", "0.5", "--split", "0.004",
                                             "--json", "-o", "\(dir)/late.mp4"] + Self.small)
         #expect(r.status == 0, "\(r.stderr)")
-        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = r.events
         let counts = try await Self.checkParts(events, in: dir, frames: 120, partFrames: 1, fps: 240)
         #expect(counts.count > 1, "\(counts)")
     }

@@ -65,7 +65,7 @@ import Testing
     }
 
     static func events(_ r: Subprocess.Result) -> [[String: Any]] {
-        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        r.events
     }
 
     static func written(_ r: Subprocess.Result) throws -> [String: Any] {

@@ -19,7 +19,7 @@ import Testing
     static func watch(_ args: [String], untilClips count: Int) async throws -> Subprocess.Result {
         let p = try Subprocess.start(TestEnvironment.binary, ["watch", "--json"] + args + small)
         let deadline = Date().addingTimeInterval(HangBound.seconds(90))
-        while clips(p.stdoutSoFar.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }).count < count {
+        while clips(p.eventsSoFar).count < count {
             guard Date() < deadline, p.process.isRunning else { break }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
@@ -134,7 +134,7 @@ import Testing
             try await Task.sleep(nanoseconds: 50_000_000)
         }
         // Three seconds of clip: the index is rewritten every second.
-        let started = p.stdoutSoFar.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let started = p.eventsSoFar
         let path = try #require(started.first { $0["event"] as? String == "clip-started" }?["path"] as? String)
         while (try? await Media.stampIndices(path).count) ?? 0 < 60 {
             guard Date() < deadline, p.process.isRunning else { throw TestFailure("the clip did not grow: \(p.stdoutSoFar.suffix(600))") }

@@ -5,7 +5,7 @@ import Testing
 /// `gpick watch`: motion events from the session's frames, in each zone, in words or as JSON.
 @Suite struct WatchTests {
     static func events(_ r: Subprocess.Result) -> [[String: Any]] {
-        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        r.events
     }
 
     /// The moving ball: motion from its first frames, in the zone it crosses and the whole frame.

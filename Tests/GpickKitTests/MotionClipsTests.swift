@@ -58,16 +58,25 @@ import Testing
         #expect(stamps.count == clip.frames && clip.frames >= 30, "\(clip)")
     }
 
+    /// A sample to hand the clip's decision: what it holds does not matter, only its times.
+    static func encodedFrame() async throws -> (OwnedBuffer, Sample) {
+        try await Gst.initialized()
+        let buffer = try #require(OwnedBuffer.allocate(size: 4))
+        return (buffer, try #require(Sample(holding: buffer.view, caps: try Caps("video/x-h264"))))
+    }
+
+    /// Frame `n`'s time at 30 fps, and the frame at a time.
+    static func ns(_ frame: Int) -> UInt64 { UInt64(frame) * 1_000_000_000 / 30 }
+    static func frame(_ time: UInt64) -> Int { Int((Double(time) * 30 / 1e9).rounded()) }
+
     /// The clip's one decision, frame by frame (frames of 1/30 s): past its end it waits until
     /// every start before that end has been told (on a loaded machine the watch compares frames
     /// seconds after the ring has them), goes on when one was, and ends with the first frame
     /// past its end once none can come; stopped, it ends where it was told to at once.
     @Test func aClipEndsOnlyOnceNoStartBeforeItsEndCanStillCome() async throws {
-        try await Gst.initialized()
-        let buffer = try #require(OwnedBuffer.allocate(size: 4))
-        let sample = try #require(Sample(holding: buffer.view, caps: try Caps("video/x-h264")))
-        let ns = { (frame: Int) in UInt64(frame) * 1_000_000_000 / 30 }
-        let frame = { (time: UInt64) in Int((Double(time) * 30 / 1e9).rounded()) }
+        let (buffer, sample) = try await Self.encodedFrame()
+        defer { withExtendedLifetime(buffer) {} }
+        let (ns, frame) = (Self.ns, Self.frame)
         var s = ClipStream.State()
         var written: [Int] = []
         /// Frames `range` from the ring; true when the clip ended.
@@ -167,11 +176,9 @@ import Testing
     /// past its first frame (and says where), not before one that comes sooner, and never when
     /// stopped (a stop ends it where told) or when its end comes first.
     @Test func aClipAsLongAsItMayBeEndsBeforeAKeyframe() async throws {
-        try await Gst.initialized()
-        let buffer = try #require(OwnedBuffer.allocate(size: 4))
-        let sample = try #require(Sample(holding: buffer.view, caps: try Caps("video/x-h264")))
-        let ns = { (frame: Int) in UInt64(frame) * 1_000_000_000 / 30 }
-        let frame = { (time: UInt64) in Int((Double(time) * 30 / 1e9).rounded()) }
+        let (buffer, sample) = try await Self.encodedFrame()
+        defer { withExtendedLifetime(buffer) {} }
+        let (ns, frame) = (Self.ns, Self.frame)
         /// Frames `range` (a keyframe every 30) through a clip of at most `longest` frames.
         func run(_ range: Range<Int>, longest: Int, endAt: Int? = nil, through: Bool = false) -> (written: [Int], state: ClipStream.State) {
             var s = ClipStream.State()

@@ -56,6 +56,13 @@ public struct Subprocess {
         public let stderr: String
         public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
         public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+        /// The JSON objects printed on stdout, one a line (`--json`'s events).
+        public var events: [[String: Any]] { Subprocess.jsonObjects(stdout) }
+    }
+
+    /// Each line of `text` that is a JSON object.
+    public static func jsonObjects(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
     /// `exe ARGS` run at nice 10, for bulk work: fixtures, and the hundreds of runs over
@@ -170,6 +177,8 @@ public struct Subprocess {
 
         /// What the child has printed on stdout so far.
         public var stdoutSoFar: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }
+        /// The JSON objects printed on stdout so far, one a line.
+        public var eventsSoFar: [[String: Any]] { Subprocess.jsonObjects(stdoutSoFar) }
 
         /// What the child has printed on stderr so far.
         public var stderrSoFar: String { lock.withLock { String(decoding: errData, as: UTF8.self) } }
