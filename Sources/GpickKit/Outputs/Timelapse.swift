@@ -7,7 +7,8 @@ import GstCore
 /// encoded as it is taken and timed at `fps`, so 8 hours at one frame in 10 s play in 96 s at 30
 /// fps. One frame is held at a time, so memory stays flat however long it runs, and the file's
 /// index is rewritten after every frame, so it plays at every moment (Ctrl-C, a kill, a power
-/// cut). Frames are taken on the monotonic clock: a late frame does not shift the next ones.
+/// cut) with every frame but the newest: MP4 writes a frame once the next one's time is known.
+/// Frames are taken on the monotonic clock: a late frame does not shift the next ones.
 public final class Timelapse: Sendable {
     public struct Settings: Sendable {
         /// Seconds between two frames taken.
@@ -22,7 +23,8 @@ public final class Timelapse: Sendable {
         public var frames: Int? { duration.map { Int(($0 / every).rounded(.down)) } }
     }
 
-    /// A frame is in the file: its number (from 1) and when it was taken (stream time, s).
+    /// A frame is taken and handed to the encoder: its number (from 1) and when it was taken
+    /// (stream time, s). It enters the file when the next one is taken, or at the end.
     public struct Frame: Sendable {
         public var number: Int
         public var time: Double

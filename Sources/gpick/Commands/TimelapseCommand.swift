@@ -12,8 +12,9 @@ struct TimelapseCommand: AsyncParsableCommand {
         Frames are taken on the monotonic clock (one at the start, then one every --every; a late \
         one does not shift the rest) and play at --playback-fps: eight hours at one frame in ten \
         seconds play in 96 s at 30 fps. One frame is held at a time, so memory stays flat, and the \
-        MP4's index is rewritten after every frame: Ctrl-C, SIGTERM, kill -9 or a power cut leave a \
-        file that plays, with every frame taken until then. Runs for --for, or until Ctrl-C or SIGTERM.
+        MP4's index is rewritten after every frame: Ctrl-C and SIGTERM end it whole, and kill -9 or \
+        a power cut leave a file that plays with every frame taken but the newest (an MP4 writes a \
+        frame once the next one's time is known). Runs for --for, or until Ctrl-C or SIGTERM.
         """)
 
     @Option(name: [.short, .customLong("output")], help: "The MP4 to write.")
