@@ -20,7 +20,8 @@ actor PickerCamera {
     private var preview: Preview?
     private var encoder: StillEncoder?
     private var ring: LiveRing?
-    private var recording: (MovieRecording, OutputPath)?
+    /// The video being taken, and the task that ends it (see `startVideo`).
+    private var video: (movie: MovieRecording, ending: Task<PickerItem, any Error>)?
     private var next = 1
 
     static let streamPath = "/camera.mjpg"
@@ -34,7 +35,7 @@ actor PickerCamera {
     }
 
     var liveOn: Bool { ring != nil }
-    var isRecording: Bool { recording != nil }
+    var isRecording: Bool { video != nil }
 
     /// Starts the camera and its preview: a stream mounted on the page's server, or frames
     /// handed to the terminal picker's camera cell.
@@ -83,7 +84,7 @@ actor PickerCamera {
     /// resting then would record the placeholder. Returns whether anything changed.
     func rest(_ on: Bool) async throws(GpickError) -> Bool {
         if on {
-            guard recording == nil, session.sourceState != .suspended else { return false }
+            guard video == nil, session.sourceState != .suspended else { return false }
             let offered = preview?.framesOffered ?? 0
             try await session.suspend()
             // Once the placeholder's frames reach the cell (its blurred last frame), the preview
@@ -120,25 +121,43 @@ actor PickerCamera {
         }
     }
 
-    /// Starts a recording, or stops the one running and returns its file.
-    func toggleRecording() async throws(GpickError) -> RecordingResult? {
-        if let (movie, _) = recording {
-            recording = nil
-            movie.requestStop()
-            return try await movie.finished()
-        }
+    /// Starts a video that stops by itself at the longest length set. However it ends (asked to
+    /// stop, at its longest, or failing), one task hands its result to `ended` once, with whether
+    /// the stop was asked for; `stopVideo` returns that task to whoever asked.
+    func startVideo(ended: @escaping @Sendable (Result<RecordingResult, GpickError>, _ asked: Bool) async throws(GpickError) -> PickerItem)
+        async throws(GpickError) {
+        guard video == nil else { throw GpickError(.runtime, "a video is being recorded already") }
         let name = try freshName("mp4")
-        let movie = try await MovieRecording.start(in: session, to: name, settings: RecordingSettings(container: try Container(path: name)))
-        recording = (movie, name)
-        return nil
+        var recording = RecordingSettings(container: try Container(path: name))
+        recording.duration = settings.videoMaximumDuration
+        let movie = try await MovieRecording.start(in: session, to: name, settings: recording)
+        let ending = Task { [weak self] () async throws -> PickerItem in
+            let result: Result<RecordingResult, GpickError>
+            do throws(GpickError) { result = .success(try await movie.finished()) } catch { result = .failure(error) }
+            let asked = await self?.videoEnded(movie) ?? true
+            return try await ended(result, asked)
+        }
+        video = (movie, ending)
+    }
+
+    /// Stops the video being taken; the task that ends it, or nil if none runs (it may have
+    /// reached its longest length a moment ago).
+    func stopVideo() -> Task<PickerItem, any Error>? {
+        guard let (movie, ending) = video else { return nil }
+        video = nil
+        movie.requestStop()
+        return ending
+    }
+
+    /// The video ended: whether a stop was asked for (else it ended by itself).
+    private func videoEnded(_ movie: MovieRecording) -> Bool {
+        guard let current = video?.movie, current === movie else { return true }
+        video = nil
+        return false
     }
 
     func stop() async {
-        if let (movie, _) = recording {
-            movie.requestStop()
-            _ = try? await movie.finished()
-            recording = nil
-        }
+        if let ending = stopVideo() { _ = try? await ending.value }
         if let r = ring { await r.disarm() }
         ring = nil
         await preview?.stop()

@@ -26,6 +26,11 @@ public struct PickerConfiguration: Sendable {
         public var outputDirectory = "."
         public var session = SessionConfiguration()
         public var livePhoto = LivePhotoSettings()
+        /// Seconds at which a video taken in the picker stops by itself and joins the grid, as a
+        /// stopped one does (UIImagePickerController's `videoMaximumDuration`, and its default
+        /// of ten minutes).
+        public var videoMaximumDuration: Double = 600
+        public static let videoDurationRange = 1.0...86_400
         public init() {}
     }
 
@@ -92,6 +97,9 @@ public struct PickerConfiguration: Sendable {
         if layout.showsCamera {
             try capture.session.format.validate()
             if capture.cameraMode == .photoAndLive { try capture.livePhoto.validate() }
+            guard Capture.videoDurationRange.contains(capture.videoMaximumDuration) else {
+                throw GpickError(.usage, cFormat("the longest video must be 1 s…24 h, not %g s", capture.videoMaximumDuration))
+            }
         }
     }
 }

@@ -40,6 +40,8 @@ enum PickerPageJSON {
         var count: Int
         var assets: Int
         var stage: String
+        /// The newest capture made in the picker, if any.
+        var capture: Cell?
     }
 
     struct Camera: Encodable {

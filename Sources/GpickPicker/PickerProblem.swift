@@ -10,6 +10,8 @@ public enum PickerProblem: Sendable, Equatable {
     case cameraFailed(String)
     /// A camera key pressed in a picker that shows no camera.
     case noCameraCell
+    /// A video that ended by itself (at its longest length) could not be finished, and why.
+    case videoFailed(String)
 
     /// Words that name no program's controls.
     public static func plainWords(_ problem: PickerProblem) -> String {
@@ -18,6 +20,7 @@ public enum PickerProblem: Sendable, Equatable {
         case .noIndex: "The library has no index yet, so there are no photos or videos to show."
         case .cameraFailed(let message): "The camera cannot be opened: \(message)."
         case .noCameraCell: "this picker has no camera"
+        case .videoFailed(let message): "The video could not be finished: \(message)."
         }
     }
 }

@@ -84,7 +84,8 @@ struct PickerRoutes: Sendable {
     func status() -> PickerPageJSON.State {
         picker.state.withLock { s in
             PickerPageJSON.State(camera: s.camera.page, problems: s.problems, notice: s.notice ?? "", version: s.version, ended: s.ended,
-                                 count: s.assets.count + s.captures.count, assets: s.assets.count, stage: s.stage.rawValue)
+                                 count: s.assets.count + s.captures.count, assets: s.assets.count, stage: s.stage.rawValue,
+                                 capture: s.captures.first?.cell)
         }
     }
 
@@ -146,13 +147,11 @@ struct PickerRoutes: Sendable {
                 picker.setCamera { $0.live = on }
                 return PickerPageJSON.Reply(live: on)
             }),
-            ("/api/record", { _ throws(GpickError) in
-                let camera = try picker.requireCamera()
-                let result = try await camera.toggleRecording()
-                picker.setCamera { $0.recording = result == nil }
-                guard let result else { return PickerPageJSON.Reply(recording: true) }
-                let item = try await picker.captured([result.path], kind: .video, duration: result.duration)
-                return PickerPageJSON.Reply(recording: false, item: item.cell)
+            ("/api/record", { body throws(GpickError) in
+                // {"on": false} stops (and never starts one), {"on": true} starts; no body toggles.
+                let item = try await picker.video(body.on)
+                let recording = picker.state.withLock { $0.camera.recording }
+                return PickerPageJSON.Reply(recording: recording, item: item?.cell)
             }),
         ]
     }

@@ -17,6 +17,10 @@ Steps:
                        until it is live again; how long each took, and the cell's luma while it woke
   toggle ID...         clicks each item in turn (selecting, or deselecting one selected), then waits
                        until the page has told the server
+  record [SECONDS]     clicks Rec and waits for the cell to say it records; then clicks Rec again after
+                       SECONDS, or without SECONDS waits for the video to stop by itself; then for
+                       the video's cell at the head of the grid, painted, and the cell no longer recording;
+                       each record step adds {seconds, status} to "videos"
   hide                 opens another tab over the page (document.hidden) until the picker says its
                        camera rests, then comes back to the page until it is live again
 """
@@ -157,6 +161,21 @@ def run_step(driver, url, step, args, out):
         out["cells"] = driver.execute_script(CELLS)
         click(driver, By.ID, "camera-view")
         wait(driver, lambda d: d.execute_script("return document.body.classList.contains('ended')"))
+    elif step == "record":
+        wait(driver, lambda d: d.execute_script(LUMA) >= 0)
+        before = [c["id"] for c in driver.execute_script(CELLS) if c["kind"] == "item"]
+        recording = "return document.getElementById('camera').classList.contains('recording')"
+        click(driver, By.ID, "camera-record")
+        wait(driver, lambda d: d.execute_script(recording))
+        started = time.monotonic()
+        if args:
+            time.sleep(float(args[0]))
+            click(driver, By.ID, "camera-record")
+        wait(driver, lambda d: not d.execute_script(recording)
+             and any(c["kind"] == "item" and c["id"] not in before and c["painted"] for c in d.execute_script(CELLS)), seconds=60)
+        out.setdefault("videos", []).append({"seconds": round(time.monotonic() - started, 2),
+                                             "status": driver.find_element(By.ID, "status").text})
+        out["cells"] = driver.execute_script(CELLS)
     elif step == "toggle":
         for item in args:
             click(driver, By.CSS_SELECTOR, '.cell.item[data-id="%s"]' % item)

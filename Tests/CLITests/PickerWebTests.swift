@@ -226,6 +226,61 @@ import Testing
         #expect(try await ExifTags.problems(path) == [])
     }
 
+    /// A video stops by itself at --longest-video (UIImagePickerController's videoMaximumDuration)
+    /// and joins the grid at its head, selected, with nothing clicked; then one stopped by hand
+    /// after a second joins it the same way. Each holds the camera's frames without a gap, the
+    /// first exactly its longest length.
+    @Test func aVideoStopsByItselfAtItsLongestAndJoinsTheGrid() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let out = lib.dir + "/captures"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--output-dir", out,
+                                               "--longest-video", "2s", "--json"])
+        let answer = try await picker.drive("record", then: ["record", "1"])
+        let videos = answer["videos"] as? [[String: Any]] ?? []
+        #expect(videos.map { $0["status"] as? String } == ["Video recorded", "Video recorded"], "\(videos)")
+        let items = Self.items(answer)
+        #expect(items.prefix(2).map { $0["id"] as? String } == ["c2", "c1"] && items.first?["selected"] as? Bool == true, "\(items)")
+        #expect(items.prefix(2).allSatisfy { $0["painted"] as? Bool == true })
+        let r = try await picker.finish()
+        #expect(r.status == 130)
+        let captured = LibrarySheetTests.events(r, "captured")
+        #expect(captured.map { $0["path"] as? String } == [out + "/pick-0001.mp4", out + "/pick-0002.mp4"]
+                && captured.allSatisfy { $0["kind"] as? String == "video" }, "\(captured)")
+        let longest = try await Media.stampIndices(out + "/pick-0001.mp4")
+        #expect(longest.count == 60 && Media.isConsecutive(longest, from: longest.first! ?? -1), "\(longest.count) frames")
+        let byHand = try await Media.stampIndices(out + "/pick-0002.mp4")
+        // Clicked a second after the cell said it records (a loaded machine's source may run behind the clock).
+        #expect(byHand.count >= 20 && Media.isConsecutive(byHand, from: byHand.first! ?? -1), "\(byHand.count) frames")
+        #expect(TestEnvironment.files(in: out) == ["pick-0001.mp4", "pick-0002.mp4"])
+    }
+
+    /// A video still recording when the picker is cancelled is finished and kept, as a photo
+    /// taken before it would be: with --save-to-library it is in the library, whole.
+    @Test func aVideoRecordingWhenThePickerIsCancelledIsKept() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let picker = try await Self.pick(lib, ["--source", "test", "--width", "320", "--height", "240", "--save-to-library", "--json"])
+        let post = ["-s", "-X", "POST", "-H", "X-Gpick-Token: \(picker.token)", "-H", "Content-Type: application/json"]
+        // Started as the page's Rec button starts it, once the camera is there.
+        let deadline = Date().addingTimeInterval(HangBound.seconds(30))
+        var said = ""
+        while !said.contains("\"recording\":true") {
+            guard Date() < deadline else { throw TestFailure("no recording started: \(said)") }
+            said = try await Subprocess.run("/usr/bin/curl", post + ["-d", "{\"on\":true}", picker.origin + "/api/record"]).stdout
+            if !said.contains("\"recording\":true") { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        // Half a second of video, then the picker is cancelled as Esc would.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Subprocess.run("/usr/bin/curl", post + [picker.origin + "/api/cancel"]).stdout.contains("\"ok\":true"))
+        let r = try await picker.finish()
+        #expect(r.status == 130 && LibrarySheetTests.events(r, "picked").isEmpty, "\(r.status) \(r.stdout)")
+        let captured = try #require(LibrarySheetTests.events(r, "captured").first, "\(r.stdout) \(r.stderr)")
+        let path = try #require(captured["path"] as? String)
+        #expect(captured["kind"] as? String == "video" && !path.hasPrefix("/tmp/gpick-pick-") && path.hasSuffix("/pick-0001.mp4"), "\(captured)")
+        let stamps = try await Media.stampIndices(path)
+        #expect(stamps.count >= 5 && Media.isConsecutive(stamps, from: stamps.first! ?? -1), "\(stamps.count) frames")
+    }
+
     /// The flip's screenshots, every ~40 ms for 1.5 s and at least ten of them: the cell never
     /// goes black (the blurred last frame stands in until the other camera delivers).
     @Test func flipShowsNoBlackFrame() async throws {
@@ -382,7 +437,9 @@ import Testing
     @Test func badLayoutIsOneUsageLine() async throws {
         let lib = try await Library([:], scan: false)
         for (args, words) in [(["--columns", "0"], "--columns must be 1 or more"),
-                              (["--action", "a", "--action", "b", "--action", "c"], "at most 2 action items")] {
+                              (["--action", "a", "--action", "b", "--action", "c"], "at most 2 action items"),
+                              (["--longest-video", "0.5s"], "--longest-video 0.5s must be a duration of 1s…24h"),
+                              (["--longest-video", "soon"], "--longest-video soon must be a duration of 1s…24h")] {
             let r = try await lib.run(["pick", "--no-open", "--no-camera"] + args)
             #expect(r.status == 64 && r.stderrLines.count == 1 && r.stderr.contains(words), "\(args): \(r.stderr)")
         }

@@ -33,6 +33,8 @@ import Testing
             ("action name \"\" must be 1…40 printable characters", { $0.layout.actions = [""] }),
             ("action name \"a\u{1b}[2J\" must be 1…40 printable characters", { $0.layout.actions = ["a\u{1b}[2J"] }),
             ("the output folder /nonexistent/gpick is not a folder", { $0.capture.outputDirectory = "/nonexistent/gpick" }),
+            ("the longest video must be 1 s…24 h, not 0.5 s", { $0.capture.videoMaximumDuration = 0.5 }),
+            ("the longest video must be 1 s…24 h, not 86401 s", { $0.capture.videoMaximumDuration = 86_401 }),
         ]
         for (message, change) in cases {
             var c = Self.configuration()
@@ -93,7 +95,7 @@ import Testing
             }
         }
         let style = dir + "/mine.css"
-        FileManager.default.createFile(atPath: style, contents: Data("body { background: #ff00ff }\n".utf8))
+        _ = FileManager.default.createFile(atPath: style, contents: Data("body { background: #ff00ff }\n".utf8))
         var c = PickerConfigurationTests.configuration()
         c.appearance = .init()
         c.appearance.theme = .dark

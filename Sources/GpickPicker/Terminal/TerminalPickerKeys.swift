@@ -159,11 +159,9 @@ extension TerminalPickerView {
     }
 
     private func toggleRecording() async throws(GpickError) -> String {
-        let camera = try picker.requireCamera()
-        let result = try await camera.toggleRecording()
-        picker.setCamera { $0.recording = result == nil }
-        guard let result else { return "recording… (r stops)" }
-        let item = try await picker.captured([result.path], kind: .video, duration: result.duration)
+        // The key says what the screen shows: r on a recording cell stops it, never starts one.
+        let recording = picker.state.withLock { $0.camera.recording }
+        guard let item = try await picker.video(!recording) else { return recording ? "the video had ended at its longest" : "recording… (r stops)" }
         return "recorded \(lastComponent(item.path))"
     }
 

@@ -398,15 +398,20 @@ async function live() {
 }
 
 async function record() {
+  // What the cell shows is what the button does: a video that reached its longest length a
+  // moment ago is not started again by the click meant to stop it.
+  const stopping = !!(camera && camera.recording);
   try {
-    say(camera && camera.recording ? "Stopping…" : "Starting to record…");
-    const a = await call("/api/record");
-    if (a.item) { addCapture(a.item); say("Video recorded"); } else say("Recording");
+    say(stopping ? "Stopping…" : "Starting to record…");
+    const a = await call("/api/record", {on: !stopping});
+    if (a.item) { addCapture(a.item); say("Video recorded"); } else say(a.recording ? "Recording" : "Video recorded");
   } catch (e) { say(e.message); }
 }
 
-// A capture goes to the head of the grid, after the camera cell, selected.
+// A capture goes to the head of the grid, after the camera cell, selected; once, whether the
+// call's answer or the event stream brings it first.
 function addCapture(item) {
+  if (cells.some(x => x.kind === "item" && x.id === item.id)) return;
   const c = itemCell(item);
   const at = cells.findIndex(x => x.kind === "item");
   const index = at < 0 ? cells.length : at;
@@ -419,6 +424,12 @@ function addCapture(item) {
 function showState(s) {
   if (s.stage && config.stage && s.stage !== config.stage && !s.ended) { reloadForNextStage(); return; }
   camera = s.camera;
+  // The newest capture: one the page did not ask for here (a video that stopped by itself at
+  // its longest length) joins the grid as the others do.
+  if (s.capture && !cells.some(x => x.kind === "item" && x.id === s.capture.id)) {
+    addCapture(s.capture);
+    say(s.capture.kind === "video" ? "Video recorded" : "Photo taken");
+  }
   wakeIfRestingUnasked();
   let cell = document.getElementById("camera");
   if (!cell && camera.state !== "off" && config.cameraMayAppear) {

@@ -47,6 +47,9 @@ struct PickCommand: AsyncParsableCommand {
     @Option(name: .customLong("camera-mode"), help: "photo, or photo-and-live (live photos, with their pre-roll).")
     var cameraMode: PickerConfiguration.CameraMode = .photo
 
+    @Option(name: .customLong("longest-video"), help: ArgumentHelp("A video taken in the picker stops by itself at this length and joins the grid, as a stopped one does (e.g. 30s, 10m; 1s…24h, default 10m).", valueName: "DURATION"))
+    var longestVideo = "10m"
+
     @Flag(name: .customLong("save-to-library"), help: "Captures also go into the library (imported and indexed at once); otherwise into --output-dir.")
     var saveToLibrary = false
 
@@ -109,6 +112,9 @@ struct PickCommand: AsyncParsableCommand {
             throw ValidationError("--insets must be \(Appearance.insetsRange.lowerBound)…\(Appearance.insetsRange.upperBound) pixels, not \(insets)")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is out of range (0-65535)") }
+        guard let longest = DurationText.parse(longestVideo), PickerConfiguration.Capture.videoDurationRange.contains(longest) else {
+            throw ValidationError("--longest-video \(longestVideo) must be a duration of 1s…24h (e.g. 30s, 10m)")
+        }
         if takeOrPick && noCamera {
             throw ValidationError("--take-or-pick offers the camera: leave out --no-camera (or drop --take-or-pick to only pick)")
         }
@@ -145,6 +151,7 @@ struct PickCommand: AsyncParsableCommand {
         c.appearance.stylesheet = style
         c.fetch = filter.query(roots: library.roots)
         c.capture.cameraMode = cameraMode
+        c.capture.videoMaximumDuration = DurationText.parse(longestVideo) ?? c.capture.videoMaximumDuration
         c.capture.savesToLibrary = saveToLibrary
         c.capture.outputDirectory = outputDirectory
         if !noCamera {

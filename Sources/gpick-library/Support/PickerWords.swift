@@ -9,6 +9,7 @@ enum PickerWords {
         case .noIndex: "The library has no index yet: run `gpick library scan` to index your photos and videos."
         case .cameraFailed(let message): "The camera cannot be opened: \(message). Check `gpick devices`, or pick without it (--no-camera)."
         case .noCameraCell: "this picker has no camera (--no-camera)"
+        case .videoFailed(let message): "The video could not be finished: \(message)."
         }
     }
 }
