@@ -49,22 +49,45 @@ static const struct { int number; const char *name; } fatal_signals[] = {
 #define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction fatal_previous[FATAL_COUNT];
 
+// Under systemd's watchdog (WATCHDOG_USEC set), read once at start: getenv is not safe in a handler.
+static int watched = 0;
+
 static void say(int fd, const char *text) {
     ssize_t w = write(fd, text, strlen(text));
     (void)w;
 }
 
-// Async-signal-safe: write(2), sigaction(2) and raise(3) only. The signal is blocked while this
-// runs, so the raise is delivered, to the previous action, as soon as it returns (a fault that
-// returns here would fault again, with the same result).
-static void on_fatal_signal(int sig) {
+static void say_number(int fd, long n) {
+    char digits[24];
+    size_t at = sizeof digits;
+    digits[--at] = 0;
+    do { digits[--at] = (char)('0' + n % 10); n /= 10; } while (n > 0 && at > 0);
+    say(fd, digits + at);
+}
+
+// Async-signal-safe: write(2), getpid(2), sigaction(2) and raise(3) only. The signal is blocked
+// while this runs, so the raise is delivered, to the previous action, as soon as it returns (a
+// fault that returns here would fault again, with the same result). A signal another process
+// sent (kill(1), or systemd's watchdog, whose signal is SIGABRT) is not a crash and says so:
+// only then are si_code ≤ 0 and si_pid the sender's.
+static void on_fatal_signal(int sig, siginfo_t *info, void *context) {
+    (void)context;
     for (size_t i = 0; i < FATAL_COUNT; i++) {
         if (fatal_signals[i].number != sig) continue;
         if (!atomic_load(&shown)) {
             int fd = atomic_load(&user_stderr);
-            say(fd, "gpick: error: crashed (");
-            say(fd, fatal_signals[i].name);
-            say(fd, "): a bug in gpick or in a library it uses; run the command again with --verbose to see what the libraries said\n");
+            if (info && info->si_code <= 0 && info->si_pid > 0 && info->si_pid != getpid()) {
+                say(fd, "gpick: error: stopped by ");
+                say(fd, fatal_signals[i].name);
+                say(fd, " from process ");
+                say_number(fd, info->si_pid);
+                if (watched && sig == SIGABRT) say(fd, ": the watchdog's signal (gpick feeds it only while the camera's frames flow)");
+                say(fd, "\n");
+            } else {
+                say(fd, "gpick: error: crashed (");
+                say(fd, fatal_signals[i].name);
+                say(fd, "): a bug in gpick or in a library it uses; run the command again with --verbose to see what the libraries said\n");
+            }
         }
         sigaction(sig, &fatal_previous[i], NULL);
         raise(sig);
@@ -73,9 +96,11 @@ static void on_fatal_signal(int sig) {
 }
 
 static void say_fatal_signals(void) {
+    watched = getenv("WATCHDOG_USEC") != NULL;
     struct sigaction ours;
     memset(&ours, 0, sizeof ours);
-    ours.sa_handler = on_fatal_signal;
+    ours.sa_sigaction = on_fatal_signal;
+    ours.sa_flags = SA_SIGINFO;
     sigemptyset(&ours.sa_mask);
     for (size_t i = 0; i < FATAL_COUNT; i++) sigaction(fatal_signals[i].number, &ours, &fatal_previous[i]);
 }
