@@ -29,10 +29,12 @@ OUT ?= out/demo
 # weston: its headless backend is the Wayland compositor the window preview is tested under.
 # python3-pip: installs axe-selenium-python from PyPI (Debian has no package of it): Deque's
 # axe-core accessibility engine, which the page tests run on the picker and the avatar editor.
-# gdb: a test whose process hangs reports that process's threads' stacks.
+# gdb: a test whose process hangs reports that process's threads' stacks; the crash test has
+# gpick crash for real through it.
 # libjpeg62-turbo-dev: the headers of libjpeg, which gpick's MJPEG decoder (gpickjpegdec) opens.
 # dpkg-dev, lintian, mmdebstrap: `make deb` (dpkg-shlibdeps), its check, and the clean Debian 12
-# root `make package-check` installs the package in.
+# root `make package-check` installs the package in; systemd-container: systemd-nspawn, which
+# boots that root so its systemd runs gpick's services.
 APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libglib2.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
 	gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-plugins-base-apps \
@@ -43,7 +45,7 @@ APT_PACKAGES := pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev 
 	gstreamer1.0-pipewire gstreamer1.0-libcamera pipewire wireplumber dbus-daemon \
 	libsqlite3-dev sqlite3 libvips-dev libvips-tools ffmpegthumbnailer python3-selenium chromium-driver python3-pip \
 	libexif-dev libde265-dev libcurl4-openssl-dev libgstrtspserver-1.0-dev gstreamer1.0-rtsp python3-gi gir1.2-gst-rtsp-server-1.0 srt-tools nginx libnginx-mod-rtmp libcairo2-dev libpango1.0-dev libpng-dev zlib1g-dev fonts-noto-color-emoji fonts-droid-fallback librsvg2-bin \
-	weston gdb dpkg-dev lintian mmdebstrap libjpeg62-turbo-dev
+	weston gdb dpkg-dev lintian mmdebstrap systemd-container libjpeg62-turbo-dev
 
 # From PyPI, with axe-core 3.1.1 inside: the newest release pip offers for Debian 12's Python 3.11.
 AXE_SELENIUM_VERSION := 2.1.6
@@ -165,6 +167,7 @@ install: build
 	install -d $(DESTDIR)/lib/systemd/system
 	for unit in packaging/systemd/*.service; do \
 		sed 's|/usr/bin/gpick|$(PREFIX)/bin/gpick|' $$unit > $(DESTDIR)/lib/systemd/system/$$(basename $$unit); done
+	install -D -m 0644 packaging/systemd/gpick.sysusers $(DESTDIR)/usr/lib/sysusers.d/gpick.conf
 
 # The Debian package (out/gpick_VERSION_ARCH.deb, and gpick-dbgsym beside it); lintian must
 # find no error in it.

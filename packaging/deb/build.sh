@@ -30,7 +30,6 @@ mkdir -p "$out" "$root/DEBIAN" "$dbg/DEBIAN"
 make --no-print-directory install DESTDIR="$root" PREFIX=/usr
 mkdir -p "$dbg/usr/lib"
 mv "$root/usr/lib/debug" "$dbg/usr/lib/"
-rmdir "$root/usr/lib"
 bins=(usr/bin/gpick usr/libexec/gpick/gpick-library usr/libexec/gpick/gpick-avatar)
 
 # Man pages, made by the binaries themselves. Each binary's root command is gpick; the helpers'
@@ -135,7 +134,16 @@ Description: camera toolkit: capture, stream and pick photos from the command li
  recent photos and videos from a media library in a browser or a terminal,
  printing their paths. Services for serving and publishing are included.
 EOF
-# Units are enabled by hand (one instance per camera): nothing to start on install.
+# Units are enabled by hand (one instance per camera): nothing to start on install. The groups
+# they join are made on install if missing (what debhelper's dh_installsysusers writes).
+cat > "$root/DEBIAN/postinst" <<'EOF'
+#!/bin/sh
+set -e
+if [ "$1" = configure ] && command -v systemd-sysusers > /dev/null; then
+	systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} gpick.conf
+fi
+EOF
+chmod 0755 "$root/DEBIAN/postinst"
 # xz at its highest level: 37 MB where the default makes 42.
 dpkg-deb --root-owner-group -Zxz -z9 --build "$root" "$out/gpick_${version}_${arch}.deb" >/dev/null
 

@@ -1,10 +1,12 @@
 #!/bin/bash
 # `make package-check`: the package on a clean Debian 12, as a user without Swift gets it.
 # mmdebstrap makes a root of Debian 12's packages alone (no compiler, no Swift, no -dev
-# package); in it, `apt-get install ./gpick_*.deb` must resolve everything, `gpick doctor` must
-# find every command ready for the test source, snap, record, serve and the terminal picker must
-# work, and `apt-get purge gpick` must leave none of the package's files behind. The root is a
-# folder under /tmp, removed at the end; /proc and /dev are mounted in it for the run only.
+# package), with systemd as its init, as an installed Debian has; in it, `apt-get install
+# ./gpick_*.deb` must resolve everything, `gpick doctor` must find every command ready for the
+# test source, snap, record, serve and the terminal picker must work, gpick-serve@ must run
+# under the root's own systemd (booted with systemd-nspawn; see service_check.sh), and `apt-get
+# purge gpick` must leave none of the package's files behind. The root is a folder under /tmp,
+# removed at the end; /proc and /dev are mounted in it for the chroot's steps only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 deb=$(ls out/gpick_*_"$(dpkg --print-architecture)".deb)
@@ -19,16 +21,23 @@ trap cleanup EXIT
 step() { echo "package-check: $*"; }
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 
-step "a clean Debian 12 root (mmdebstrap, variant apt)"
-mmdebstrap --quiet --variant=apt --mode=root bookworm "$root" >/dev/null
-for m in proc dev dev/pts; do
-	case $m in
-		proc) mount -t proc proc "$root/proc" ;;
-		dev) mount --bind /dev "$root/dev" ;;
-		dev/pts) mount --bind /dev/pts "$root/dev/pts" ;;
-	esac
-	mounted=("$root/$m" "${mounted[@]}")
-done
+step "a clean Debian 12 root (mmdebstrap, variant apt, with systemd)"
+mmdebstrap --quiet --variant=apt --mode=root --include=systemd,systemd-sysv,dbus bookworm "$root" >/dev/null
+mount_root() {
+	for m in proc dev dev/pts; do
+		case $m in
+			proc) mount -t proc proc "$root/proc" ;;
+			dev) mount --bind /dev "$root/dev" ;;
+			dev/pts) mount --bind /dev/pts "$root/dev/pts" ;;
+		esac
+		mounted=("$root/$m" "${mounted[@]}")
+	done
+}
+unmount_root() {
+	for m in "${mounted[@]}"; do umount "$m"; done
+	mounted=()
+}
+mount_root
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 for tool in swift swiftc cc gcc clang; do
 	if in_root sh -c "command -v $tool" >/dev/null; then echo "package-check: the clean root has $tool" >&2; exit 1; fi
@@ -65,6 +74,12 @@ in_root gpick serve --source test --port 0 --duration 2 --json > "$work/serve.js
 grep -q '"event":"started".*"url":"rtsp://127.0.0.1:' "$work/serve.json"
 grep -q '"event":"finished".*"frames":[1-9]' "$work/serve.json"
 python3 packaging/deb/pick_in_root.py "$root" > "$work/pick.txt" || { cat "$work/pick.txt"; exit 1; }
+
+step "gpick-serve@ under the root's systemd (systemd-nspawn --boot)"
+# The container mounts its own /proc and /dev.
+unmount_root
+packaging/deb/service_check.sh "$root" "$work"
+mount_root
 
 step "apt-get purge gpick"
 in_root apt-get purge -y -q gpick > "$work/purge.log" 2>&1 || { tail -20 "$work/purge.log"; exit 1; }
