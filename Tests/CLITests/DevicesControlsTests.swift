@@ -56,4 +56,38 @@ struct DevicesControlsTests {
         #expect(refused.status == 64 && refused.stderrLines.count == 1, "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: config + "/gpick/controls.conf"))
     }
+
+    /// Check 41 in a terminal (tmux): a control the camera refuses is one line, and the session
+    /// goes on: the next command runs. Ctrl-D ends it, and its status reports the failure.
+    @Test func aSessionTypedAtATerminalGoesOnAfterARefusedControl() async throws {
+        let dir = TestEnvironment.tempDir()
+        let tmux = PreviewTests.Tmux()
+        let cmd = ([TestEnvironment.binary, "session", "--source", "test", "--width", "320", "--height", "240", "--output-dir", dir])
+            .map { "'\($0)'" }.joined(separator: " ")
+        // The tmux server outlives this call: it must not keep any of the test's descriptors.
+        let closeAll = "for f in /proc/$$/fd/*; do n=${f##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done 2>/dev/null"
+        _ = try await Subprocess.run("/bin/bash", ["-c", "\(closeAll); tmux -L \(tmux.socket) new-session -d -s t -x 150 -y 24 \"$0\" </dev/null >/dev/null 2>&1",
+                                                   "\(cmd); echo gpick-exit=$?; sleep 60"], timeout: 20)
+        defer { Task { _ = try? await tmux.run(["kill-server"]) } }
+        func paneShows(_ text: String) async throws -> String {
+            let deadline = Date().addingTimeInterval(HangBound.seconds(30))
+            var pane = ""
+            while !pane.contains(text) {
+                guard Date() < deadline else { throw TestFailure("the terminal never showed \"\(text)\": \(pane)") }
+                try await Task.sleep(for: .milliseconds(50))
+                pane = try await tmux.pane(escapes: false)
+            }
+            return pane
+        }
+        _ = try await tmux.run(["send-keys", "-t", "t", "set camera.gain 10", "Enter"])
+        _ = try await paneShows("has no controls gpick can set")
+        _ = try await tmux.run(["send-keys", "-t", "t", "snap a.jpg", "Enter"])
+        _ = try await paneShows(dir + "/a.jpg")
+        #expect(try await Media.frames(dir + "/a.jpg").first?.stamp?.sourceID == 1)
+        _ = try await tmux.run(["send-keys", "-t", "t", "C-d"])
+        let pane = try await paneShows("gpick-exit=")
+        #expect(pane.contains("gpick-exit=1"), "\(pane)")
+        let errors = pane.split(separator: "\n").filter { $0.contains("error") }
+        #expect(errors == ["gpick: error: line 1: test:smpte has no controls gpick can set: it sets them on V4L2 cameras (v4l2:/dev/videoN)"], "\(pane)")
+    }
 }

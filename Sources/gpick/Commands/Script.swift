@@ -126,7 +126,13 @@ struct Session: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "session",
         abstract: "Keep a capture session running and take script commands from stdin, one per line.",
-        discussion: "Example: printf 'snap a.jpg\\nwait 0.5s\\nsnap b.jpg\\n' | gpick session --source test")
+        discussion: """
+        Typed at a terminal, a command that fails is reported and the session goes on, as in \
+        sqlite3 or psql (the exit status still reports it); from a pipe or a file the first failure \
+        ends it, unless --keep-going.
+
+        Example: printf 'snap a.jpg\\nwait 0.5s\\nsnap b.jpg\\n' | gpick session --source test
+        """)
 
     @OptionGroup var script: ScriptOptions
     @OptionGroup var capture: SourceOptions
@@ -137,9 +143,12 @@ struct Session: AsyncParsableCommand {
         let events = Events(json: out.json, command: "session")
         try await reporting(events) {
             let emit = scriptPrinter(events)
-            let runner = ScriptRunner(try script.runnerOptions(capture, pipelines), emit: emit)
+            // A person typing gets the next prompt after a mistake, not the end of the session.
+            var options = try script.runnerOptions(capture, pipelines)
+            options.keepGoing = options.keepGoing || isatty(STDIN_FILENO) == 1
+            let runner = ScriptRunner(options, emit: emit)
             events.started([:])
-            let keepGoing = script.keepGoing
+            let keepGoing = options.keepGoing
             let ok = await runInterruptibly(runner, emit: emit) {
                 var lineNumber = 0
                 var syntaxFailures = 0
