@@ -376,6 +376,25 @@ import Testing
         for p in picked { #expect(listed.contains { $0.path == p["path"] as? String }, "\(p["path"] ?? "") is indexed") }
     }
 
+    /// A video that reaches --longest-video stops with no key pressed: the status line says it
+    /// was recorded, the cell no longer shows REC, and the file holds exactly that second.
+    @Test func aVideoStopsByItselfAtItsLongest() async throws {
+        let lib = try await Library(["red.jpg": "red.jpg"])
+        let out = TestEnvironment.tempDir("longest-video")
+        let picker = try await Running(lib, ["--output-dir", out, "--longest-video", "1s", "--json",
+                                             "--source", "test", "--width", "320", "--height", "240"])
+        try await picker.waitFor("camera back")
+        try await picker.keys("r")
+        try await picker.waitFor("recording…")
+        let pane = try await picker.waitFor("recorded pick-0001.mp4", seconds: 20)
+        #expect(!pane.contains("REC"), "\(pane)")
+        try await picker.keys("Escape")
+        let r = try await picker.finish()
+        #expect(r.status == 130, "\(r.stderr)")
+        let stamps = try await Media.stampIndices(out + "/pick-0001.mp4")
+        #expect(stamps.count == 30 && Media.isConsecutive(stamps, from: stamps.first! ?? -1), "\(stamps.count) frames")
+    }
+
     @Test func takeOrPickWithTheTestCameraTakesAPhoto() async throws {
         let lib = try await Library(["red.jpg": "red.jpg"])
         let out = TestEnvironment.tempDir("take-or-pick")

@@ -150,7 +150,9 @@ final class TerminalPickerView: Sendable {
 
     private func draw() {
         let cells = cells()
-        let pickerState = picker.state.withLock { s in (s.camera, s.problems, s.captures.map(\.id), s.libraryLoaded, s.stage, s.notice) }
+        let pickerState = picker.state.withLock { s in
+            (s.camera, s.problems, s.captures.map(\.id), s.libraryLoaded, s.stage, s.notice, s.captures.first)
+        }
         let (bytes, selection) = view.withLock { s -> ([UInt8], [String]?) in
             if s.stage != pickerState.4 {
                 // Take-or-pick moved on: a new grid, from its first cell.
@@ -159,6 +161,10 @@ final class TerminalPickerView: Sendable {
                 s.firstLine = 0
             }
             let grew = selectNewCaptures(pickerState.2, &s)
+            if grew, !s.busy, let newest = pickerState.6, newest.kind == .video {
+                // A video that stopped by itself at its longest length: no key asked, so say so here.
+                s.message = "recorded " + (newest.path.split(separator: "/").last.map(String.init) ?? newest.path)
+            }
             // The camera cell came (a camera plugged in) or went (`auto` found none): the cursor
             // stays on the cell it was on.
             let camera = cells.firstIndex { if case .camera = $0 { true } else { false } }
