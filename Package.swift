@@ -188,7 +188,9 @@ let package = Package(
         // What those two benches share: arguments, the clock, the printed summary.
         .target(name: "GpickBenchSupport", path: "bench/support"),
         // Shared test helpers: run the binary, decode outputs, read fds and memory.
-        .target(name: "GpickTestSupport", dependencies: ["GpickKit", "GpickFormats", "GstCore", "GpickCameraStandIn"], path: "Tests/Support"),
+        .target(name: "GpickTestSupport", dependencies: ["GpickKit", "GpickFormats", "GstCore", "GpickCameraStandIn", "CTestHeap"], path: "Tests/Support"),
+        // malloc's count of the bytes in use, which Glibc's Swift module does not export.
+        .target(name: "CTestHeap", path: "Tests/Heap"),
         .testTarget(name: "GpickBaseTests", dependencies: ["GpickBase"]),
         .testTarget(name: "GpickCLITests", dependencies: ["GpickBase", "GpickCLI"]),
         .testTarget(name: "GstCoreTests", dependencies: ["GstCore", "CGStreamer", "GpickTestSupport"]),

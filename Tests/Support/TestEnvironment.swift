@@ -1,3 +1,4 @@
+import CTestHeap
 import Foundation
 import GpickKit
 import GstCore
@@ -133,6 +134,11 @@ public enum TestEnvironment {
     }
 
     /// Resident memory of this process in KiB.
+    /// KiB malloc has handed out and not had back, the whole process's: a leak grows it, and
+    /// what another test frees comes off it (RSS keeps what malloc holds free, and glibc, once
+    /// a large block is freed, serves later large ones from arenas it does not give back).
+    public static func heapInUseKiB() -> Int { Int(gpick_test_heap_in_use() / 1024) }
+
     public static func rssKiB() -> Int {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {

@@ -2,7 +2,7 @@
 // ThreadSanitizer over the session, flip and (split) recording tests (`make tsan`). A package of its own
 // so that the instrumented build holds GpickKit and what it imports, and nothing else: the
 // picker, the library, the CLI and the other test modules are not compiled a second time. The
-// test files are the main package's own (Support, StandIn and GpickKitTests are links).
+// test files are the main package's own (Support, Heap, StandIn and GpickKitTests are links).
 import PackageDescription
 
 let package = Package(
@@ -11,7 +11,8 @@ let package = Package(
     targets: [
         .target(name: "GpickCameraStandIn", dependencies: [.product(name: "GpickKit", package: "gpick"), .product(name: "GstCore", package: "gpick")],
                 path: "StandIn"),
-        .target(name: "GpickTestSupport", dependencies: [.product(name: "GpickKit", package: "gpick"), "GpickCameraStandIn"], path: "Support"),
+        .target(name: "CTestHeap", path: "Heap"),
+        .target(name: "GpickTestSupport", dependencies: [.product(name: "GpickKit", package: "gpick"), "GpickCameraStandIn", "CTestHeap"], path: "Support"),
         .testTarget(name: "GpickKitRaceTests", dependencies: [.product(name: "GpickKit", package: "gpick"), "GpickTestSupport"],
                     path: "GpickKitTests",
                     sources: ["SessionTests.swift", "FlipTests.swift", "SwitchTimelineTests.swift", "SplitRecordingSessionTests.swift"]),
