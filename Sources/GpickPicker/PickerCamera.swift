@@ -35,7 +35,6 @@ actor PickerCamera {
     }
 
     var liveOn: Bool { ring != nil }
-    var isRecording: Bool { video != nil }
 
     /// Starts the camera and its preview: a stream mounted on the page's server, or frames
     /// handed to the terminal picker's camera cell.

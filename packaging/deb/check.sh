@@ -3,10 +3,11 @@
 # mmdebstrap makes a root of Debian 12's packages alone (no compiler, no Swift, no -dev
 # package), with systemd as its init, as an installed Debian has; in it, `apt-get install
 # ./gpick_*.deb` must resolve everything, `gpick doctor` must find every command ready for the
-# test source, snap, record, serve and the terminal picker must work, gpick-serve@ must run
-# under the root's own systemd (booted with systemd-nspawn; see service_check.sh), and `apt-get
-# purge gpick` must leave none of the package's files behind. The root is a folder under /tmp,
-# removed at the end; /proc and /dev are mounted in it for the chroot's steps only.
+# test source, snap, record, serve and the terminal picker must work, gpick-serve@ and
+# gpick-record@ must run under the root's own systemd (booted with systemd-nspawn; see
+# service_check.sh), and `apt-get purge gpick` must leave none of the package's files behind.
+# The root is a folder under /tmp, removed at the end; /proc and /dev are mounted in it for the
+# chroot's steps only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 deb=$(ls out/gpick_*_"$(dpkg --print-architecture)".deb)
@@ -75,7 +76,7 @@ grep -q '"event":"started".*"url":"rtsp://127.0.0.1:' "$work/serve.json"
 grep -q '"event":"finished".*"frames":[1-9]' "$work/serve.json"
 python3 packaging/deb/pick_in_root.py "$root" > "$work/pick.txt" || { cat "$work/pick.txt"; exit 1; }
 
-step "gpick-serve@ under the root's systemd (systemd-nspawn --boot)"
+step "gpick-serve@ and gpick-record@ under the root's systemd (systemd-nspawn --boot)"
 # The container mounts its own /proc and /dev.
 unmount_root
 packaging/deb/service_check.sh "$root" "$work"

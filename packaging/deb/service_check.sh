@@ -40,7 +40,8 @@ fail() {
 # restarted UNIT: waits until systemd has restarted UNIT at least once and it runs again.
 restarted() {
 	for _ in $(seq 600); do
-		if [ "$(inside systemctl show -p NRestarts --value "$1")" -ge 1 ] &&
+		restarts=$(inside systemctl show -p NRestarts --value "$1")
+		if [ "${restarts:-0}" -ge 1 ] &&
 			[ "$(inside systemctl show -p ActiveState --value "$1")" = active ]; then return 0; fi
 		sleep 0.1
 	done

@@ -165,7 +165,8 @@ extension TerminalPickerView {
         return "recorded \(lastComponent(item.path))"
     }
 
-    private func lastComponent(_ path: String) -> String {
+    /// The file's name, as the status line shows a capture.
+    func lastComponent(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
 }

@@ -163,7 +163,7 @@ final class TerminalPickerView: Sendable {
             let grew = selectNewCaptures(pickerState.2, &s)
             if grew, !s.busy, let newest = pickerState.6, newest.kind == .video {
                 // A video that stopped by itself at its longest length: no key asked, so say so here.
-                s.message = "recorded " + (newest.path.split(separator: "/").last.map(String.init) ?? newest.path)
+                s.message = "recorded \(lastComponent(newest.path))"
             }
             // The camera cell came (a camera plugged in) or went (`auto` found none): the cursor
             // stays on the cell it was on.
